@@ -1,0 +1,71 @@
+#include "arena.h"
+
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Chunks grow geometrically so that a 1M-instruction module needs few mallocs, while a tiny
+ * module stays small. */
+enum { WAVE_ARENA_FIRST_CHUNK = 16 * 1024, WAVE_ARENA_MAX_CHUNK = 4 * 1024 * 1024 };
+
+typedef struct wave_chunk {
+  struct wave_chunk *prev;
+  size_t size;
+  size_t used;
+  alignas(max_align_t) unsigned char data[];
+} wave_chunk;
+
+struct wave_arena {
+  wave_chunk *head;
+  size_t next_size;
+};
+
+wave_arena *wave_arena_create(void) {
+  wave_arena *arena = calloc(1, sizeof(*arena));
+  if (arena)
+    arena->next_size = WAVE_ARENA_FIRST_CHUNK;
+  return arena;
+}
+
+void wave_arena_destroy(wave_arena *arena) {
+  if (!arena)
+    return;
+  wave_chunk *chunk = arena->head;
+  while (chunk) {
+    wave_chunk *prev = chunk->prev;
+    free(chunk);
+    chunk = prev;
+  }
+  free(arena);
+}
+
+static size_t align_up(size_t n) {
+  const size_t a = alignof(max_align_t);
+  return (n + a - 1) & ~(a - 1);
+}
+
+void *wave_arena_alloc(wave_arena *arena, size_t size) {
+  if (size > SIZE_MAX / 2)
+    return NULL;
+  size = align_up(size ? size : 1);
+  wave_chunk *chunk = arena->head;
+  if (!chunk || chunk->size - chunk->used < size) {
+    size_t chunk_size = arena->next_size;
+    if (chunk_size < size)
+      chunk_size = size;
+    chunk = malloc(sizeof(*chunk) + chunk_size);
+    if (!chunk)
+      return NULL;
+    chunk->prev = arena->head;
+    chunk->size = chunk_size;
+    chunk->used = 0;
+    arena->head = chunk;
+    if (arena->next_size < WAVE_ARENA_MAX_CHUNK)
+      arena->next_size *= 2;
+  }
+  void *p = chunk->data + chunk->used;
+  chunk->used += size;
+  memset(p, 0, size);
+  return p;
+}

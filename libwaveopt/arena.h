@@ -1,0 +1,17 @@
+/*
+ * Bump allocator behind every module: IR objects die together with their module, so there is
+ * no per-object free and no ownership to track inside passes.
+ */
+#ifndef WAVE_ARENA_H
+#define WAVE_ARENA_H
+
+#include <stddef.h>
+
+typedef struct wave_arena wave_arena;
+
+wave_arena *wave_arena_create(void);
+void wave_arena_destroy(wave_arena *arena);
+/* Zeroed memory aligned for any object; NULL when memory runs out or size overflows. */
+void *wave_arena_alloc(wave_arena *arena, size_t size);
+
+#endif

@@ -1,0 +1,242 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waveopt/waveopt.h"
+
+void wave_diags_init(wave_diags *diags) { memset(diags, 0, sizeof(*diags)); }
+
+void wave_diags_free(wave_diags *diags) {
+  for (size_t i = 0; i < diags->count; i++) {
+    free(diags->items[i].file);
+    free(diags->items[i].message);
+    free(diags->items[i].source_line);
+  }
+  free(diags->items);
+  diags->items = NULL;
+  diags->count = diags->capacity = 0;
+}
+
+bool wave_diags_has_errors(const wave_diags *diags) { return diags->num_errors > 0; }
+
+static char *copy_text(const char *s, size_t len) {
+  char *d = malloc(len + 1);
+  if (d) {
+    memcpy(d, s, len);
+    d[len] = '\0';
+  }
+  return d;
+}
+
+static char *vformat(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+  if (s)
+    vsnprintf(s, (size_t)n + 1, fmt, again);
+  va_end(again);
+  return s;
+}
+
+static void vreport(wave_diags *diags, wave_severity severity, const char *flag, wave_loc loc,
+                    const char *source_line, size_t source_line_len, const char *fmt,
+                    va_list ap) {
+  if (severity == WAVE_SEV_WARNING) {
+    if (diags->ignore_warnings)
+      return;
+    if (diags->warnings_as_errors)
+      severity = WAVE_SEV_ERROR;
+  }
+  if (severity == WAVE_SEV_ERROR) {
+    diags->num_errors++;
+    if (diags->max_errors && diags->num_errors > diags->max_errors) {
+      diags->truncated = true;
+      return;
+    }
+  } else if (severity == WAVE_SEV_WARNING) {
+    diags->num_warnings++;
+  }
+  if (diags->count == diags->capacity) {
+    size_t cap = diags->capacity ? diags->capacity * 2 : 16;
+    wave_diag *items = realloc(diags->items, cap * sizeof(*items));
+    if (!items) {
+      diags->out_of_memory = true;
+      return;
+    }
+    diags->items = items;
+    diags->capacity = cap;
+  }
+  wave_diag *d = &diags->items[diags->count];
+  memset(d, 0, sizeof(*d));
+  d->severity = severity;
+  d->line = loc.line;
+  d->col = loc.col;
+  d->flag = flag;
+  d->message = vformat(fmt, ap);
+  d->file = loc.file ? copy_text(loc.file, strlen(loc.file)) : NULL;
+  d->source_line = source_line ? copy_text(source_line, source_line_len) : NULL;
+  if (!d->message || (loc.file && !d->file) || (source_line && !d->source_line)) {
+    free(d->message);
+    free(d->file);
+    free(d->source_line);
+    diags->out_of_memory = true;
+    return;
+  }
+  diags->count++;
+}
+
+void wave_diag_report(wave_diags *diags, wave_severity severity, const char *flag, wave_loc loc,
+                      const char *source_line, size_t source_line_len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(diags, severity, flag, loc, source_line, source_line_len, fmt, ap);
+  va_end(ap);
+}
+
+void wave_module_report(const wave_module *module, wave_diags *diags, wave_severity severity,
+                        const char *flag, wave_loc loc, const char *fmt, ...) {
+  const char *line = NULL;
+  size_t len = 0;
+  if (module && module->source && loc.line >= 1 && loc.line <= module->num_lines) {
+    size_t start = module->line_starts[loc.line - 1];
+    size_t end = start;
+    while (end < module->source_len && module->source[end] != '\n')
+      end++;
+    if (end > start && module->source[end - 1] == '\r')
+      end--;
+    line = module->source + start;
+    len = end - start;
+  }
+  if (!loc.file && module)
+    loc.file = module->file;
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(diags, severity, flag, loc, line, len, fmt, ap);
+  va_end(ap);
+}
+
+/* ---- formatting ------------------------------------------------------------------------- */
+
+typedef struct text_buf {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} text_buf;
+
+static void buf_append(text_buf *b, const char *s, size_t n) {
+  if (b->failed)
+    return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 128;
+    while (cap < b->len + n + 1)
+      cap *= 2;
+    char *d = realloc(b->data, cap);
+    if (!d) {
+      b->failed = true;
+      return;
+    }
+    b->data = d;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+static void buf_puts(text_buf *b, const char *s) { buf_append(b, s, strlen(s)); }
+
+static void buf_printf(text_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(text_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vformat(fmt, ap);
+  va_end(ap);
+  if (!s) {
+    b->failed = true;
+    return;
+  }
+  buf_puts(b, s);
+  free(s);
+}
+
+static char *buf_finish(text_buf *b) {
+  if (b->failed || !b->data) {
+    free(b->data);
+    return NULL;
+  }
+  return b->data;
+}
+
+static const char *severity_name(wave_severity s) {
+  return s == WAVE_SEV_ERROR ? "error" : s == WAVE_SEV_WARNING ? "warning" : "note";
+}
+
+static const char *severity_color(wave_severity s) {
+  return s == WAVE_SEV_ERROR ? "\033[1;31m" : s == WAVE_SEV_WARNING ? "\033[1;35m" : "\033[1;36m";
+}
+
+char *wave_diag_format_text(const wave_diag *d, bool color) {
+  text_buf b = {0};
+  const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+  buf_puts(&b, bold);
+  if (d->file) {
+    buf_puts(&b, d->file);
+    if (d->line) {
+      buf_printf(&b, ":%u", d->line);
+      if (d->col)
+        buf_printf(&b, ":%u", d->col);
+    }
+    buf_puts(&b, ": ");
+  }
+  buf_printf(&b, "%s%s:%s%s %s%s", color ? severity_color(d->severity) : "",
+             severity_name(d->severity), reset, bold, d->message, reset);
+  if (d->flag)
+    buf_printf(&b, " [-W%s]", d->flag);
+  buf_puts(&b, "\n");
+  if (d->source_line) {
+    buf_puts(&b, d->source_line);
+    buf_puts(&b, "\n");
+    if (d->col) {
+      /* Tabs are copied so the caret lines up under the same terminal column. */
+      size_t n = strlen(d->source_line);
+      for (size_t i = 0; i + 1 < d->col; i++)
+        buf_append(&b, i < n && d->source_line[i] == '\t' ? "\t" : " ", 1);
+      buf_printf(&b, "%s^%s\n", color ? "\033[1;32m" : "", reset);
+    }
+  }
+  return buf_finish(&b);
+}
+
+static void json_string(text_buf *b, const char *s) {
+  buf_puts(b, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      buf_printf(b, "\\%c", *p);
+    else if (*p < 0x20)
+      buf_printf(b, "\\u%04x", *p);
+    else
+      buf_append(b, (const char *)p, 1);
+  }
+  buf_puts(b, "\"");
+}
+
+char *wave_diag_format_json(const wave_diag *d) {
+  text_buf b = {0};
+  buf_puts(&b, "{\"file\":");
+  if (d->file)
+    json_string(&b, d->file);
+  else
+    buf_puts(&b, "null");
+  buf_printf(&b, ",\"line\":%u,\"column\":%u,\"severity\":\"%s\",\"message\":", d->line, d->col,
+             severity_name(d->severity));
+  json_string(&b, d->message);
+  buf_puts(&b, ",\"flag\":");
+  if (d->flag)
+    json_string(&b, d->flag);
+  else
+    buf_puts(&b, "null");
+  buf_puts(&b, "}");
+  return buf_finish(&b);
+}

@@ -1,0 +1,316 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "waveopt/waveopt.h"
+
+const char *wave_version(void) { return "0.1.0"; }
+
+wave_module *wave_module_create(const char *file) {
+  wave_arena *arena = wave_arena_create();
+  if (!arena)
+    return NULL;
+  wave_module *module = wave_arena_alloc(arena, sizeof(*module));
+  if (!module) {
+    wave_arena_destroy(arena);
+    return NULL;
+  }
+  module->arena = arena;
+  if (file && !(module->file = wave_module_strdup(module, file, strlen(file)))) {
+    wave_arena_destroy(arena);
+    return NULL;
+  }
+  return module;
+}
+
+void wave_module_destroy(wave_module *module) {
+  if (module)
+    wave_arena_destroy(module->arena);
+}
+
+void *wave_module_alloc(wave_module *module, size_t size) {
+  return wave_arena_alloc(module->arena, size);
+}
+
+const char *wave_module_strdup(wave_module *module, const char *s, size_t len) {
+  if (len == SIZE_MAX)
+    return NULL;
+  char *d = wave_arena_alloc(module->arena, len + 1);
+  if (d)
+    memcpy(d, s, len);
+  return d;
+}
+
+static void init_list(wave_node_list *list, wave_node *parent, wave_region *region) {
+  list->first = list->last = NULL;
+  list->parent = parent;
+  list->region = region;
+}
+
+wave_kernel *wave_kernel_create(wave_module *module, const char *name) {
+  wave_kernel *kernel = wave_module_alloc(module, sizeof(*kernel));
+  if (!kernel || !(kernel->name = wave_module_strdup(module, name, strlen(name))))
+    return NULL;
+  kernel->module = module;
+  kernel->registers = WAVE_DEFAULT_REGISTERS;
+  wave_region *entry = wave_module_alloc(module, sizeof(*entry));
+  if (!entry)
+    return NULL;
+  entry->kernel = kernel;
+  init_list(&entry->body, NULL, entry);
+  kernel->first_region = kernel->last_region = entry;
+  kernel->prev = module->last_kernel;
+  if (module->last_kernel)
+    module->last_kernel->next = kernel;
+  else
+    module->first_kernel = kernel;
+  module->last_kernel = kernel;
+  module->num_kernels++;
+  return kernel;
+}
+
+wave_region *wave_region_create(wave_kernel *kernel, const char *label) {
+  wave_module *module = kernel->module;
+  wave_region *region = wave_module_alloc(module, sizeof(*region));
+  if (!region || !(region->label = wave_module_strdup(module, label, strlen(label))))
+    return NULL;
+  region->kernel = kernel;
+  init_list(&region->body, NULL, region);
+  region->prev = kernel->last_region;
+  kernel->last_region->next = region;
+  kernel->last_region = region;
+  return region;
+}
+
+wave_node *wave_block_create(wave_module *module) {
+  wave_node *node = wave_module_alloc(module, sizeof(*node));
+  if (node)
+    node->kind = WAVE_NODE_BLOCK;
+  return node;
+}
+
+wave_node *wave_if_create(wave_module *module, wave_operand cond) {
+  wave_node *node = wave_module_alloc(module, sizeof(*node));
+  if (!node)
+    return NULL;
+  node->kind = WAVE_NODE_IF;
+  node->u.if_.cond = cond;
+  init_list(&node->u.if_.then_body, node, NULL);
+  init_list(&node->u.if_.else_body, node, NULL);
+  return node;
+}
+
+wave_node *wave_loop_create(wave_module *module) {
+  wave_node *node = wave_module_alloc(module, sizeof(*node));
+  if (!node)
+    return NULL;
+  node->kind = WAVE_NODE_LOOP;
+  init_list(&node->u.loop.body, node, NULL);
+  return node;
+}
+
+wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
+                              unsigned num_operands, const wave_operand *operands) {
+  if (num_operands > WAVE_MAX_OPERANDS)
+    return NULL;
+  wave_instr *instr = wave_module_alloc(module, sizeof(*instr));
+  if (!instr)
+    return NULL;
+  instr->op = (uint16_t)op;
+  instr->guard = (int8_t)guard;
+  instr->guard_negated = guard_negated;
+  instr->num_operands = (uint8_t)num_operands;
+  if (num_operands)
+    memcpy(instr->operands, operands, num_operands * sizeof(*operands));
+  return instr;
+}
+
+/* Lists nested in an if or loop learn their region lazily from the enclosing list, so a
+ * subtree built detached and then inserted needs no fix-up walk. */
+static void adopt(wave_node_list *list, wave_node *node) {
+  node->list = list;
+  if (node->kind == WAVE_NODE_IF) {
+    node->u.if_.then_body.region = list->region;
+    node->u.if_.else_body.region = list->region;
+  } else if (node->kind == WAVE_NODE_LOOP) {
+    node->u.loop.body.region = list->region;
+  }
+}
+
+void wave_node_list_append(wave_node_list *list, wave_node *node) {
+  node->prev = list->last;
+  node->next = NULL;
+  if (list->last)
+    list->last->next = node;
+  else
+    list->first = node;
+  list->last = node;
+  adopt(list, node);
+}
+
+void wave_node_list_prepend(wave_node_list *list, wave_node *node) {
+  node->next = list->first;
+  node->prev = NULL;
+  if (list->first)
+    list->first->prev = node;
+  else
+    list->last = node;
+  list->first = node;
+  adopt(list, node);
+}
+
+void wave_node_insert_before(wave_node *pos, wave_node *node) {
+  wave_node_list *list = pos->list;
+  node->next = pos;
+  node->prev = pos->prev;
+  if (pos->prev)
+    pos->prev->next = node;
+  else
+    list->first = node;
+  pos->prev = node;
+  adopt(list, node);
+}
+
+void wave_node_insert_after(wave_node *pos, wave_node *node) {
+  wave_node_list *list = pos->list;
+  node->prev = pos;
+  node->next = pos->next;
+  if (pos->next)
+    pos->next->prev = node;
+  else
+    list->last = node;
+  pos->next = node;
+  adopt(list, node);
+}
+
+void wave_node_remove(wave_node *node) {
+  wave_node_list *list = node->list;
+  if (!list)
+    return;
+  if (node->prev)
+    node->prev->next = node->next;
+  else
+    list->first = node->next;
+  if (node->next)
+    node->next->prev = node->prev;
+  else
+    list->last = node->prev;
+  node->prev = node->next = NULL;
+  node->list = NULL;
+}
+
+void wave_block_append(wave_node *block, wave_instr *instr) {
+  instr->prev = block->u.block.last;
+  instr->next = NULL;
+  if (block->u.block.last)
+    block->u.block.last->next = instr;
+  else
+    block->u.block.first = instr;
+  block->u.block.last = instr;
+  instr->block = block;
+}
+
+void wave_block_prepend(wave_node *block, wave_instr *instr) {
+  instr->next = block->u.block.first;
+  instr->prev = NULL;
+  if (block->u.block.first)
+    block->u.block.first->prev = instr;
+  else
+    block->u.block.last = instr;
+  block->u.block.first = instr;
+  instr->block = block;
+}
+
+void wave_instr_insert_before(wave_instr *pos, wave_instr *instr) {
+  wave_node *block = pos->block;
+  instr->next = pos;
+  instr->prev = pos->prev;
+  if (pos->prev)
+    pos->prev->next = instr;
+  else
+    block->u.block.first = instr;
+  pos->prev = instr;
+  instr->block = block;
+}
+
+void wave_instr_insert_after(wave_instr *pos, wave_instr *instr) {
+  wave_node *block = pos->block;
+  instr->prev = pos;
+  instr->next = pos->next;
+  if (pos->next)
+    pos->next->prev = instr;
+  else
+    block->u.block.last = instr;
+  pos->next = instr;
+  instr->block = block;
+}
+
+void wave_instr_remove(wave_instr *instr) {
+  wave_node *block = instr->block;
+  if (!block)
+    return;
+  if (instr->prev)
+    instr->prev->next = instr->next;
+  else
+    block->u.block.first = instr->next;
+  if (instr->next)
+    instr->next->prev = instr->prev;
+  else
+    block->u.block.last = instr->prev;
+  instr->prev = instr->next = NULL;
+  instr->block = NULL;
+}
+
+wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list) {
+  if (list->last && list->last->kind == WAVE_NODE_BLOCK)
+    return list->last;
+  wave_node *block = wave_block_create(module);
+  if (block)
+    wave_node_list_append(list, block);
+  return block;
+}
+
+/* ---- register references ---------------------------------------------------------------- */
+
+static void add_ref(wave_reg_ref *refs, unsigned *n, uint32_t first, unsigned count, bool pred,
+                    bool def) {
+  refs[*n].first = first;
+  refs[*n].count = (uint8_t)count;
+  refs[*n].is_pred = pred;
+  refs[*n].is_def = def;
+  (*n)++;
+}
+
+unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
+  unsigned n = 0;
+  wave_opcode op = (wave_opcode)instr->op;
+  if (instr->guard != WAVE_NO_GUARD)
+    add_ref(refs, &n, (uint32_t)instr->guard, 1, true, false);
+  unsigned slots = wave_opcode_num_slots(op);
+  for (unsigned i = 0; i < instr->num_operands && i < slots && n < WAVE_MAX_REG_REFS; i++) {
+    const wave_operand *o = &instr->operands[i];
+    char kind = wave_opcode_slot_kind(op, i);
+    unsigned width = wave_opcode_slot_width(op, i);
+    bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
+    switch (kind) {
+    case 'd':
+    case 'u':
+      if (gpr)
+        add_ref(refs, &n, o->value, width, false, kind == 'd');
+      break;
+    case 'o':
+      /* r0 as an atomic destination is the encoding of "no return" (§3.9). */
+      if (gpr && o->value != 0)
+        add_ref(refs, &n, o->value, width, false, true);
+      break;
+    case 'q':
+    case 'p':
+      if (o->kind == WAVE_OPERAND_PRED)
+        add_ref(refs, &n, o->value, 1, true, kind == 'q');
+      break;
+    default:
+      break;
+    }
+  }
+  return n;
+}

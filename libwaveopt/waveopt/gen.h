@@ -1,0 +1,3 @@
+#ifndef WAVEOPT_GEN_H
+#define WAVEOPT_GEN_H
+#endif

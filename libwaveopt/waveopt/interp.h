@@ -1,0 +1,3 @@
+#ifndef WAVEOPT_INTERP_H
+#define WAVEOPT_INTERP_H
+#endif

@@ -1,0 +1,344 @@
+/*
+ * The WAVE IR: a module of kernels, each a list of regions (the entry code and the labelled
+ * subroutines that `call` reaches), each region a tree of control-flow nodes in the manner of
+ * Mesa NIR's cf lists. A node is a block of straight-line instructions, an if (predicate,
+ * then-list, else-list) or a loop (body list). `break` and `continue` are instructions inside
+ * blocks: they only narrow the active mask. Registers are the physical r0..r254 and p0..p3.
+ *
+ * All memory belongs to the module's arena: nodes and instructions removed from a tree stay
+ * allocated until the module is destroyed, so they may be reinserted elsewhere.
+ */
+#ifndef WAVEOPT_IR_H
+#define WAVEOPT_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "waveopt/diag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- opcode table ----------------------------------------------------------------------- */
+
+typedef enum wave_opcode {
+#define WAVE_OP(id, mnemonic, shape, category, flags, enc_op, enc_mod, size) WAVE_OP_##id,
+#include "waveopt/opcodes.def"
+#undef WAVE_OP
+  WAVE_OP_COUNT
+} wave_opcode;
+
+/* The first WAVE_NUM_REAL_OPCODES entries are the mnemonics the upstream assembler accepts. */
+#define WAVE_NUM_REAL_OPCODES 164
+
+typedef enum wave_category {
+  WAVE_CAT_INT, WAVE_CAT_BIT, WAVE_CAT_F32, WAVE_CAT_F16, WAVE_CAT_BF16, WAVE_CAT_F64,
+  WAVE_CAT_CMP, WAVE_CAT_SELECT, WAVE_CAT_CVT, WAVE_CAT_LOAD, WAVE_CAT_STORE,
+  WAVE_CAT_ATOMIC, WAVE_CAT_WAVE, WAVE_CAT_CONTROL, WAVE_CAT_MOVE, WAVE_CAT_MMA,
+  WAVE_CAT_PRED,
+} wave_category;
+
+/* Effect flags of wave-isa.md §5.1 plus what the toolchain survives (§12). */
+enum {
+  WAVE_F_PURE = 1u << 0,         /* no effect beyond its destination registers */
+  WAVE_F_READS_MEM = 1u << 1,
+  WAVE_F_WRITES_MEM = 1u << 2,
+  WAVE_F_RMW = 1u << 3,          /* atomic read-modify-write */
+  WAVE_F_ORDERING = 1u << 4,     /* barrier, fences, wait: memory motion stops here */
+  WAVE_F_CONVERGENT = 1u << 5,   /* result depends on the set of active lanes */
+  WAVE_F_MAY_TRAP = 1u << 6,     /* UB or emulator abort on some inputs: never speculate */
+  WAVE_F_CONTROL = 1u << 7,      /* changes the active mask or the program counter */
+  WAVE_F_STRUCTURED = 1u << 8,   /* if else endif loop break continue endloop */
+  WAVE_F_CALL = 1u << 9,
+  WAVE_F_EXIT = 1u << 10,        /* halt, return */
+  WAVE_F_HIDDEN_STATE = 1u << 11, /* MMA fragments */
+  WAVE_F_LOCAL_MEM = 1u << 12,
+  WAVE_F_DEVICE_MEM = 1u << 13,
+  WAVE_F_GUARD_OK = 1u << 14,    /* a @p1..3 guard on it survives every downstream tool */
+  WAVE_F_ZERO_HI = 1u << 15,     /* writes a 16-bit result, upper half of rd zeroed */
+  WAVE_F_PSEUDO = 1u << 16,      /* documentation dialect only; lowered before assembly */
+};
+
+typedef struct wave_opcode_info {
+  const char *mnemonic;
+  const char *shape;     /* see opcodes.def */
+  wave_category category;
+  uint32_t flags;
+  uint8_t enc_opcode;
+  uint8_t enc_modifier;
+  uint8_t size;          /* bytes in the upstream encoding; 0 for pseudo forms */
+} wave_opcode_info;
+
+extern const wave_opcode_info wave_opcode_table[WAVE_OP_COUNT];
+
+static inline const wave_opcode_info *wave_opcode_get(wave_opcode op) {
+  return &wave_opcode_table[op];
+}
+static inline bool wave_opcode_has(wave_opcode op, uint32_t flags) {
+  return (wave_opcode_table[op].flags & flags) != 0;
+}
+
+/* Operand slots of an opcode, read from its shape string. */
+unsigned wave_opcode_num_slots(wave_opcode op);
+char wave_opcode_slot_kind(wave_opcode op, unsigned slot);   /* 'd' 'u' 'o' 'q' 'p' ... */
+unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot);
+
+/* Finds the opcode spelled name[0..len): a real mnemonic first, else a documentation-dialect
+ * form (so "and" finds the GPR `and`; the parser picks PAND from its predicate operands). */
+bool wave_opcode_lookup(const char *name, size_t len, wave_opcode *out);
+
+/* A name -> opcode hash table for callers that look up many names (the parser). It is built
+ * per caller rather than kept as a global so the library holds no mutable state. */
+typedef struct wave_opcode_index {
+  int16_t slots[512];
+} wave_opcode_index;
+void wave_opcode_index_init(wave_opcode_index *index);
+bool wave_opcode_index_find(const wave_opcode_index *index, const char *name, size_t len,
+                            wave_opcode *out);
+
+/* Whether the documentation dialect may write an immediate in this GPR-read slot
+ * (`iadd r0, r0, 1`): single-register reads of ALU, compare, select and conversion ops. */
+bool wave_opcode_accepts_docs_immediate(wave_opcode op, unsigned slot);
+
+/* ---- operands ----------------------------------------------------------------------------- */
+
+#define WAVE_MAX_GPR 254     /* r0..r254 are encodable */
+#define WAVE_NUM_PREDS 4
+#define WAVE_NUM_SREGS 20
+#define WAVE_MAX_OPERANDS 6
+#define WAVE_DEFAULT_REGISTERS 32
+
+typedef enum wave_operand_kind {
+  WAVE_OPERAND_NONE,   /* an omitted optional slot (atomic without a destination) */
+  WAVE_OPERAND_GPR,
+  WAVE_OPERAND_PRED,
+  WAVE_OPERAND_SREG,
+  WAVE_OPERAND_IMM,    /* mov_imm's value; in a GPR-read slot it is a docs-dialect immediate */
+  WAVE_OPERAND_SCOPE,
+  WAVE_OPERAND_LABEL,
+} wave_operand_kind;
+
+typedef enum wave_half { WAVE_HALF_NONE, WAVE_HALF_LO, WAVE_HALF_HI } wave_half;
+
+typedef enum wave_scope {
+  WAVE_SCOPE_WAVE, WAVE_SCOPE_WORKGROUP, WAVE_SCOPE_DEVICE, WAVE_SCOPE_SYSTEM,
+} wave_scope;
+
+/* How an immediate was written; printing keeps the spelling, the value is in `value`. */
+typedef enum wave_imm_form {
+  WAVE_IMM_DECIMAL,   /* printed as an unsigned decimal */
+  WAVE_IMM_NEGATIVE,  /* printed as a signed decimal */
+  WAVE_IMM_HEX,
+  WAVE_IMM_FLOAT,     /* a float literal, already converted to its binary32 bits */
+} wave_imm_form;
+
+typedef enum wave_cache_hint {
+  WAVE_HINT_NONE, WAVE_HINT_CACHED, WAVE_HINT_UNCACHED, WAVE_HINT_STREAMING,
+} wave_cache_hint;
+
+typedef struct wave_operand {
+  uint8_t kind;       /* wave_operand_kind */
+  uint8_t half;       /* wave_half: parsed and printed, ignored by every tool (§1.5) */
+  uint8_t negated;    /* docs-dialect `break !p1` / `continue !p1` */
+  uint8_t imm_form;   /* wave_imm_form */
+  uint32_t value;     /* register, predicate, special register, scope, or immediate bits */
+  const char *label;  /* WAVE_OPERAND_LABEL */
+  uint32_t col;       /* source column, 0 when built */
+} wave_operand;
+
+static inline wave_operand wave_gpr(uint32_t r) {
+  wave_operand o = {0}; o.kind = WAVE_OPERAND_GPR; o.value = r; return o;
+}
+static inline wave_operand wave_pred(uint32_t p) {
+  wave_operand o = {0}; o.kind = WAVE_OPERAND_PRED; o.value = p; return o;
+}
+static inline wave_operand wave_not_pred(uint32_t p) {
+  wave_operand o = wave_pred(p); o.negated = 1; return o;
+}
+static inline wave_operand wave_sreg(uint32_t s) {
+  wave_operand o = {0}; o.kind = WAVE_OPERAND_SREG; o.value = s; return o;
+}
+static inline wave_operand wave_imm(uint32_t bits) {
+  wave_operand o = {0}; o.kind = WAVE_OPERAND_IMM; o.value = bits;
+  o.imm_form = WAVE_IMM_DECIMAL; return o;
+}
+static inline wave_operand wave_scope_operand(wave_scope s) {
+  wave_operand o = {0}; o.kind = WAVE_OPERAND_SCOPE; o.value = (uint32_t)s; return o;
+}
+static inline wave_operand wave_label_operand(const char *label) {
+  wave_operand o = {0}; o.kind = WAVE_OPERAND_LABEL; o.label = label; return o;
+}
+
+/* Special register names, indexed by their encoding (wave-isa.md §1.5). */
+extern const char *const wave_sreg_names[WAVE_NUM_SREGS];
+extern const char *const wave_scope_names[4];
+
+/* ---- source positions and comments -------------------------------------------------------- */
+
+/* Where a statement came from and the comments that travel with it. */
+typedef struct wave_src {
+  wave_loc loc;
+  const char *comment;  /* trailing comment on the same line, with its ';' or '#'; or NULL */
+  const char *leading;  /* whole-line comments before it, '\n'-separated; or NULL */
+} wave_src;
+
+/* ---- instructions and the region tree ----------------------------------------------------- */
+
+struct wave_node;
+struct wave_region;
+struct wave_kernel;
+struct wave_module;
+
+#define WAVE_NO_GUARD (-1)
+
+typedef struct wave_instr {
+  struct wave_instr *prev, *next;
+  struct wave_node *block;    /* the block holding it, NULL when detached */
+  uint16_t op;                /* wave_opcode */
+  int8_t guard;               /* WAVE_NO_GUARD or a predicate 0..3 */
+  uint8_t guard_negated;
+  uint8_t cache_hint;         /* wave_cache_hint */
+  uint8_t num_operands;       /* slots as written; the verifier checks it against the shape */
+  wave_operand operands[WAVE_MAX_OPERANDS];
+  wave_src src;
+} wave_instr;
+
+typedef enum wave_node_kind { WAVE_NODE_BLOCK, WAVE_NODE_IF, WAVE_NODE_LOOP } wave_node_kind;
+
+typedef struct wave_node_list {
+  struct wave_node *first, *last;
+  struct wave_node *parent;   /* the if/loop whose list this is; NULL for a region's body */
+  struct wave_region *region;
+} wave_node_list;
+
+typedef struct wave_node {
+  wave_node_kind kind;
+  struct wave_node *prev, *next;
+  wave_node_list *list;       /* the list holding it, NULL when detached */
+  union {
+    struct {
+      wave_instr *first, *last;
+    } block;
+    struct {
+      wave_operand cond;      /* a predicate */
+      wave_node_list then_body;
+      wave_node_list else_body;
+      bool has_else;          /* print `else` even when the else-list is empty */
+      wave_src if_src, else_src, endif_src;
+    } if_;
+    struct {
+      wave_node_list body;
+      wave_src loop_src, endloop_src;
+    } loop;
+  } u;
+} wave_node;
+
+typedef struct wave_region {
+  struct wave_region *prev, *next;
+  struct wave_kernel *kernel;
+  const char *label;          /* NULL for code before the kernel's first label */
+  wave_src label_src;
+  wave_node_list body;
+} wave_region;
+
+typedef struct wave_kernel {
+  struct wave_kernel *prev, *next;
+  struct wave_module *module;
+  const char *name;
+  uint32_t registers;         /* .registers (WAVE_DEFAULT_REGISTERS when absent) */
+  uint32_t local_memory;      /* .local_memory bytes, 0 = runtime default */
+  uint32_t workgroup_size[3]; /* .workgroup_size, {0,0,0} = runtime value */
+  bool has_registers, has_local_memory, has_workgroup_size;
+  wave_src kernel_src, end_src, registers_src, local_memory_src, workgroup_size_src;
+  /* The first region is where the kernel starts; later ones begin at labels. Execution falls
+   * from one region into the next in source order, exactly as the code is laid out. */
+  wave_region *first_region, *last_region;
+} wave_kernel;
+
+/* A label written outside every kernel: it names no code we keep, but it occupies the file's
+ * one label namespace and is printed back where it stood. */
+typedef struct wave_stray_label {
+  const char *name;
+  wave_src src;
+  struct wave_kernel *before;  /* printed before this kernel; NULL = at the end of the file */
+  struct wave_stray_label *next;
+} wave_stray_label;
+
+struct wave_arena;
+
+typedef struct wave_module {
+  struct wave_arena *arena;
+  const char *file;           /* name used in diagnostics */
+  wave_kernel *first_kernel, *last_kernel;
+  size_t num_kernels;
+  wave_stray_label *first_stray, *last_stray;
+  const char *trailing;       /* comments after the last statement */
+  /* The source text the module was parsed from (arena copy) and where each line starts, so
+   * that diagnostics found after parsing can still quote the line. */
+  const char *source;
+  size_t source_len;
+  const uint32_t *line_starts;
+  uint32_t num_lines;
+} wave_module;
+
+/* ---- builder ------------------------------------------------------------------------------ */
+
+/* All constructors return NULL when memory runs out; nothing is half-linked then. */
+wave_module *wave_module_create(const char *file);
+void wave_module_destroy(wave_module *module);
+void *wave_module_alloc(wave_module *module, size_t size);   /* zeroed, arena-owned */
+const char *wave_module_strdup(wave_module *module, const char *s, size_t len);
+
+/* Appends a kernel with default metadata and one empty, unlabelled entry region. */
+wave_kernel *wave_kernel_create(wave_module *module, const char *name);
+/* Appends a labelled region (a subroutine) to the kernel. */
+wave_region *wave_region_create(wave_kernel *kernel, const char *label);
+
+wave_node *wave_block_create(wave_module *module);
+wave_node *wave_if_create(wave_module *module, wave_operand cond);
+wave_node *wave_loop_create(wave_module *module);
+
+/* An instruction with the given operands; guard is WAVE_NO_GUARD or 0..3. */
+wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
+                              unsigned num_operands, const wave_operand *operands);
+
+void wave_node_list_append(wave_node_list *list, wave_node *node);
+void wave_node_list_prepend(wave_node_list *list, wave_node *node);
+void wave_node_insert_before(wave_node *pos, wave_node *node);
+void wave_node_insert_after(wave_node *pos, wave_node *node);
+void wave_node_remove(wave_node *node);
+
+void wave_block_append(wave_node *block, wave_instr *instr);
+void wave_block_prepend(wave_node *block, wave_instr *instr);
+void wave_instr_insert_before(wave_instr *pos, wave_instr *instr);
+void wave_instr_insert_after(wave_instr *pos, wave_instr *instr);
+void wave_instr_remove(wave_instr *instr);
+
+/* The block at the end of a list, created and appended if the list ends in an if or loop. */
+wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list);
+
+/* ---- register references ------------------------------------------------------------------ */
+
+/* One register range an instruction reads or writes, with implicit pair/quad registers
+ * (wave-isa.md §5.3) already expanded into `count`. Guards and select/if/break predicates
+ * are reads of predicates. Special registers in GPR slots read the GPR of the same number
+ * (§1.5); atomics whose destination is r0 or omitted write nothing (§3.9). */
+typedef struct wave_reg_ref {
+  uint32_t first;
+  uint8_t count;
+  bool is_pred;
+  bool is_def;
+} wave_reg_ref;
+
+#define WAVE_MAX_REG_REFS 8
+
+/* Fills refs (at least WAVE_MAX_REG_REFS entries) and returns how many there are. */
+unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

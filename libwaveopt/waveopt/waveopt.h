@@ -1,0 +1,103 @@
+/*
+ * libwaveopt: read, check, transform and print WAVE assembly.
+ *
+ * Threading: there is no global mutable state; distinct modules may be used from distinct
+ * threads at once. Errors: no function prints, exits or aborts; problems come back in a
+ * wave_diags list the caller owns.
+ */
+#ifndef WAVEOPT_WAVEOPT_H
+#define WAVEOPT_WAVEOPT_H
+
+#include <stdio.h>
+
+#include "waveopt/diag.h"
+#include "waveopt/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+const char *wave_version(void);
+
+/* ---- region-tree walking ------------------------------------------------------------------ */
+
+/* Events of a depth-first walk, in the order the statements appear in the text. */
+typedef enum wave_walk_event {
+  WAVE_WALK_BLOCK,    /* node is a block */
+  WAVE_WALK_IF,       /* node is an if; its then-list comes next */
+  WAVE_WALK_ELSE,     /* the then-list of node is done; its else-list comes next (this event
+                       * comes for every if, with or without an else) */
+  WAVE_WALK_ENDIF,    /* node (an if) is done */
+  WAVE_WALK_LOOP,     /* node is a loop; its body comes next */
+  WAVE_WALK_ENDLOOP,  /* node (a loop) is done */
+} wave_walk_event;
+
+/* Walks a node list without recursion (parent links replace the stack), so arbitrarily deep
+ * nesting is safe. The tree must not be restructured during the walk, except that the
+ * instructions inside a visited block may be edited freely. */
+typedef struct wave_walker {
+  wave_node *node;
+  wave_walk_event event;
+  unsigned depth;          /* nesting depth of the event's statement (0 = region top level) */
+  wave_node_list *root;
+  bool started;
+} wave_walker;
+
+void wave_walk_init(wave_walker *walker, wave_node_list *root);
+bool wave_walk_next(wave_walker *walker);
+
+/* ---- parsing ------------------------------------------------------------------------------ */
+
+/* Parses WAVE assembly, real or documentation dialect. Returns the module, or NULL when there
+ * were errors (all reported in diags) or memory ran out. `filename` names the text in
+ * diagnostics. The module keeps a copy of the text. */
+wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
+                               wave_diags *diags);
+
+/* Reads and parses a file; "-" is not special here. I/O errors are reported in diags. */
+wave_module *wave_parse_file(const char *path, wave_diags *diags);
+
+/* ---- verification ------------------------------------------------------------------------- */
+
+/* Checks structure, operands, register ranges and what the downstream tools mishandle
+ * (wave-isa.md §12). Returns true when no error was found; warnings do not count. */
+bool wave_verify_module(const wave_module *module, wave_diags *diags);
+
+/* Reports a diagnostic at a location of the module, quoting the source line if known. */
+void wave_module_report(const wave_module *module, wave_diags *diags, wave_severity severity,
+                        const char *flag, wave_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* ---- lowering and printing ----------------------------------------------------------------- */
+
+/* Rewrites every documentation-dialect form (predicate logic, negated break/continue, ALU
+ * immediates, compares the assembler lacks) into real instructions, using scratch registers
+ * the kernel never mentions and growing .registers for them. Returns false, with an error in
+ * diags, when a form cannot be lowered (e.g. no free predicate register). */
+bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags);
+
+typedef enum wave_dialect { WAVE_DIALECT_ASM, WAVE_DIALECT_DOCS } wave_dialect;
+
+typedef struct wave_print_options {
+  wave_dialect dialect;
+  bool strip_comments;
+  unsigned max_indent;   /* nesting levels that still indent; 0 = the default (16) */
+} wave_print_options;
+
+/* Receives printed text; returns 0 on success, non-zero to stop printing. */
+typedef int (*wave_write_fn)(void *ctx, const char *data, size_t len);
+
+/* Prints canonical WAVE. In the assembly dialect a remaining documentation-dialect form is an
+ * error (lower first). Returns 0, or -1 when writing failed or a form cannot be printed. */
+int wave_print_module(const wave_module *module, const wave_print_options *options,
+                      wave_write_fn write, void *ctx);
+int wave_print_file(const wave_module *module, const wave_print_options *options, FILE *out);
+/* malloc'd, NUL-terminated text; NULL on failure. */
+char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
+                           size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
