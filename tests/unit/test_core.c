@@ -1,0 +1,360 @@
+/* The shared core: opcode table, builder, walker, register references, diagnostics. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waveopt/waveopt.h"
+
+/* ---- opcode table ------------------------------------------------------------------------ */
+
+Test(opcodes, real_mnemonics_come_first_and_are_unique) {
+  unsigned real = 0;
+  for (int op = 0; op < WAVE_OP_COUNT; op++) {
+    const wave_opcode_info *info = wave_opcode_get((wave_opcode)op);
+    bool pseudo = (info->flags & WAVE_F_PSEUDO) != 0;
+    if (!pseudo) {
+      cr_assert_eq(op, (int)real, "%s is real but follows a pseudo form", info->mnemonic);
+      real++;
+      cr_assert(info->size == 4 || info->size == 8, "%s size", info->mnemonic);
+      for (int other = 0; other < op; other++)
+        cr_assert_str_neq(info->mnemonic, wave_opcode_table[other].mnemonic);
+    }
+  }
+  cr_assert_eq(real, 164);
+  cr_assert_eq(real, WAVE_NUM_REAL_OPCODES);
+}
+
+Test(opcodes, shapes_are_well_formed) {
+  for (int op = 0; op < WAVE_OP_COUNT; op++) {
+    const char *shape = wave_opcode_table[op].shape;
+    cr_assert_eq(strlen(shape) % 2, 0, "%s", wave_opcode_table[op].mnemonic);
+    cr_assert_leq(wave_opcode_num_slots((wave_opcode)op), WAVE_MAX_OPERANDS);
+    for (unsigned s = 0; s < wave_opcode_num_slots((wave_opcode)op); s++) {
+      cr_assert_not_null(strchr("duoqpsilcf", wave_opcode_slot_kind((wave_opcode)op, s)));
+      unsigned w = wave_opcode_slot_width((wave_opcode)op, s);
+      cr_assert(w == 1 || w == 2 || w == 4);
+    }
+  }
+}
+
+/* wave-isa.md §8 lists the one-word instructions; every other real mnemonic is two words. */
+Test(opcodes, encoding_sizes_follow_the_spec_list) {
+  static const char *const four[] = {
+      "ineg", "iabs", "fneg", "fabs", "fsqrt", "frsqrt", "frcp", "ffloor", "fceil", "fround",
+      "ftrunc", "ffract", "fsat", "fsin", "fcos", "fexp2", "flog2", "not", "bitcount",
+      "bitfind", "bitrev", "dsqrt", "wave_ballot", "wave_any", "wave_all", "wave_prefix_sum",
+      "wave_reduce_add", "wave_reduce_min", "wave_reduce_max", "if", "else", "endif", "loop",
+      "break", "continue", "endloop", "return", "halt", "barrier", "wait", "nop", "mov",
+      "mov_sr"};
+  for (int op = 0; op < WAVE_NUM_REAL_OPCODES; op++) {
+    const char *m = wave_opcode_table[op].mnemonic;
+    bool is_four = strncmp(m, "cvt_", 4) == 0 || strncmp(m, "local_load_", 11) == 0 ||
+                   strncmp(m, "device_load_", 12) == 0;
+    for (size_t i = 0; i < sizeof(four) / sizeof(four[0]); i++)
+      is_four = is_four || strcmp(m, four[i]) == 0;
+    cr_assert_eq(wave_opcode_table[op].size, is_four ? 4 : 8, "%s", m);
+  }
+}
+
+Test(opcodes, effect_flags_match_section_5_1) {
+  cr_assert(wave_opcode_has(WAVE_OP_IADD, WAVE_F_PURE));
+  cr_assert(wave_opcode_has(WAVE_OP_IDIV, WAVE_F_MAY_TRAP));
+  cr_assert(wave_opcode_has(WAVE_OP_ICLAMP, WAVE_F_MAY_TRAP));
+  cr_assert(wave_opcode_has(WAVE_OP_FCLAMP, WAVE_F_MAY_TRAP));
+  cr_assert(wave_opcode_has(WAVE_OP_DEVICE_STORE_U32, WAVE_F_WRITES_MEM));
+  cr_assert_not(wave_opcode_has(WAVE_OP_DEVICE_STORE_U32, WAVE_F_GUARD_OK));
+  cr_assert(wave_opcode_has(WAVE_OP_ATOMIC_ADD, WAVE_F_RMW));
+  cr_assert(wave_opcode_has(WAVE_OP_WAVE_REDUCE_ADD, WAVE_F_CONVERGENT));
+  cr_assert(wave_opcode_has(WAVE_OP_BARRIER, WAVE_F_CONVERGENT));
+  cr_assert(wave_opcode_has(WAVE_OP_MMA_COMPUTE, WAVE_F_CONVERGENT));
+  cr_assert(wave_opcode_has(WAVE_OP_HALT, WAVE_F_EXIT | WAVE_F_GUARD_OK));
+  cr_assert(wave_opcode_has(WAVE_OP_BREAK, WAVE_F_STRUCTURED));
+  cr_assert(wave_opcode_has(WAVE_OP_CALL, WAVE_F_CALL | WAVE_F_CONVERGENT));
+  cr_assert(wave_opcode_has(WAVE_OP_FENCE_ACQUIRE, WAVE_F_ORDERING));
+  cr_assert(wave_opcode_has(WAVE_OP_HADD, WAVE_F_ZERO_HI));
+  cr_assert_not(wave_opcode_has(WAVE_OP_HADD2, WAVE_F_ZERO_HI));
+  for (int op = 0; op < WAVE_OP_COUNT; op++) {
+    uint32_t f = wave_opcode_table[op].flags;
+    cr_assert(!(f & WAVE_F_PURE) || !(f & (WAVE_F_READS_MEM | WAVE_F_WRITES_MEM |
+                                           WAVE_F_CONVERGENT | WAVE_F_CONTROL)),
+              "%s is pure and effectful", wave_opcode_table[op].mnemonic);
+  }
+}
+
+Test(opcodes, lookup_prefers_real_mnemonics) {
+  wave_opcode_index index;
+  wave_opcode_index_init(&index);
+  for (int op = 0; op < WAVE_NUM_REAL_OPCODES; op++) {
+    const char *m = wave_opcode_table[op].mnemonic;
+    wave_opcode found, slow;
+    cr_assert(wave_opcode_index_find(&index, m, strlen(m), &found), "%s", m);
+    cr_assert(wave_opcode_lookup(m, strlen(m), &slow));
+    cr_assert_eq(found, op);
+    cr_assert_eq(slow, op);
+  }
+  wave_opcode op;
+  cr_assert(wave_opcode_index_find(&index, "and", 3, &op));
+  cr_assert_eq(op, WAVE_OP_AND);
+  cr_assert(wave_opcode_index_find(&index, "ucmp_ge", 7, &op));
+  cr_assert_eq(op, WAVE_OP_UCMP_GE);
+  cr_assert_not(wave_opcode_index_find(&index, "umin", 4, &op));
+  cr_assert_not(wave_opcode_index_find(&index, "iad", 3, &op));
+  cr_assert_not(wave_opcode_lookup("iaddx", 5, &op));
+  cr_assert(wave_opcode_lookup("iaddx", 4, &op), "length bounds the name");
+}
+
+Test(opcodes, docs_immediates_only_in_single_register_alu_reads) {
+  cr_assert(wave_opcode_accepts_docs_immediate(WAVE_OP_IADD, 2));
+  cr_assert(wave_opcode_accepts_docs_immediate(WAVE_OP_SHL, 1));
+  cr_assert(wave_opcode_accepts_docs_immediate(WAVE_OP_SELECT, 2));
+  cr_assert_not(wave_opcode_accepts_docs_immediate(WAVE_OP_IADD, 0), "destination");
+  cr_assert_not(wave_opcode_accepts_docs_immediate(WAVE_OP_SELECT, 1), "predicate");
+  cr_assert_not(wave_opcode_accepts_docs_immediate(WAVE_OP_DADD, 1), "register pair");
+  cr_assert_not(wave_opcode_accepts_docs_immediate(WAVE_OP_DEVICE_STORE_U32, 1));
+  cr_assert_not(wave_opcode_accepts_docs_immediate(WAVE_OP_WAVE_SHUFFLE, 2));
+}
+
+/* ---- builder and walker ------------------------------------------------------------------ */
+
+static wave_instr *add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
+                       const wave_operand *ops) {
+  wave_instr *i = wave_instr_create(m, op, WAVE_NO_GUARD, false, n, ops);
+  cr_assert_not_null(i);
+  wave_block_append(block, i);
+  return i;
+}
+
+/* Builds: block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
+static wave_kernel *build_sample(wave_module *m) {
+  wave_kernel *k = wave_kernel_create(m, "k");
+  cr_assert_not_null(k);
+  wave_node_list *body = &k->first_region->body;
+  wave_node *b0 = wave_node_list_tail_block(m, body);
+  add(m, b0, WAVE_OP_NOP, 0, NULL);
+  wave_node *iff = wave_if_create(m, wave_pred(1));
+  wave_node_list_append(body, iff);
+  add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
+  wave_node *loop = wave_loop_create(m);
+  wave_node_list_append(&iff->u.if_.else_body, loop);
+  wave_operand p2 = wave_pred(2);
+  add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
+  add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
+  return k;
+}
+
+Test(builder, walk_visits_statements_in_text_order) {
+  wave_module *m = wave_module_create("t.wave");
+  wave_kernel *k = build_sample(m);
+  static const wave_walk_event expected[] = {
+      WAVE_WALK_BLOCK, WAVE_WALK_IF,      WAVE_WALK_BLOCK,   WAVE_WALK_ELSE,  WAVE_WALK_LOOP,
+      WAVE_WALK_BLOCK, WAVE_WALK_ENDLOOP, WAVE_WALK_ENDIF,   WAVE_WALK_BLOCK};
+  static const unsigned depth[] = {0, 0, 1, 0, 1, 2, 1, 0, 0};
+  wave_walker w;
+  wave_walk_init(&w, &k->first_region->body);
+  unsigned n = 0;
+  while (wave_walk_next(&w)) {
+    cr_assert_lt(n, 9);
+    cr_assert_eq(w.event, expected[n], "event %u", n);
+    cr_assert_eq(w.depth, depth[n], "depth of event %u", n);
+    n++;
+  }
+  cr_assert_eq(n, 9);
+  wave_module_destroy(m);
+}
+
+Test(builder, nested_lists_know_their_region) {
+  wave_module *m = wave_module_create(NULL);
+  wave_kernel *k = build_sample(m);
+  wave_node *iff = k->first_region->body.first->next;
+  wave_node *loop = iff->u.if_.else_body.first;
+  cr_assert_eq(loop->u.loop.body.region, k->first_region);
+  cr_assert_eq(loop->u.loop.body.parent, loop);
+  cr_assert_eq(loop->list->parent, iff);
+  wave_region *sub = wave_region_create(k, "sub");
+  cr_assert_eq(k->last_region, sub);
+  cr_assert_str_eq(sub->label, "sub");
+  wave_node_remove(loop);
+  cr_assert_null(iff->u.if_.else_body.first);
+  wave_node_list_append(&sub->body, loop);
+  cr_assert_eq(loop->u.loop.body.region, sub, "moved subtree follows its new region");
+  wave_module_destroy(m);
+}
+
+Test(builder, instruction_list_edits) {
+  wave_module *m = wave_module_create(NULL);
+  wave_kernel *k = wave_kernel_create(m, "k");
+  wave_node *b = wave_node_list_tail_block(m, &k->first_region->body);
+  wave_instr *a = add(m, b, WAVE_OP_NOP, 0, NULL);
+  wave_instr *c = add(m, b, WAVE_OP_HALT, 0, NULL);
+  wave_instr *mid = wave_instr_create(m, WAVE_OP_WAIT, WAVE_NO_GUARD, false, 0, NULL);
+  wave_instr_insert_after(a, mid);
+  cr_assert_eq(a->next, mid);
+  cr_assert_eq(mid->next, c);
+  cr_assert_eq(c->prev, mid);
+  wave_instr *first = wave_instr_create(m, WAVE_OP_BARRIER, WAVE_NO_GUARD, false, 0, NULL);
+  wave_instr_insert_before(a, first);
+  cr_assert_eq(b->u.block.first, first);
+  wave_instr_remove(c);
+  cr_assert_eq(b->u.block.last, mid);
+  cr_assert_null(c->block);
+  wave_block_prepend(b, c);
+  cr_assert_eq(b->u.block.first, c);
+  cr_assert_eq(c->next, first);
+  cr_assert_eq(wave_node_list_tail_block(m, &k->first_region->body), b, "reuses a tail block");
+  wave_module_destroy(m);
+}
+
+Test(builder, deep_nesting_walks_without_recursion) {
+  enum { DEPTH = 100000 };
+  wave_module *m = wave_module_create(NULL);
+  wave_kernel *k = wave_kernel_create(m, "deep");
+  wave_node_list *list = &k->first_region->body;
+  for (int i = 0; i < DEPTH; i++) {
+    wave_node *iff = wave_if_create(m, wave_pred(1));
+    cr_assert_not_null(iff);
+    wave_node_list_append(list, iff);
+    list = &iff->u.if_.then_body;
+  }
+  wave_walker w;
+  wave_walk_init(&w, &k->first_region->body);
+  unsigned long events = 0;
+  unsigned max_depth = 0;
+  while (wave_walk_next(&w)) {
+    events++;
+    if (w.depth > max_depth)
+      max_depth = w.depth;
+  }
+  cr_assert_eq(events, 3ul * DEPTH, "if, else and endif for each level");
+  cr_assert_eq(max_depth, DEPTH - 1);
+  wave_module_destroy(m);
+}
+
+Test(builder, rejects_too_many_operands) {
+  wave_module *m = wave_module_create(NULL);
+  wave_operand ops[WAVE_MAX_OPERANDS + 1] = {0};
+  cr_assert_null(wave_instr_create(m, WAVE_OP_NOP, WAVE_NO_GUARD, false, WAVE_MAX_OPERANDS + 1,
+                                   ops));
+  wave_module_destroy(m);
+}
+
+/* ---- register references ----------------------------------------------------------------- */
+
+static unsigned refs_of(wave_module *m, wave_opcode op, int guard, unsigned n,
+                        const wave_operand *ops, wave_reg_ref *refs) {
+  wave_instr *i = wave_instr_create(m, op, guard, false, n, ops);
+  cr_assert_not_null(i);
+  return wave_instr_reg_refs(i, refs);
+}
+
+Test(reg_refs, pairs_guards_and_atomics) {
+  wave_module *m = wave_module_create(NULL);
+  wave_reg_ref r[WAVE_MAX_REG_REFS];
+  wave_operand dadd[] = {wave_gpr(2), wave_gpr(4), wave_gpr(6)};
+  cr_assert_eq(refs_of(m, WAVE_OP_DADD, 3, 3, dadd, r), 4);
+  cr_assert(r[0].is_pred && r[0].first == 3 && !r[0].is_def, "guard reads p3");
+  cr_assert(r[1].is_def && r[1].first == 2 && r[1].count == 2);
+  cr_assert(!r[2].is_def && r[2].first == 4 && r[2].count == 2);
+
+  wave_operand st[] = {wave_gpr(1), wave_gpr(8)};
+  cr_assert_eq(refs_of(m, WAVE_OP_DEVICE_STORE_U128, WAVE_NO_GUARD, 2, st, r), 2);
+  cr_assert(!r[1].is_def && r[1].first == 8 && r[1].count == 4);
+
+  wave_operand no_ret[] = {wave_gpr(0), wave_gpr(1), wave_gpr(2),
+                           wave_scope_operand(WAVE_SCOPE_DEVICE)};
+  cr_assert_eq(refs_of(m, WAVE_OP_ATOMIC_ADD, WAVE_NO_GUARD, 4, no_ret, r), 2,
+               "r0 destination writes nothing");
+  wave_operand omitted[] = {{0}, wave_gpr(1), wave_gpr(2), wave_scope_operand(WAVE_SCOPE_DEVICE)};
+  cr_assert_eq(refs_of(m, WAVE_OP_ATOMIC_ADD, WAVE_NO_GUARD, 4, omitted, r), 2);
+  wave_operand ret[] = {wave_gpr(5), wave_gpr(1), wave_gpr(2),
+                        wave_scope_operand(WAVE_SCOPE_DEVICE)};
+  cr_assert_eq(refs_of(m, WAVE_OP_ATOMIC_ADD, WAVE_NO_GUARD, 4, ret, r), 3);
+  cr_assert(r[0].is_def && r[0].first == 5);
+
+  wave_operand sel[] = {wave_gpr(1), wave_pred(0), wave_gpr(2), wave_gpr(3)};
+  cr_assert_eq(refs_of(m, WAVE_OP_SELECT, WAVE_NO_GUARD, 4, sel, r), 4);
+  cr_assert(r[1].is_pred && !r[1].is_def && r[1].first == 0);
+
+  wave_operand sr[] = {wave_gpr(1), wave_sreg(4), wave_gpr(2)};
+  cr_assert_eq(refs_of(m, WAVE_OP_IADD, WAVE_NO_GUARD, 3, sr, r), 3);
+  cr_assert(!r[1].is_pred && r[1].first == 4, "sr_lane_id in a GPR slot reads r4 (§1.5)");
+
+  wave_operand mma[] = {wave_gpr(3), wave_gpr(1), wave_gpr(2)};
+  cr_assert_eq(refs_of(m, WAVE_OP_MMA_LOAD_A, WAVE_NO_GUARD, 3, mma, r), 2,
+               "the fragment id names no register");
+  wave_module_destroy(m);
+}
+
+/* ---- diagnostics ------------------------------------------------------------------------- */
+
+Test(diags, text_format_has_location_source_and_caret) {
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_loc loc = {"k.wave", 3, 5};
+  wave_diag_report(&d, WAVE_SEV_ERROR, NULL, loc, "\tiad r0", 7, "unknown instruction '%s'",
+                   "iad");
+  cr_assert_eq(d.count, 1);
+  char *text = wave_diag_format_text(&d.items[0], false);
+  cr_assert_str_eq(text, "k.wave:3:5: error: unknown instruction 'iad'\n\tiad r0\n\t   ^\n");
+  free(text);
+  wave_diags_free(&d);
+}
+
+Test(diags, policy_flags) {
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_loc loc = {"f", 1, 1};
+  d.ignore_warnings = true;
+  wave_diag_report(&d, WAVE_SEV_WARNING, "toolchain", loc, NULL, 0, "dropped");
+  cr_assert_eq(d.count, 0);
+  d.ignore_warnings = false;
+  d.warnings_as_errors = true;
+  wave_diag_report(&d, WAVE_SEV_WARNING, "toolchain", loc, NULL, 0, "promoted");
+  cr_assert_eq(d.items[0].severity, WAVE_SEV_ERROR);
+  cr_assert(wave_diags_has_errors(&d));
+  char *text = wave_diag_format_text(&d.items[0], false);
+  cr_assert_str_eq(text, "f:1:1: error: promoted [-Wtoolchain]\n");
+  free(text);
+  d.max_errors = 2;
+  wave_diag_report(&d, WAVE_SEV_ERROR, NULL, loc, NULL, 0, "second");
+  wave_diag_report(&d, WAVE_SEV_ERROR, NULL, loc, NULL, 0, "third");
+  cr_assert_eq(d.count, 2);
+  cr_assert_eq(d.num_errors, 3);
+  cr_assert(d.truncated);
+  wave_diags_free(&d);
+}
+
+Test(diags, json_escapes) {
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_loc loc = {"a\"b.wave", 2, 7};
+  wave_diag_report(&d, WAVE_SEV_WARNING, "toolchain", loc, NULL, 0, "tab\there \\ \"q\"");
+  char *json = wave_diag_format_json(&d.items[0]);
+  cr_assert_str_eq(json, "{\"file\":\"a\\\"b.wave\",\"line\":2,\"column\":7,\"severity\":"
+                         "\"warning\",\"message\":\"tab\\u0009here \\\\ \\\"q\\\"\","
+                         "\"flag\":\"toolchain\"}");
+  free(json);
+  wave_diags_free(&d);
+}
+
+Test(diags, module_report_quotes_the_line) {
+  wave_module *m = wave_module_create("m.wave");
+  static const char src[] = "first\r\nsecond line\nthird";
+  static const uint32_t starts[] = {0, 7, 19};
+  m->source = src;
+  m->source_len = sizeof(src) - 1;
+  m->line_starts = starts;
+  m->num_lines = 3;
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 1, 2}, "n");
+  wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 2, 1}, "n");
+  wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 3, 1}, "n");
+  wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 9, 1}, "n");
+  cr_assert_str_eq(d.items[0].source_line, "first", "CR is not part of the line");
+  cr_assert_str_eq(d.items[1].source_line, "second line");
+  cr_assert_str_eq(d.items[2].source_line, "third");
+  cr_assert_null(d.items[3].source_line);
+  cr_assert_str_eq(d.items[0].file, "m.wave");
+  wave_diags_free(&d);
+  wave_module_destroy(m);
+}

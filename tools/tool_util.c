@@ -1,0 +1,134 @@
+#include "tool_util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void tool_print_diags(const wave_diags *diags, tool_diag_format format) {
+  bool color = format == TOOL_DIAGS_TEXT && isatty(STDERR_FILENO) && !getenv("NO_COLOR");
+  for (size_t i = 0; i < diags->count; i++) {
+    char *text = format == TOOL_DIAGS_JSON ? wave_diag_format_json(&diags->items[i])
+                                           : wave_diag_format_text(&diags->items[i], color);
+    if (text) {
+      fputs(text, stderr);
+      if (format == TOOL_DIAGS_JSON)
+        fputc('\n', stderr);
+      free(text);
+    }
+  }
+  if (diags->truncated && format == TOOL_DIAGS_TEXT)
+    fprintf(stderr, "note: too many errors; later ones are not shown\n");
+  if (diags->out_of_memory)
+    fprintf(stderr, "note: out of memory while recording diagnostics\n");
+}
+
+static char *read_stream(FILE *in, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n - 1, in);
+    if (ferror(in) || feof(in))
+      break;
+    char *bigger = realloc(buf, cap * 2);
+    if (!bigger) {
+      free(buf);
+      return NULL;
+    }
+    buf = bigger;
+    cap *= 2;
+  }
+  if (!buf || ferror(in)) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+char *tool_read_input(const char *tool, const char *path, size_t *len) {
+  bool is_stdin = strcmp(path, "-") == 0;
+  FILE *in = is_stdin ? stdin : fopen(path, "rb");
+  char *text = in ? read_stream(in, len) : NULL;
+  int saved = errno;
+  if (in && !is_stdin)
+    fclose(in);
+  if (!text)
+    fprintf(stderr, "%s: error: cannot read '%s': %s\n", tool, path,
+            saved ? strerror(saved) : "read failed");
+  return text;
+}
+
+wave_module *tool_parse_input(const char *tool, const char *path, wave_diags *diags) {
+  size_t len = 0;
+  char *text = tool_read_input(tool, path, &len);
+  if (!text)
+    return NULL;
+  wave_module *module =
+      wave_parse_string(text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, diags);
+  free(text);
+  return module;
+}
+
+int tool_write_output(const char *tool, const char *path, int (*emit)(FILE *out, void *ctx),
+                      void *ctx) {
+  if (!path || strcmp(path, "-") == 0) {
+    if (emit(stdout, ctx) != 0 || fflush(stdout) != 0) {
+      fprintf(stderr, "%s: error: cannot write output: %s\n", tool, strerror(errno));
+      return -1;
+    }
+    return 0;
+  }
+  size_t n = strlen(path);
+  char *tmp = malloc(n + sizeof(".tmpXXXXXX"));
+  if (!tmp) {
+    fprintf(stderr, "%s: error: out of memory\n", tool);
+    return -1;
+  }
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
+  int fd = mkstemp(tmp);
+  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!out) {
+    fprintf(stderr, "%s: error: cannot create '%s': %s\n", tool, tmp, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    free(tmp);
+    return -1;
+  }
+  /* mkstemp creates 0600; an output file should get the usual umask-derived mode. */
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  int rc = emit(out, ctx);
+  int saved = errno;
+  if (fclose(out) != 0 && rc == 0) {
+    rc = -1;
+    saved = errno;
+  }
+  if (rc == 0 && rename(tmp, path) != 0) {
+    rc = -1;
+    saved = errno;
+  }
+  if (rc != 0) {
+    fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, path,
+            saved ? strerror(saved) : "output failed");
+    unlink(tmp);
+  }
+  free(tmp);
+  return rc;
+}
+
+const char *tool_option_value(const char *arg, const char *name) {
+  if (arg[0] != '-')
+    return NULL;
+  arg += arg[1] == '-' ? 2 : 1;
+  while (*name == '-')
+    name++;
+  size_t n = strlen(name);
+  return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
+}

@@ -1,0 +1,32 @@
+/* What the command-line tools share: reading input, printing diagnostics, writing output
+ * files without ever leaving a truncated one behind. */
+#ifndef WAVE_TOOL_UTIL_H
+#define WAVE_TOOL_UTIL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "waveopt/waveopt.h"
+
+typedef enum tool_diag_format { TOOL_DIAGS_TEXT, TOOL_DIAGS_JSON } tool_diag_format;
+
+/* Prints every diagnostic to stderr; text is coloured only when stderr is a terminal. */
+void tool_print_diags(const wave_diags *diags, tool_diag_format format);
+
+/* Reads a whole file, or standard input for "-". Returns malloc'd bytes (NUL-terminated) or
+ * NULL after printing "tool: cannot read 'path': reason". */
+char *tool_read_input(const char *tool, const char *path, size_t *len);
+
+/* Parses `path` ("-" = standard input) into a module; diagnostics go to diags. */
+wave_module *tool_parse_input(const char *tool, const char *path, wave_diags *diags);
+
+/* Writes through `emit` to `path`: to stdout for "-" or NULL, otherwise to a temporary file
+ * beside the target that is renamed over it only when everything was written. Returns 0, or
+ * -1 after printing why. */
+int tool_write_output(const char *tool, const char *path, int (*emit)(FILE *out, void *ctx),
+                      void *ctx);
+
+/* For name "dialect": the value of "-dialect=V" or "--dialect=V", else NULL. */
+const char *tool_option_value(const char *arg, const char *name);
+
+#endif
