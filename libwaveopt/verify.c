@@ -1,0 +1,319 @@
+/*
+ * The verifier checks every module, parsed or built: the parser already rejects what the region
+ * tree cannot represent, so this file checks what it can represent but must not hold — structured
+ * opcodes as plain instructions, break/continue outside a loop, guards on control flow, operand
+ * counts and kinds against the opcode shape, register indices against .registers and the
+ * encoding, and call targets. Warnings about what the toolchain mishandles come from
+ * verify_toolchain.c during the same walk.
+ *
+ * Each region is walked once with wave_walker (no recursion); call targets are found through a
+ * hash table of the kernel's labels, so the whole check is linear in the size of the module.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify_internal.h"
+
+#define VERIFY_ERROR(v, loc, ...) \
+  wave_module_report((v)->module, (v)->diags, WAVE_SEV_ERROR, NULL, (loc), __VA_ARGS__)
+
+static const char *mnemonic_of(const wave_instr *instr) {
+  return wave_opcode_table[instr->op].mnemonic;
+}
+
+/* ---- the kernel's labels ------------------------------------------------------------------ */
+
+static size_t hash_label(const char *s) {
+  size_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static size_t find_label(const wave_verify *v, const char *name) {
+  size_t mask = v->label_capacity - 1;
+  for (size_t h = hash_label(name) & mask; v->label_slots[h]; h = (h + 1) & mask) {
+    size_t index = v->label_slots[h] - 1;
+    if (strcmp(v->regions[index]->label, name) == 0)
+      return index;
+  }
+  return WAVE_VERIFY_NONE;
+}
+
+static void free_kernel_tables(wave_verify *v) {
+  free(v->regions);
+  free(v->label_slots);
+  free(v->called);
+  free(v->falls_through);
+  v->regions = NULL;
+  v->label_slots = NULL;
+  v->called = NULL;
+  v->falls_through = NULL;
+}
+
+static bool build_kernel_tables(wave_verify *v) {
+  size_t n = 0;
+  for (const wave_region *r = v->kernel->first_region; r; r = r->next)
+    n++;
+  size_t capacity = 1;
+  while (capacity < 2 * n)
+    capacity *= 2;
+  v->num_regions = n;
+  v->label_capacity = capacity;
+  v->regions = calloc(n + 1, sizeof(*v->regions));
+  v->label_slots = calloc(capacity, sizeof(*v->label_slots));
+  v->called = calloc(n + 1, sizeof(*v->called));
+  v->falls_through = calloc(n + 1, sizeof(*v->falls_through));
+  if (!v->regions || !v->label_slots || !v->called || !v->falls_through) {
+    free_kernel_tables(v);
+    return false;
+  }
+  size_t i = 0;
+  for (wave_region *r = v->kernel->first_region; r; r = r->next, i++) {
+    v->regions[i] = r;
+    /* With duplicate labels (only a builder can make them) the first one wins, as a lookup
+     * of the text would find it first. */
+    if (r->label && find_label(v, r->label) == WAVE_VERIFY_NONE) {
+      size_t h = hash_label(r->label) & (capacity - 1);
+      while (v->label_slots[h])
+        h = (h + 1) & (capacity - 1);
+      v->label_slots[h] = i + 1;
+    }
+  }
+  return true;
+}
+
+/* ---- operands ----------------------------------------------------------------------------- */
+
+static const char *slot_noun(char kind) {
+  switch (kind) {
+  case 'q': case 'p': return "predicate register";
+  case 's': return "special register";
+  case 'i': return "immediate";
+  case 'l': return "label";
+  case 'c': return "scope";
+  case 'f': return "register naming an MMA fragment";
+  default: return "register";
+  }
+}
+
+static bool operand_fits(const wave_instr *instr, unsigned slot, char kind) {
+  const wave_operand *o = &instr->operands[slot];
+  bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
+  switch (kind) {
+  case 'o':
+    return gpr || o->kind == WAVE_OPERAND_NONE;
+  case 'd': case 'f':
+    return gpr;
+  case 'u':
+    return gpr || (o->kind == WAVE_OPERAND_IMM &&
+                   wave_opcode_accepts_docs_immediate((wave_opcode)instr->op, slot));
+  case 'q': case 'p':
+    return o->kind == WAVE_OPERAND_PRED;
+  case 's':
+    return o->kind == WAVE_OPERAND_SREG;
+  case 'i':
+    return o->kind == WAVE_OPERAND_IMM;
+  case 'l':
+    return o->kind == WAVE_OPERAND_LABEL && o->label;
+  case 'c':
+    return o->kind == WAVE_OPERAND_SCOPE;
+  default:
+    return false;
+  }
+}
+
+/* The GPRs rFIRST..rFIRST+width-1 must be encodable and, except for fragment ids (never read
+ * or written), below .registers: the emulator allocates exactly that many per thread. */
+static void check_gpr_range(wave_verify *v, wave_loc loc, uint32_t first, unsigned width,
+                            char kind) {
+  uint64_t last = (uint64_t)first + width - 1;
+  if (last > WAVE_MAX_GPR) {
+    uint32_t bad = first > WAVE_MAX_GPR ? first : WAVE_MAX_GPR + 1;
+    VERIFY_ERROR(v, loc, "register r%u does not exist (registers are r0-r%u)", bad,
+                 WAVE_MAX_GPR);
+    return;
+  }
+  uint32_t limit = v->kernel->registers;
+  if (kind == 'f' || last < limit)
+    return;
+  uint32_t bad = first >= limit ? first : limit;
+  const char *why = kind == 'u' ? "the emulator reads such registers as 0; ptxas rejects them"
+                                : "the emulator drops such writes; ptxas rejects them";
+  if (bad == first)
+    VERIFY_ERROR(v, loc, "register r%u is beyond .registers %u (%s)", bad, limit, why);
+  else
+    VERIFY_ERROR(v, loc, "register r%u (part of the %u-register operand r%u) is beyond "
+                 ".registers %u (%s)", bad, width, first, limit, why);
+}
+
+static void check_call_target(wave_verify *v, wave_loc loc, const char *label) {
+  size_t target = find_label(v, label);
+  if (target == WAVE_VERIFY_NONE)
+    VERIFY_ERROR(v, loc, "call target '%s' is not a label of kernel '%s'", label,
+                 v->kernel->name);
+  else
+    v->called[target] = true;
+}
+
+static void check_operand(wave_verify *v, const wave_instr *instr, unsigned slot) {
+  wave_opcode op = (wave_opcode)instr->op;
+  const wave_operand *o = &instr->operands[slot];
+  char kind = wave_opcode_slot_kind(op, slot);
+  wave_loc loc = wave_verify_operand_loc(instr->src.loc, o);
+  if (!operand_fits(instr, slot, kind)) {
+    VERIFY_ERROR(v, loc, "expected %s as operand %u of '%s'", slot_noun(kind), slot + 1,
+                 mnemonic_of(instr));
+    return;
+  }
+  switch ((wave_operand_kind)o->kind) {
+  case WAVE_OPERAND_GPR:
+    check_gpr_range(v, loc, o->value, wave_opcode_slot_width(op, slot), kind);
+    break;
+  case WAVE_OPERAND_SREG:
+    if (o->value >= WAVE_NUM_SREGS)
+      VERIFY_ERROR(v, loc, "special register %u does not exist (there are %u)", o->value,
+                   WAVE_NUM_SREGS);
+    else if (!wave_verify_reads_sreg(op, slot))
+      check_gpr_range(v, loc, o->value, wave_opcode_slot_width(op, slot), kind);
+    break;
+  case WAVE_OPERAND_PRED:
+    if (o->value >= WAVE_NUM_PREDS)
+      VERIFY_ERROR(v, loc, "predicate p%u does not exist (predicates are p0-p3)", o->value);
+    else if (o->negated && kind == 'q')
+      /* A negated read is documentation dialect that lowering inverts; a write cannot be. */
+      VERIFY_ERROR(v, loc, "a predicate destination cannot be negated ('!p%u')", o->value);
+    break;
+  case WAVE_OPERAND_SCOPE:
+    if (o->value > WAVE_SCOPE_SYSTEM)
+      VERIFY_ERROR(v, loc, "scope %u does not exist (wave, workgroup, device, system)",
+                   o->value);
+    break;
+  case WAVE_OPERAND_LABEL:
+    check_call_target(v, loc, o->label);
+    break;
+  case WAVE_OPERAND_NONE:
+  case WAVE_OPERAND_IMM:
+    break;
+  }
+}
+
+/* ---- instructions ------------------------------------------------------------------------- */
+
+static bool is_tree_opcode(wave_opcode op) {
+  return op == WAVE_OP_IF || op == WAVE_OP_ELSE || op == WAVE_OP_ENDIF || op == WAVE_OP_LOOP ||
+         op == WAVE_OP_ENDLOOP;
+}
+
+/* Reports every error of one instruction; the toolchain checks assume a well-formed one. */
+static void check_instr(wave_verify *v, const wave_instr *instr) {
+  wave_loc loc = instr->src.loc;
+  if (instr->op >= WAVE_OP_COUNT) {
+    VERIFY_ERROR(v, loc, "invalid opcode %u", (unsigned)instr->op);
+    return;
+  }
+  wave_opcode op = (wave_opcode)instr->op;
+  const char *m = mnemonic_of(instr);
+  if (is_tree_opcode(op)) {
+    VERIFY_ERROR(v, loc, "'%s' cannot be an instruction in a block: structured control flow "
+                 "is represented by if and loop nodes", m);
+    return;
+  }
+  if (instr->guard != WAVE_NO_GUARD) {
+    if (instr->guard < 0 || instr->guard >= WAVE_NUM_PREDS)
+      VERIFY_ERROR(v, loc, "guard predicate p%d does not exist (predicates are p0-p3)",
+                   instr->guard);
+    else if (op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE || op == WAVE_OP_CALL)
+      VERIFY_ERROR(v, loc, "guard on a structured control-flow instruction '%s' (the emulator "
+                   "mishandles its masks; wave-ptx rejects it)", m);
+  }
+  if ((op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE) && v->loop_depth == 0)
+    VERIFY_ERROR(v, loc, "'%s' is not inside a loop of its region", m);
+  unsigned slots = wave_opcode_num_slots(op);
+  if (instr->num_operands != slots) {
+    VERIFY_ERROR(v, loc, "'%s' expects %u operand%s, got %u", m, slots, slots == 1 ? "" : "s",
+                 (unsigned)instr->num_operands);
+    return;
+  }
+  for (unsigned slot = 0; slot < slots; slot++)
+    check_operand(v, instr, slot);
+}
+
+static void check_if(wave_verify *v, const wave_node *node) {
+  const wave_operand *cond = &node->u.if_.cond;
+  wave_loc loc = wave_verify_operand_loc(node->u.if_.if_src.loc, cond);
+  if (cond->kind != WAVE_OPERAND_PRED)
+    VERIFY_ERROR(v, loc, "the condition of 'if' must be a predicate register");
+  else if (cond->value >= WAVE_NUM_PREDS)
+    VERIFY_ERROR(v, loc, "predicate p%u does not exist (predicates are p0-p3)", cond->value);
+}
+
+static void check_block(wave_verify *v, const wave_node *block) {
+  for (const wave_instr *instr = block->u.block.first; instr; instr = instr->next) {
+    size_t errors = v->diags->num_errors;
+    check_instr(v, instr);
+    wave_verify_toolchain_flow(v, instr);
+    if (v->diags->num_errors == errors)
+      wave_verify_toolchain_instr(v, block, instr);
+  }
+}
+
+static void check_region(wave_verify *v, wave_region *region) {
+  wave_verify_toolchain_region_begin(v);
+  v->loop_depth = 0;
+  wave_walker walker;
+  wave_walk_init(&walker, &region->body);
+  while (wave_walk_next(&walker)) {
+    switch (walker.event) {
+    case WAVE_WALK_BLOCK:
+      check_block(v, walker.node);
+      break;
+    case WAVE_WALK_IF:
+      check_if(v, walker.node);
+      break;
+    case WAVE_WALK_LOOP:
+      v->loop_depth++;
+      break;
+    case WAVE_WALK_ENDLOOP:
+      v->loop_depth--;
+      break;
+    case WAVE_WALK_ELSE:
+    case WAVE_WALK_ENDIF:
+      break;
+    }
+    if (walker.event != WAVE_WALK_BLOCK)
+      wave_verify_toolchain_event(v, &walker);
+  }
+  wave_verify_toolchain_region_end(v);
+}
+
+static void check_kernel(wave_verify *v, const wave_kernel *kernel) {
+  v->kernel = kernel;
+  if (!build_kernel_tables(v)) {
+    v->out_of_memory = true;
+    return;
+  }
+  v->nesting_warned = false;
+  wave_verify_toolchain_kernel_begin(v);
+  for (v->region_index = 0; v->region_index < v->num_regions; v->region_index++)
+    check_region(v, v->regions[v->region_index]);
+  wave_verify_toolchain_kernel_end(v);
+  free_kernel_tables(v);
+}
+
+bool wave_verify_module(const wave_module *module, wave_diags *diags) {
+  size_t errors = diags->num_errors;
+  wave_verify v;
+  memset(&v, 0, sizeof(v));
+  v.module = module;
+  v.diags = diags;
+  for (const wave_kernel *k = module->first_kernel; k && !v.out_of_memory; k = k->next)
+    check_kernel(&v, k);
+  free(v.frames);
+  if (v.out_of_memory) {
+    wave_loc loc = {module->file, 0, 0};
+    VERIFY_ERROR(&v, loc, "out of memory while verifying");
+  }
+  return diags->num_errors == errors;
+}
