@@ -1,0 +1,26 @@
+# lit configuration for the tool-level tests. Run through `make check` (tests/lit/run-lit.sh),
+# which points lit at the build tree; lit.site.cfg.py there says where everything is.
+import os
+
+import lit.formats
+
+config.name = "libwaveopt"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test", ".wave"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.join(config.wave_srcdir, "tests/lit")
+config.test_exec_root = os.path.join(config.wave_builddir, "tests/lit")
+
+tools = os.path.join(config.wave_builddir, "tools")
+config.substitutions.append(("%waveopt", os.path.join(tools, "waveopt")))
+config.substitutions.append(("%wavesim", os.path.join(tools, "wavesim")))
+config.substitutions.append(("%wavegen", os.path.join(tools, "wavegen")))
+config.substitutions.append(("%corpus", os.path.join(config.wave_srcdir, "tests/corpus")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("FileCheck", config.filecheck))
+
+# Diagnostics must not depend on the terminal the tests run from.
+config.environment["NO_COLOR"] = "1"
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
