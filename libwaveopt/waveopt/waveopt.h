@@ -95,6 +95,10 @@ int wave_print_file(const wave_module *module, const wave_print_options *options
 /* malloc'd, NUL-terminated text; NULL on failure. */
 char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
                            size_t *len);
+/* Writes one instruction as the printer spells it (documentation dialect, with its guard,
+ * without indentation or comments) into buf, truncated to size and NUL-terminated when size is
+ * non-zero. Returns the length of the whole text, as snprintf does. For diagnostics. */
+size_t wave_format_instr(const wave_instr *instr, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,413 @@
+/*
+ * Lowering of the documentation dialect (wave-isa.md §3.6, §6) into what wave-asm accepts.
+ *
+ *   iadd r0, r0, 5        ->  mov_imm rT, 5 ; iadd r0, r0, rT
+ *   mov r0, 5             ->  mov_imm r0, 5
+ *   ucmp_ge p1, ra, rb    ->  ucmp_le p1, rb, ra      (ucmp_gt -> ucmp_lt swapped,
+ *   fcmp_ge p1, ra, rb    ->  fcmp_le p1, rb, ra       ucmp_eq/ne -> icmp_eq/ne)
+ *   and p2, p0, p1        ->  mov_imm rZ, 0 ; mov_imm rO, 1 ;
+ *                             select rT, p0, rO, rZ ; select rT, p1, rT, rZ ; icmp_ne p2, rT, rZ
+ *   or / xor / not        ->  the same through 0/1 values (xor: two selects and a GPR xor)
+ *   break !p1             ->  mov_imm rZ, 0 ; mov_imm rO, 1 ;
+ *                             select rT, p1, rZ, rO ; icmp_ne pF, rT, rZ ; break pF
+ *   select rd, !p, a, b   ->  select rd, p, b, a
+ *
+ * Scratch GPRs are the registers above the highest one the kernel mentions, and the scratch
+ * predicate pF is one the kernel never mentions (the whole module counts when it has calls).
+ * Every rewrite materialises its constants right before use, so the scratch values are dead
+ * between rewrites and all rewrites of a kernel share the same few registers; .registers grows
+ * when they do not fit below it. When no register or predicate is free the rewrite is refused
+ * with an error at the instruction, which is left as it was.
+ *
+ * The helper instructions are unguarded and write only scratch registers, so running them in
+ * lanes the original guard would have skipped changes nothing observable. Only the instruction
+ * that takes the original's place keeps its guard: lowering never adds a guard — least of all
+ * @p0, @!p0, or one on memory, wave or structured instructions, which the downstream tools
+ * mishandle (wave-isa.md §12).
+ */
+#include <string.h>
+
+#include "waveopt/waveopt.h"
+
+typedef struct lowering {
+  wave_module *module;
+  wave_diags *diags;
+  uint32_t scratch_base;  /* first GPR above every register the kernel mentions */
+  unsigned scratch_peak;  /* most scratch GPRs one rewrite has needed */
+  unsigned free_preds;    /* predicates the kernel never mentions, one bit each */
+  bool ok;
+} lowering;
+
+/* One rewrite: helper instructions go before `at`, or at the end of `block` when the rewritten
+ * statement is an `if` (the instructions must run before the if reads its condition). */
+typedef struct emitter {
+  lowering *lw;
+  wave_node *block;
+  wave_instr *at;
+  wave_src *src;          /* the rewritten statement: its location and comments */
+  const wave_instr *text; /* the statement as written, for diagnostics */
+  unsigned next_scratch;
+  bool emitted;
+} emitter;
+
+static void report(emitter *e, const char *reason) {
+  char text[96];
+  wave_format_instr(e->text, text, sizeof(text));
+  wave_module_report(e->lw->module, e->lw->diags, WAVE_SEV_ERROR, NULL, e->src->loc,
+                     "cannot lower '%s': %s", text, reason);
+  e->lw->ok = false;
+}
+
+/* Claims `count` scratch GPRs for this rewrite before anything is emitted, so that a refused
+ * rewrite leaves the instruction untouched. */
+static bool reserve_scratch(emitter *e, unsigned count) {
+  lowering *lw = e->lw;
+  if (lw->scratch_base + count > WAVE_MAX_GPR + 1) {
+    report(e, "no general register is left for its scratch values");
+    return false;
+  }
+  if (count > lw->scratch_peak)
+    lw->scratch_peak = count;
+  return true;
+}
+
+static wave_operand scratch(emitter *e) {
+  return wave_gpr(e->lw->scratch_base + e->next_scratch++);
+}
+
+static bool emit(emitter *e, wave_opcode op, unsigned n, const wave_operand *operands) {
+  wave_instr *in = wave_instr_create(e->lw->module, op, WAVE_NO_GUARD, false, n, operands);
+  if (!in) {
+    report(e, "out of memory");
+    return false;
+  }
+  in->src.loc = e->src->loc;
+  if (!e->emitted) {
+    in->src.comment = e->src->comment;
+    in->src.leading = e->src->leading;
+    e->src->comment = e->src->leading = NULL;
+    e->emitted = true;
+  }
+  if (e->at)
+    wave_instr_insert_before(e->at, in);
+  else
+    wave_block_append(e->block, in);
+  return true;
+}
+
+static bool emit_mov_imm(emitter *e, wave_operand rd, wave_operand imm) {
+  wave_operand ops[2] = {rd, imm};
+  return emit(e, WAVE_OP_MOV_IMM, 2, ops);
+}
+
+/* rd = pred ? a : b, where pred may be a negated docs-dialect operand. */
+static bool emit_select(emitter *e, wave_operand rd, wave_operand pred, wave_operand a,
+                        wave_operand b) {
+  wave_operand ops[4] = {rd, pred, pred.negated ? b : a, pred.negated ? a : b};
+  ops[1].negated = 0;
+  return emit(e, WAVE_OP_SELECT, 4, ops);
+}
+
+typedef struct bool_regs {
+  wave_operand zero, one;
+} bool_regs;
+
+static bool emit_bool_constants(emitter *e, bool_regs *c) {
+  c->zero = scratch(e);
+  c->one = scratch(e);
+  return emit_mov_imm(e, c->zero, wave_imm(0)) && emit_mov_imm(e, c->one, wave_imm(1));
+}
+
+/* Leaves rT = 1 where the predicate operand (possibly negated) holds and 0 elsewhere. */
+static bool emit_truth(emitter *e, const bool_regs *c, wave_operand rt, wave_operand pred) {
+  return emit_select(e, rt, pred, c->one, c->zero);
+}
+
+static bool operands_are_preds(const wave_instr *in) {
+  if (in->num_operands != wave_opcode_num_slots((wave_opcode)in->op))
+    return false;
+  for (unsigned i = 0; i < in->num_operands; i++) {
+    if (in->operands[i].kind != WAVE_OPERAND_PRED)
+      return false;
+  }
+  return true;
+}
+
+/* and/or/xor/not on predicates: combine 0/1 values in a scratch GPR, then one compare writes
+ * the destination. The sources are all read before the compare, so pd may be a source. */
+static void lower_pred_logic(emitter *e, wave_instr *in) {
+  if (!operands_are_preds(in)) {
+    report(e, "its operands are not predicate registers");
+    return;
+  }
+  wave_opcode op = (wave_opcode)in->op;
+  if (!reserve_scratch(e, op == WAVE_OP_PXOR ? 4 : 3))
+    return;
+  bool_regs c;
+  bool done = emit_bool_constants(e, &c);
+  wave_operand rt = scratch(e);
+  const wave_operand *src = &in->operands[1];
+  switch (op) {
+  case WAVE_OP_PAND:
+    done = done && emit_truth(e, &c, rt, src[0]) && emit_select(e, rt, src[1], rt, c.zero);
+    break;
+  case WAVE_OP_POR:
+    done = done && emit_truth(e, &c, rt, src[0]) && emit_select(e, rt, src[1], c.one, rt);
+    break;
+  case WAVE_OP_PXOR: {
+    wave_operand r2 = scratch(e);
+    wave_operand x[3] = {rt, rt, r2};
+    done = done && emit_truth(e, &c, rt, src[0]) && emit_truth(e, &c, r2, src[1]) &&
+           emit(e, WAVE_OP_XOR, 3, x);
+    break;
+  }
+  default: /* PNOT */
+    done = done && emit_select(e, rt, src[0], c.zero, c.one);
+    break;
+  }
+  if (!done)
+    return;
+  in->op = WAVE_OP_ICMP_NE;
+  in->operands[1] = rt;
+  in->operands[2] = c.zero;
+  in->num_operands = 3;
+}
+
+/* Replaces a negated predicate operand by the free predicate, computed right before use. */
+static bool lower_negated_pred(emitter *e, wave_operand *pred) {
+  unsigned free_preds = e->lw->free_preds;
+  if (!free_preds) {
+    report(e, "every predicate register is in use");
+    return false;
+  }
+  uint32_t pf = 0;
+  while (!(free_preds & (1u << pf)))
+    pf++;
+  bool_regs c;
+  if (!emit_bool_constants(e, &c))
+    return false;
+  wave_operand rt = scratch(e);
+  wave_operand cmp[3] = {wave_pred(pf), rt, c.zero};
+  if (!emit_truth(e, &c, rt, *pred) || !emit(e, WAVE_OP_ICMP_NE, 3, cmp))
+    return false;
+  uint32_t col = pred->col;
+  *pred = wave_pred(pf);
+  pred->col = col;
+  return true;
+}
+
+static bool is_docs_immediate(const wave_instr *in, unsigned slot) {
+  return in->operands[slot].kind == WAVE_OPERAND_IMM &&
+         wave_opcode_slot_kind((wave_opcode)in->op, slot) != 'i';
+}
+
+static bool is_negated_pred(const wave_operand *o) {
+  return o->kind == WAVE_OPERAND_PRED && o->negated;
+}
+
+static bool needs_lowering(const wave_instr *in) {
+  if (wave_opcode_has((wave_opcode)in->op, WAVE_F_PSEUDO))
+    return true;
+  for (unsigned i = 0; i < in->num_operands; i++) {
+    if (is_docs_immediate(in, i) || is_negated_pred(&in->operands[i]))
+      return true;
+  }
+  return false;
+}
+
+/* The compares wave-asm lacks, as the ones it has (wave-isa.md §3.6); a >= b is b <= a for
+ * floats too, NaN included. */
+static void lower_missing_compare(wave_instr *in) {
+  wave_opcode to;
+  bool swap = true;
+  switch ((wave_opcode)in->op) {
+  case WAVE_OP_UCMP_GE: to = WAVE_OP_UCMP_LE; break;
+  case WAVE_OP_UCMP_GT: to = WAVE_OP_UCMP_LT; break;
+  case WAVE_OP_FCMP_GE: to = WAVE_OP_FCMP_LE; break;
+  case WAVE_OP_UCMP_EQ: to = WAVE_OP_ICMP_EQ; swap = false; break;
+  case WAVE_OP_UCMP_NE: to = WAVE_OP_ICMP_NE; swap = false; break;
+  default: return;
+  }
+  in->op = (uint16_t)to;
+  if (swap && in->num_operands == 3) {
+    wave_operand a = in->operands[1];
+    in->operands[1] = in->operands[2];
+    in->operands[2] = a;
+  }
+}
+
+/* Immediates of ALU instructions go through scratch registers; negated predicate operands of
+ * real instructions (break, continue, wave votes) through the free predicate. */
+static void lower_operands(emitter *e, wave_instr *in) {
+  wave_opcode op = (wave_opcode)in->op;
+  unsigned imms = 0, negated = 0;
+  for (unsigned i = 0; i < in->num_operands; i++) {
+    if (is_docs_immediate(in, i)) {
+      if (wave_opcode_slot_kind(op, i) != 'u' || wave_opcode_slot_width(op, i) != 1) {
+        report(e, "this operand cannot be an immediate");
+        return;
+      }
+      imms++;
+    }
+    negated += is_negated_pred(&in->operands[i]);
+  }
+  if (negated > 1) {
+    report(e, "only one negated predicate operand can be lowered");
+    return;
+  }
+  if (!reserve_scratch(e, imms + 3 * negated))
+    return;
+  for (unsigned i = 0; i < in->num_operands; i++) {
+    wave_operand *o = &in->operands[i];
+    if (is_docs_immediate(in, i)) {
+      wave_operand reg = scratch(e);
+      if (!emit_mov_imm(e, reg, *o))
+        return;
+      reg.col = o->col;
+      *o = reg;
+    }
+  }
+  for (unsigned i = 0; i < in->num_operands; i++) {
+    if (is_negated_pred(&in->operands[i]) && !lower_negated_pred(e, &in->operands[i]))
+      return;
+  }
+}
+
+static void lower_instr(lowering *lw, wave_instr *in) {
+  wave_instr as_written = *in;
+  emitter e = {lw, in->block, in, &in->src, &as_written, 0, false};
+  wave_opcode op = (wave_opcode)in->op;
+  if (wave_opcode_get(op)->category == WAVE_CAT_PRED) {
+    lower_pred_logic(&e, in);
+    return;
+  }
+  if (op == WAVE_OP_MOV && in->num_operands == 2 && in->operands[1].kind == WAVE_OPERAND_IMM) {
+    in->op = WAVE_OP_MOV_IMM;
+    return;
+  }
+  if (op == WAVE_OP_SELECT && in->num_operands == 4 && is_negated_pred(&in->operands[1])) {
+    wave_operand a = in->operands[2];
+    in->operands[2] = in->operands[3];
+    in->operands[3] = a;
+    in->operands[1].negated = 0;
+  }
+  lower_operands(&e, in);
+  lower_missing_compare(in);
+}
+
+/* `if !p`: the inverse goes into the free predicate at the end of the block before the if. */
+static void lower_if_condition(lowering *lw, wave_node *node) {
+  wave_instr text = {0};
+  text.op = WAVE_OP_IF;
+  text.guard = WAVE_NO_GUARD;
+  text.num_operands = 1;
+  text.operands[0] = node->u.if_.cond;
+  emitter e = {lw, NULL, NULL, &node->u.if_.if_src, &text, 0, false};
+  if (!reserve_scratch(&e, 3))
+    return;
+  wave_node *prev = node->prev;
+  if (prev && prev->kind == WAVE_NODE_BLOCK) {
+    e.block = prev;
+  } else {
+    if (!(e.block = wave_block_create(lw->module))) {
+      report(&e, "out of memory");
+      return;
+    }
+    wave_node_insert_before(node, e.block);
+  }
+  lower_negated_pred(&e, &node->u.if_.cond);
+}
+
+/* ---- per kernel ----------------------------------------------------------------------------- */
+
+typedef struct usage {
+  int64_t highest_gpr;  /* -1 when nothing mentions one */
+  unsigned preds;
+  bool calls;
+} usage;
+
+static void note_instr(usage *u, const wave_instr *in) {
+  wave_reg_ref refs[WAVE_MAX_REG_REFS];
+  unsigned n = wave_instr_reg_refs(in, refs);
+  for (unsigned i = 0; i < n; i++) {
+    int64_t last = (int64_t)refs[i].first + refs[i].count - 1;
+    if (refs[i].is_pred)
+      u->preds |= 1u << (refs[i].first & 31);
+    else if (last > u->highest_gpr)
+      u->highest_gpr = last;
+  }
+  u->calls |= in->op == WAVE_OP_CALL;
+}
+
+static void note_kernel(usage *u, wave_kernel *k) {
+  for (wave_region *r = k->first_region; r; r = r->next) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w)) {
+      if (w.event == WAVE_WALK_BLOCK) {
+        for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
+          note_instr(u, in);
+      } else if (w.event == WAVE_WALK_IF && w.node->u.if_.cond.kind == WAVE_OPERAND_PRED) {
+        u->preds |= 1u << (w.node->u.if_.cond.value & 31);
+      }
+    }
+  }
+}
+
+/* Returns how many scratch registers the kernel's rewrites needed. */
+static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
+  lw->scratch_base = (uint32_t)(u->highest_gpr + 1);
+  lw->scratch_peak = 0;
+  lw->free_preds = ~u->preds & ((1u << WAVE_NUM_PREDS) - 1);
+  for (wave_region *r = k->first_region; r; r = r->next) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w)) {
+      if (w.event == WAVE_WALK_BLOCK) {
+        for (wave_instr *in = w.node->u.block.first, *next; in; in = next) {
+          next = in->next;
+          if (needs_lowering(in))
+            lower_instr(lw, in);
+        }
+      } else if (w.event == WAVE_WALK_IF && is_negated_pred(&w.node->u.if_.cond)) {
+        lower_if_condition(lw, w.node);
+      }
+    }
+  }
+  return lw->scratch_peak;
+}
+
+static void make_room(wave_kernel *k, uint32_t registers) {
+  if (registers > k->registers) {
+    k->registers = registers;
+    k->has_registers = true;
+  }
+}
+
+/* Labels are file-wide, so a `call` may run another kernel's subroutine on the caller's
+ * registers. A module with calls therefore takes its scratch registers and predicate from
+ * outside what any kernel mentions, and every kernel makes room for them. */
+bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
+  lowering lw = {module, diags, 0, 0, 0, true};
+  usage all = {-1, 0, false};
+  for (wave_kernel *k = module->first_kernel; k; k = k->next)
+    note_kernel(&all, k);
+  unsigned module_peak = 0;
+  for (wave_kernel *k = module->first_kernel; k; k = k->next) {
+    usage own = all;
+    if (!all.calls) {
+      own = (usage){-1, 0, false};
+      note_kernel(&own, k);
+    }
+    unsigned peak = lower_kernel(&lw, k, &own);
+    if (peak && !all.calls)
+      make_room(k, lw.scratch_base + peak);
+    if (peak > module_peak)
+      module_peak = peak;
+  }
+  if (all.calls && module_peak) {
+    for (wave_kernel *k = module->first_kernel; k; k = k->next)
+      make_room(k, (uint32_t)(all.highest_gpr + 1) + module_peak);
+  }
+  return lw.ok;
+}
