@@ -1,0 +1,887 @@
+/*
+ * The WAVE parser: tokens -> region tree, in one pass over the text.
+ *
+ * Statements are token-driven as in the upstream assembler (wave-isa.md §1.2): an operand list
+ * ends at the first token that is not a comma, so several statements may share a line. The
+ * open if/loop nodes live on an explicit heap stack, never on the C stack, so any nesting
+ * depth parses in linear time. Labels are collected as they come and IDENT operands are
+ * checked against them once the whole file is read (§1.9).
+ *
+ * After an error the rest of the line is skipped; parsing stops after diags->max_errors
+ * errors (20 unless the caller chose). The partial module is destroyed when anything failed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser_internal.h"
+
+enum { DEFAULT_ERROR_LIMIT = 20, MESSAGE_MAX = 512 };
+
+/* ---- reporting ---------------------------------------------------------------------------- */
+
+void wave_parser_report(wave_parser *p, wave_severity severity, const char *flag, uint32_t line,
+                        uint32_t col, const char *fmt, ...) {
+  char message[MESSAGE_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof(message), fmt, ap);
+  va_end(ap);
+  wave_loc loc = {p->module->file, line, col};
+  wave_module_report(p->module, p->diags, severity, flag, loc, "%s", message);
+}
+
+#define ERROR_AT(p, line, col, ...) \
+  wave_parser_report(p, WAVE_SEV_ERROR, NULL, line, col, __VA_ARGS__)
+#define NOTE_AT(p, line, col, ...) \
+  wave_parser_report(p, WAVE_SEV_NOTE, NULL, line, col, __VA_ARGS__)
+
+/* Quotes a token for "found ..." in messages. */
+static void describe(const wave_token *t, char *buf, size_t size) {
+  if (t->kind == WAVE_TOK_NEWLINE)
+    snprintf(buf, size, "end of line");
+  else if (t->kind == WAVE_TOK_EOF)
+    snprintf(buf, size, "end of file");
+  else if (t->kind == WAVE_TOK_LABEL)
+    snprintf(buf, size, "label '%.*s:'", wave_lex_quote_len(t->len), t->text);
+  else
+    snprintf(buf, size, "'%.*s'", wave_lex_quote_len(t->len), t->text);
+}
+
+void wave_parser_expected(wave_parser *p, const wave_token *t, const char *what) {
+  if (t->kind == WAVE_TOK_ERROR) {
+    ERROR_AT(p, t->line, t->col, "%s", t->message);
+    return;
+  }
+  char found[96];
+  describe(t, found, sizeof(found));
+  ERROR_AT(p, t->line, t->col, "expected %s, found %s", what, found);
+}
+
+static bool out_of_memory(wave_parser *p) {
+  p->out_of_memory = true;
+  return false;
+}
+
+/* ---- comments ----------------------------------------------------------------------------- */
+
+static void add_leading(wave_parser *p, const wave_token *t) {
+  size_t need = p->leading_len + t->len + 2;
+  if (need > p->leading_cap) {
+    size_t cap = p->leading_cap ? p->leading_cap : 256;
+    while (cap < need)
+      cap *= 2;
+    char *grown = realloc(p->leading, cap);
+    if (!grown) {
+      out_of_memory(p);
+      return;
+    }
+    p->leading = grown;
+    p->leading_cap = cap;
+  }
+  if (p->leading_len)
+    p->leading[p->leading_len++] = '\n';
+  memcpy(p->leading + p->leading_len, t->text, t->len);
+  p->leading_len += t->len;
+}
+
+static const char *take_leading(wave_parser *p) {
+  if (!p->leading_len)
+    return NULL;
+  const char *s = wave_module_strdup(p->module, p->leading, p->leading_len);
+  if (!s)
+    out_of_memory(p);
+  p->leading_len = 0;
+  return s;
+}
+
+void wave_parser_advance(wave_parser *p) {
+  for (;;) {
+    wave_lex_next(&p->lexer, &p->tok);
+    if (p->tok.kind != WAVE_TOK_COMMENT)
+      return;
+    if (p->tok.line_start) {
+      add_leading(p, &p->tok);
+    } else {
+      p->trailing = p->tok;
+      p->has_trailing = true;
+    }
+  }
+}
+
+/* A statement's position; its comments are filled in by place_src once it is kept. */
+static wave_src src_at(const wave_parser *p, const wave_token *t) {
+  wave_src src = {{p->module->file, t->line, t->col}, NULL, NULL};
+  return src;
+}
+
+static void place_src(wave_parser *p, wave_src *dst, const wave_src *src) {
+  *dst = *src;
+  dst->leading = take_leading(p);
+  p->last_src = dst;
+}
+
+/* At a line end: the trailing comment goes to the last statement kept on its line. */
+static void end_of_line(wave_parser *p) {
+  if (!p->has_trailing)
+    return;
+  p->has_trailing = false;
+  if (p->last_src && p->last_src->loc.line == p->trailing.line) {
+    p->last_src->comment = wave_module_strdup(p->module, p->trailing.text, p->trailing.len);
+    if (!p->last_src->comment)
+      out_of_memory(p);
+  }
+}
+
+/* ---- labels ------------------------------------------------------------------------------- */
+
+static uint32_t hash_name(const char *s, size_t len) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static wave_label_entry *find_label(const wave_parser *p, const char *name, size_t len,
+                                    uint32_t hash) {
+  if (!p->labels_cap)
+    return NULL;
+  size_t mask = p->labels_cap - 1;
+  for (size_t i = hash & mask; p->labels[i].name; i = (i + 1) & mask) {
+    wave_label_entry *e = &p->labels[i];
+    if (e->hash == hash && e->len == len && memcmp(e->name, name, len) == 0)
+      return e;
+  }
+  return NULL;
+}
+
+static bool grow_labels(wave_parser *p) {
+  size_t cap = p->labels_cap ? p->labels_cap * 2 : 64;
+  wave_label_entry *table = calloc(cap, sizeof(*table));
+  if (!table)
+    return out_of_memory(p);
+  for (size_t i = 0; i < p->labels_cap; i++) {
+    if (!p->labels[i].name)
+      continue;
+    size_t j = p->labels[i].hash & (cap - 1);
+    while (table[j].name)
+      j = (j + 1) & (cap - 1);
+    table[j] = p->labels[i];
+  }
+  free(p->labels);
+  p->labels = table;
+  p->labels_cap = cap;
+  return true;
+}
+
+/* Enters the label of token t; returns its arena name, or NULL after a duplicate (reported)
+ * or when memory ran out. */
+static const char *define_label(wave_parser *p, const wave_token *t) {
+  uint32_t hash = hash_name(t->text, t->len);
+  wave_label_entry *prev = find_label(p, t->text, t->len, hash);
+  if (prev) {
+    ERROR_AT(p, t->line, t->col, "duplicate label '%.*s'", wave_lex_quote_len(t->len), t->text);
+    NOTE_AT(p, prev->loc.line, prev->loc.col, "previous definition of '%.*s' is here",
+            wave_lex_quote_len(t->len), t->text);
+    return NULL;
+  }
+  if ((p->num_labels + 1) * 2 > p->labels_cap && !grow_labels(p))
+    return NULL;
+  const char *name = wave_module_strdup(p->module, t->text, t->len);
+  if (!name) {
+    out_of_memory(p);
+    return NULL;
+  }
+  size_t i = hash & (p->labels_cap - 1);
+  while (p->labels[i].name)
+    i = (i + 1) & (p->labels_cap - 1);
+  wave_label_entry e = {name, (uint32_t)t->len, hash, {p->module->file, t->line, t->col}};
+  p->labels[i] = e;
+  p->num_labels++;
+  return name;
+}
+
+static bool add_ref(wave_parser *p, const char *name, const wave_token *t) {
+  if (p->num_refs == p->refs_cap) {
+    size_t cap = p->refs_cap ? p->refs_cap * 2 : 64;
+    wave_label_ref *grown = realloc(p->refs, cap * sizeof(*grown));
+    if (!grown)
+      return out_of_memory(p);
+    p->refs = grown;
+    p->refs_cap = cap;
+  }
+  wave_label_ref ref = {name, (uint32_t)t->len, t->line, t->col, NULL};
+  p->refs[p->num_refs++] = ref;
+  return true;
+}
+
+static bool error_limit_reached(const wave_parser *p) {
+  return p->diags->max_errors && p->diags->num_errors >= p->diags->max_errors;
+}
+
+static void resolve_labels(wave_parser *p) {
+  for (size_t i = 0; i < p->num_refs && !error_limit_reached(p); i++) {
+    const wave_label_ref *r = &p->refs[i];
+    if (!find_label(p, r->name, r->len, hash_name(r->name, r->len)))
+      ERROR_AT(p, r->line, r->col, "undefined label '%.*s'", wave_lex_quote_len(r->len), r->name);
+    else if (r->owner)
+      ERROR_AT(p, r->line, r->col, "'%s' takes no operands", r->owner);
+  }
+}
+
+/* ---- the open if/loop stack --------------------------------------------------------------- */
+
+static wave_node *innermost(const wave_parser *p) {
+  return p->depth ? p->open[p->depth - 1] : NULL;
+}
+
+static wave_node_list *current_list(const wave_parser *p) {
+  wave_node *top = innermost(p);
+  if (!top)
+    return &p->region->body;
+  if (top->kind == WAVE_NODE_LOOP)
+    return &top->u.loop.body;
+  return top->u.if_.has_else ? &top->u.if_.else_body : &top->u.if_.then_body;
+}
+
+static bool push_open(wave_parser *p, wave_node *node) {
+  if (p->depth == p->open_cap) {
+    size_t cap = p->open_cap ? p->open_cap * 2 : 32;
+    wave_node **grown = realloc(p->open, cap * sizeof(*grown));
+    if (!grown)
+      return out_of_memory(p);
+    p->open = grown;
+    p->open_cap = cap;
+  }
+  p->open[p->depth++] = node;
+  return true;
+}
+
+static const char *construct_name(const wave_node *node) {
+  return node->kind == WAVE_NODE_LOOP ? "loop" : "if";
+}
+
+static const wave_src *opener_src(const wave_node *node) {
+  return node->kind == WAVE_NODE_LOOP ? &node->u.loop.loop_src : &node->u.if_.if_src;
+}
+
+/* Every construct still open when its kernel ends is an error at its opening keyword. */
+static void close_open(wave_parser *p, const char *before) {
+  for (size_t i = 0; i < p->depth && !error_limit_reached(p); i++) {
+    const wave_src *src = opener_src(p->open[i]);
+    ERROR_AT(p, src->loc.line, src->loc.col, "'%s' is not closed before %s",
+             construct_name(p->open[i]), before);
+  }
+  p->depth = 0;
+}
+
+/* ---- statements --------------------------------------------------------------------------- */
+
+static bool token_is(const wave_token *t, const char *s) {
+  size_t n = strlen(s);
+  return t->len == n && memcmp(t->text, s, n) == 0;
+}
+
+static bool scope_word(const char *s, size_t len, uint32_t *scope) {
+  for (uint32_t i = 0; i < 4; i++) {
+    if (strlen(wave_scope_names[i]) == len && memcmp(wave_scope_names[i], s, len) == 0) {
+      *scope = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool parse_label(wave_parser *p) {
+  wave_token t = p->tok;
+  wave_src src = src_at(p, &t);
+  const char *name = define_label(p, &t);
+  if (!name)
+    return false;
+  wave_parser_advance(p);
+  if (!p->kernel) {
+    wave_stray_label *stray = wave_module_alloc(p->module, sizeof(*stray));
+    if (!stray)
+      return out_of_memory(p);
+    stray->name = name;
+    place_src(p, &stray->src, &src);
+    if (p->module->last_stray)
+      p->module->last_stray->next = stray;
+    else
+      p->module->first_stray = stray;
+    p->module->last_stray = stray;
+    if (!p->unplaced)
+      p->unplaced = stray;
+    return true;
+  }
+  if (p->depth) {
+    ERROR_AT(p, t.line, t.col,
+             "label '%s' inside an open '%s': subroutines must start at the top level of a kernel",
+             name, construct_name(innermost(p)));
+    return false;
+  }
+  wave_region *region = wave_region_create(p->kernel, name);
+  if (!region)
+    return out_of_memory(p);
+  place_src(p, &region->label_src, &src);
+  p->region = region;
+  return true;
+}
+
+/* Directive arguments follow the immediate rule: -2^31 .. 2^32-1, negatives wrap (§1.3). */
+static bool directive_int(wave_parser *p, const char *directive, uint32_t *out) {
+  const wave_token *t = &p->tok;
+  if (t->kind != WAVE_TOK_INT) {
+    char what[64];
+    snprintf(what, sizeof(what), "an integer after '%s'", directive);
+    wave_parser_expected(p, t, what);
+    return false;
+  }
+  if (t->magnitude > (t->negative ? (uint64_t)INT32_MAX + 1 : (uint64_t)UINT32_MAX)) {
+    ERROR_AT(p, t->line, t->col, "value '%.*s' of '%s' is out of range", wave_lex_quote_len(t->len),
+             t->text, directive);
+    return false;
+  }
+  *out = t->negative ? (uint32_t)(0u - (uint32_t)t->magnitude) : (uint32_t)t->magnitude;
+  wave_parser_advance(p);
+  return true;
+}
+
+static bool parse_kernel(wave_parser *p, const wave_src *src) {
+  if (p->tok.kind != WAVE_TOK_IDENT) {
+    wave_parser_expected(p, &p->tok, "a kernel name after '.kernel'");
+    return false;
+  }
+  if (p->kernel) {
+    /* Recover as if the missing '.end' had been there, so that the rest of the file still
+     * parses against the right kernel. */
+    ERROR_AT(p, src->loc.line, src->loc.col,
+             "kernels cannot nest: kernel '%s' is not closed with '.end'", p->kernel->name);
+    p->depth = 0;
+  }
+  const char *name = wave_module_strdup(p->module, p->tok.text, p->tok.len);
+  wave_kernel *kernel = name ? wave_kernel_create(p->module, name) : NULL;
+  if (!kernel)
+    return out_of_memory(p);
+  place_src(p, &kernel->kernel_src, src);
+  for (wave_stray_label *s = p->unplaced; s; s = s->next)
+    s->before = kernel;
+  p->unplaced = NULL;
+  p->kernel = kernel;
+  p->region = kernel->first_region;
+  wave_parser_advance(p);
+  return true;
+}
+
+static bool parse_end(wave_parser *p, const wave_src *src) {
+  if (!p->kernel) {
+    ERROR_AT(p, src->loc.line, src->loc.col, "'.end' without an open kernel");
+    return false;
+  }
+  close_open(p, "'.end'");
+  place_src(p, &p->kernel->end_src, src);
+  p->kernel = NULL;
+  return true;
+}
+
+/* `.workgroup_size X, Y, Z`, or the documentation dialect's `.workgroup_size X` (= X, 1, 1). */
+static bool parse_workgroup_size(wave_parser *p, uint32_t size[3]) {
+  size[1] = size[2] = 1;
+  if (!directive_int(p, ".workgroup_size", &size[0]))
+    return false;
+  if (p->tok.kind != WAVE_TOK_COMMA)
+    return true;
+  wave_parser_advance(p);
+  if (!directive_int(p, ".workgroup_size", &size[1]))
+    return false;
+  if (p->tok.kind != WAVE_TOK_COMMA) {
+    wave_parser_expected(p, &p->tok, "',' and the third value of '.workgroup_size'");
+    return false;
+  }
+  wave_parser_advance(p);
+  return directive_int(p, ".workgroup_size", &size[2]);
+}
+
+/* .registers, .local_memory and .workgroup_size: they set the most recently opened kernel,
+ * even after its .end (§1.3). */
+static bool parse_metadata(wave_parser *p, const wave_token *d, const wave_src *src) {
+  bool workgroup = token_is(d, ".workgroup_size"), registers = token_is(d, ".registers");
+  uint32_t value = 0, size[3];
+  if (!(workgroup ? parse_workgroup_size(p, size)
+                  : directive_int(p, registers ? ".registers" : ".local_memory", &value)))
+    return false;
+  wave_kernel *k = p->module->last_kernel;
+  if (!k) {
+    wave_parser_report(p, WAVE_SEV_WARNING, NULL, d->line, d->col,
+                       "'%.*s' before the first '.kernel' is ignored", (int)d->len, d->text);
+    p->last_src = NULL;
+    return true;
+  }
+  if (registers) {
+    k->registers = value;
+    k->has_registers = true;
+    place_src(p, &k->registers_src, src);
+  } else if (!workgroup) {
+    k->local_memory = value;
+    k->has_local_memory = true;
+    place_src(p, &k->local_memory_src, src);
+  } else {
+    memcpy(k->workgroup_size, size, sizeof(size));
+    k->has_workgroup_size = true;
+    place_src(p, &k->workgroup_size_src, src);
+  }
+  return true;
+}
+
+static bool parse_directive(wave_parser *p) {
+  wave_token d = p->tok;
+  wave_src src = src_at(p, &d);
+  wave_parser_advance(p);
+  if (token_is(&d, ".kernel"))
+    return parse_kernel(p, &src);
+  if (token_is(&d, ".end"))
+    return parse_end(p, &src);
+  if (token_is(&d, ".registers") || token_is(&d, ".local_memory") ||
+      token_is(&d, ".workgroup_size"))
+    return parse_metadata(p, &d, &src);
+  ERROR_AT(p, d.line, d.col, "unknown directive '%.*s'", wave_lex_quote_len(d.len), d.text);
+  return false;
+}
+
+/* ---- instructions ------------------------------------------------------------------------- */
+
+static bool starts_operand(wave_token_kind k) {
+  switch (k) {
+  case WAVE_TOK_GPR: case WAVE_TOK_PRED: case WAVE_TOK_NOT_PRED: case WAVE_TOK_SREG:
+  case WAVE_TOK_INT: case WAVE_TOK_FLOAT: case WAVE_TOK_IDENT: case WAVE_TOK_DIRECTIVE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Tokens that can only be operands: seen where a statement would start, a comma is missing. */
+static bool only_operand(wave_token_kind k) {
+  return starts_operand(k) && k != WAVE_TOK_IDENT && k != WAVE_TOK_DIRECTIVE;
+}
+
+static bool parse_operand(wave_parser *p, wave_opcode op, unsigned slot, wave_operand *o) {
+  const wave_token *t = &p->tok;
+  memset(o, 0, sizeof(*o));
+  o->col = t->col;
+  o->value = t->value;
+  switch (t->kind) {
+  case WAVE_TOK_GPR:
+    o->kind = WAVE_OPERAND_GPR;
+    o->half = t->half;
+    return true;
+  case WAVE_TOK_PRED:
+    o->kind = WAVE_OPERAND_PRED;
+    return true;
+  case WAVE_TOK_NOT_PRED:
+    if (op != WAVE_OP_BREAK && op != WAVE_OP_CONTINUE) {
+      ERROR_AT(p, t->line, t->col, "'!' is only allowed on the predicate of 'break' or 'continue'");
+      return false;
+    }
+    o->kind = WAVE_OPERAND_PRED;
+    o->negated = 1;
+    return true;
+  case WAVE_TOK_SREG:
+    o->kind = WAVE_OPERAND_SREG;
+    return true;
+  case WAVE_TOK_INT:
+  case WAVE_TOK_FLOAT:
+    return wave_parse_immediate(p, t, op, slot, o);
+  case WAVE_TOK_IDENT:
+    if (scope_word(t->text, t->len, &o->value)) {
+      o->kind = WAVE_OPERAND_SCOPE;
+      return true;
+    }
+    o->kind = WAVE_OPERAND_LABEL;
+    o->label = wave_module_strdup(p->module, t->text, t->len);
+    return o->label ? add_ref(p, o->label, t) : out_of_memory(p);
+  case WAVE_TOK_DIRECTIVE:
+    if (scope_word(t->text + 1, t->len - 1, &o->value)) {
+      o->kind = WAVE_OPERAND_SCOPE;
+      return true;
+    }
+    ERROR_AT(p, t->line, t->col, "expected scope specifier, found '%.*s'",
+             wave_lex_quote_len(t->len), t->text);
+    return false;
+  default:
+    wave_parser_expected(p, t, "an operand");
+    return false;
+  }
+}
+
+/* operand { ',' operand }, all on the statement's line. */
+static bool parse_operands(wave_parser *p, wave_opcode op, wave_operand *ops, unsigned *n) {
+  *n = 0;
+  if (p->tok.kind == WAVE_TOK_ERROR) {
+    wave_parser_expected(p, &p->tok, "an operand");
+    return false;
+  }
+  if (!starts_operand(p->tok.kind))
+    return true;
+  for (;;) {
+    if (*n == WAVE_MAX_OPERANDS) {
+      ERROR_AT(p, p->tok.line, p->tok.col, "too many operands (at most %d)", WAVE_MAX_OPERANDS);
+      return false;
+    }
+    if (!parse_operand(p, op, *n, &ops[*n]))
+      return false;
+    (*n)++;
+    wave_parser_advance(p);
+    if (p->tok.kind != WAVE_TOK_COMMA)
+      break;
+    wave_token comma = p->tok;
+    wave_parser_advance(p);
+    if (!starts_operand(p->tok.kind)) {
+      if (p->tok.kind == WAVE_TOK_ERROR)
+        wave_parser_expected(p, &p->tok, "an operand");
+      else
+        ERROR_AT(p, comma.line, comma.col, "expected an operand after ','");
+      return false;
+    }
+  }
+  if (only_operand(p->tok.kind)) {
+    ERROR_AT(p, p->tok.line, p->tok.col, "expected ',' between operands");
+    return false;
+  }
+  return true;
+}
+
+static bool append_node(wave_parser *p, wave_node *node) {
+  if (!node)
+    return out_of_memory(p);
+  wave_node_list_append(current_list(p), node);
+  return node->kind == WAVE_NODE_BLOCK || push_open(p, node);
+}
+
+/* The innermost open construct must be an `if` (want_if) or a `loop`; else a stray keyword. */
+static wave_node *expect_open(wave_parser *p, const wave_src *src, const char *keyword,
+                              bool want_if) {
+  wave_node *top = innermost(p);
+  if (top && (top->kind == WAVE_NODE_IF) == want_if)
+    return top;
+  ERROR_AT(p, src->loc.line, src->loc.col, "'%s' without a matching '%s'", keyword,
+           want_if ? "if" : "loop");
+  if (top)
+    NOTE_AT(p, opener_src(top)->loc.line, opener_src(top)->loc.col,
+            "the innermost open construct is this '%s'", construct_name(top));
+  return NULL;
+}
+
+/* if/else/endif/loop/endloop become tree structure, not instructions. */
+static bool parse_structured(wave_parser *p, wave_opcode op, const wave_operand *ops, unsigned n,
+                             const wave_src *src, size_t first_ref) {
+  const char *keyword = wave_opcode_table[op].mnemonic;
+  if (op == WAVE_OP_IF) {
+    if (n != 1 || ops[0].kind != WAVE_OPERAND_PRED) {
+      uint32_t col = n == 0 ? src->loc.col : n == 1 ? ops[0].col : ops[1].col;
+      ERROR_AT(p, src->loc.line, col, "'if' takes exactly one predicate register operand");
+      return false;
+    }
+    wave_node *node = wave_if_create(p->module, ops[0]);
+    if (!append_node(p, node))
+      return false;
+    place_src(p, &node->u.if_.if_src, src);
+    return true;
+  }
+  /* `endif else` reads `else` as an operand; like upstream, it is first a label reference. */
+  for (unsigned i = 0; i < n; i++) {
+    if (ops[i].kind != WAVE_OPERAND_LABEL) {
+      ERROR_AT(p, src->loc.line, ops[i].col, "'%s' takes no operands", keyword);
+      return false;
+    }
+  }
+  for (size_t i = first_ref; i < p->num_refs; i++)
+    p->refs[i].owner = keyword;
+  wave_node *top;
+  switch (op) {
+  case WAVE_OP_LOOP: {
+    wave_node *node = wave_loop_create(p->module);
+    if (!append_node(p, node))
+      return false;
+    place_src(p, &node->u.loop.loop_src, src);
+    return true;
+  }
+  case WAVE_OP_ELSE:
+    if (!(top = expect_open(p, src, keyword, true)))
+      return false;
+    if (top->u.if_.has_else) {
+      ERROR_AT(p, src->loc.line, src->loc.col, "second 'else' for the same 'if'");
+      NOTE_AT(p, top->u.if_.else_src.loc.line, top->u.if_.else_src.loc.col,
+              "the first 'else' is here");
+      return false;
+    }
+    top->u.if_.has_else = true;
+    place_src(p, &top->u.if_.else_src, src);
+    return true;
+  case WAVE_OP_ENDIF:
+    if (!(top = expect_open(p, src, keyword, true)))
+      return false;
+    p->depth--;
+    place_src(p, &top->u.if_.endif_src, src);
+    return true;
+  default:
+    if (!(top = expect_open(p, src, keyword, false)))
+      return false;
+    p->depth--;
+    place_src(p, &top->u.loop.endloop_src, src);
+    return true;
+  }
+}
+
+static bool is_structured_keyword(wave_opcode op) {
+  return op == WAVE_OP_IF || op == WAVE_OP_ELSE || op == WAVE_OP_ENDIF || op == WAVE_OP_LOOP ||
+         op == WAVE_OP_ENDLOOP;
+}
+
+static bool parse_instruction(wave_parser *p) {
+  wave_token first = p->tok;
+  wave_src src = src_at(p, &first);
+  int guard = WAVE_NO_GUARD;
+  bool guard_negated = false;
+  if (first.kind == WAVE_TOK_GUARD) {
+    guard = (int)first.value;
+    guard_negated = first.negated;
+    wave_parser_advance(p);
+    if (p->tok.kind != WAVE_TOK_IDENT) {
+      wave_parser_expected(p, &p->tok, "an instruction after the guard");
+      return false;
+    }
+  }
+  wave_opcode op;
+  wave_cache_hint hint;
+  if (!wave_parse_mnemonic(p, &op, &hint))
+    return false;
+  size_t first_ref = p->num_refs;
+  wave_operand ops[WAVE_MAX_OPERANDS];
+  unsigned n;
+  bool ok = parse_operands(p, op, ops, &n);
+  if (ok && !p->kernel) {
+    ERROR_AT(p, first.line, first.col, "instruction outside kernel");
+    ok = false;
+  }
+  if (ok && guard == 0 && !guard_negated) {
+    wave_parser_report(p, WAVE_SEV_WARNING, "toolchain", first.line, first.col,
+                       "'@p0' is not a guard: every real tool runs '%s' unguarded",
+                       wave_opcode_table[op].mnemonic);
+    guard = WAVE_NO_GUARD;
+  }
+  if (ok && is_structured_keyword(op)) {
+    if (guard != WAVE_NO_GUARD) {
+      ERROR_AT(p, first.line, first.col, "guard on a structured control-flow instruction");
+      ok = false;
+    } else {
+      ok = parse_structured(p, op, ops, n, &src, first_ref);
+    }
+    if (!ok)
+      p->num_refs = first_ref;
+    return ok;
+  }
+  if (!ok) {
+    p->num_refs = first_ref;
+    return false;
+  }
+  wave_normalize_docs(&op, ops, &n);
+  wave_instr *instr = wave_instr_create(p->module, op, guard, guard_negated, n, ops);
+  wave_node *block = instr ? wave_node_list_tail_block(p->module, current_list(p)) : NULL;
+  if (!block)
+    return out_of_memory(p);
+  instr->cache_hint = (uint8_t)hint;
+  place_src(p, &instr->src, &src);
+  wave_block_append(block, instr);
+  return true;
+}
+
+static bool parse_statement(wave_parser *p) {
+  switch (p->tok.kind) {
+  case WAVE_TOK_LABEL:
+    return parse_label(p);
+  case WAVE_TOK_DIRECTIVE:
+    return parse_directive(p);
+  case WAVE_TOK_GUARD:
+  case WAVE_TOK_IDENT:
+    return parse_instruction(p);
+  default:
+    wave_parser_expected(p, &p->tok, "an instruction, a label or a directive");
+    return false;
+  }
+}
+
+static void skip_line(wave_parser *p) {
+  while (p->tok.kind != WAVE_TOK_NEWLINE && p->tok.kind != WAVE_TOK_EOF)
+    wave_parser_advance(p);
+}
+
+static bool must_stop(const wave_parser *p) { return p->out_of_memory || error_limit_reached(p); }
+
+static void parse_statements(wave_parser *p) {
+  wave_parser_advance(p);
+  while (!must_stop(p)) {
+    if (p->tok.kind == WAVE_TOK_EOF) {
+      end_of_line(p);
+      return;
+    }
+    if (p->tok.kind == WAVE_TOK_NEWLINE) {
+      end_of_line(p);
+      wave_parser_advance(p);
+      continue;
+    }
+    if (!parse_statement(p))
+      skip_line(p);
+  }
+}
+
+static void finish(wave_parser *p) {
+  if (p->kernel) {
+    const wave_src *src = &p->kernel->kernel_src;
+    ERROR_AT(p, src->loc.line, src->loc.col, "kernel '%s' is not closed: missing '.end'",
+             p->kernel->name);
+    close_open(p, "the end of the file");
+  }
+  resolve_labels(p);
+  p->module->trailing = take_leading(p);
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
+
+static bool index_lines(wave_module *m) {
+  uint32_t lines = 1;
+  for (const char *s = m->source, *end = s + m->source_len;
+       (s = memchr(s, '\n', (size_t)(end - s))) != NULL; s++)
+    lines++;
+  uint32_t *starts = wave_module_alloc(m, (size_t)lines * sizeof(*starts));
+  if (!starts)
+    return false;
+  uint32_t i = 1;
+  for (size_t off = 0; off < m->source_len; off++) {
+    if (m->source[off] == '\n')
+      starts[i++] = (uint32_t)(off + 1);
+  }
+  m->line_starts = starts;
+  m->num_lines = lines;
+  return true;
+}
+
+static void report_plain(wave_diags *diags, const char *file, const char *message) {
+  wave_loc loc = {file, 0, 0};
+  wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, NULL, 0, "%s", message);
+}
+
+wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
+                               wave_diags *diags) {
+  if (!text)
+    len = 0;
+  if (!filename)
+    filename = "<input>";
+  /* Line starts and columns are 32-bit. */
+  if (len >= UINT32_MAX) {
+    report_plain(diags, filename, "input is too large (4 GiB at most)");
+    return NULL;
+  }
+  wave_module *module = wave_module_create(filename);
+  if (module && !(module->source = wave_module_strdup(module, text ? text : "", len))) {
+    wave_module_destroy(module);
+    module = NULL;
+  }
+  if (module)
+    module->source_len = len;
+  if (!module || !index_lines(module)) {
+    wave_module_destroy(module);
+    report_plain(diags, filename, "out of memory");
+    return NULL;
+  }
+  wave_parser *p = calloc(1, sizeof(*p));
+  if (!p) {
+    wave_module_destroy(module);
+    report_plain(diags, filename, "out of memory");
+    return NULL;
+  }
+  p->module = module;
+  p->diags = diags;
+  wave_lex_init(&p->lexer, module->source, len);
+  wave_opcode_index_init(&p->opcodes);
+
+  size_t errors_before = diags->num_errors;
+  size_t caller_limit = diags->max_errors;
+  if (!caller_limit)
+    diags->max_errors = errors_before + DEFAULT_ERROR_LIMIT;
+  parse_statements(p);
+  if (!must_stop(p))
+    finish(p);
+  if (p->out_of_memory)
+    report_plain(diags, module->file, "out of memory");
+  else if (error_limit_reached(p))
+    wave_parser_report(p, WAVE_SEV_NOTE, NULL, 0, 0, "too many errors; stopping");
+  diags->max_errors = caller_limit;
+
+  free(p->open);
+  free(p->leading);
+  free(p->labels);
+  free(p->refs);
+  free(p);
+  if (diags->num_errors > errors_before) {
+    wave_module_destroy(module);
+    return NULL;
+  }
+  return module;
+}
+
+/* Reads all of a file, whatever its kind (pipes have no size to ask for). Returns 0 or an
+ * errno value; *opened tells which step failed. */
+static int read_all(const char *path, char **text, size_t *len, bool *opened) {
+  FILE *f = fopen(path, "rb");
+  *opened = f != NULL;
+  *text = NULL;
+  *len = 0;
+  if (!f)
+    return errno;
+  size_t cap = 0;
+  int err = 0;
+  for (;;) {
+    if (*len == cap) {
+      size_t grown_cap = cap ? cap * 2 : 64 * 1024;
+      char *grown = grown_cap > cap ? realloc(*text, grown_cap) : NULL;
+      if (!grown) {
+        err = ENOMEM;
+        break;
+      }
+      *text = grown;
+      cap = grown_cap;
+    }
+    size_t got = fread(*text + *len, 1, cap - *len, f);
+    *len += got;
+    if (got == 0) {
+      if (ferror(f))
+        err = errno ? errno : EIO;
+      break;
+    }
+  }
+  fclose(f);
+  return err;
+}
+
+wave_module *wave_parse_file(const char *path, wave_diags *diags) {
+  char *text;
+  size_t len;
+  bool opened;
+  int err = read_all(path, &text, &len, &opened);
+  if (err) {
+    char reason[128], message[512];
+    if (strerror_r(err, reason, sizeof(reason)) != 0)
+      snprintf(reason, sizeof(reason), "error %d", err);
+    snprintf(message, sizeof(message), "cannot %s '%s': %s", opened ? "read" : "open", path,
+             reason);
+    report_plain(diags, NULL, message);
+    free(text);
+    return NULL;
+  }
+  wave_module *module = wave_parse_string(text, len, path, diags);
+  free(text);
+  return module;
+}
