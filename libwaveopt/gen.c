@@ -1,0 +1,882 @@
+/*
+ * wavegen: random kernels that are valid, terminate and have no undefined behaviour, built with
+ * the IR builder. Each hazard is ruled out by construction rather than filtered afterwards:
+ *
+ * - Memory: every address is base + (x & mask) (or base + ((x & mask) << s)), the mask keeping
+ *   the access inside one window: the read-only input area, the lane's own device slot, the
+ *   lane's own local slot, or the shared counters. Lanes store only into their own slots, and
+ *   every shared counter receives one commutative atomic operation whose old value is not used
+ *   (unless races are allowed), so the final memory does not depend on lane order.
+ * - Loops: on entry a counter register gets a small lane-dependent or uniform bound
+ *   (x & 7 or x & 3); the body starts by leaving when the counter is below 1 and decrementing
+ *   it, before any other break or continue. Nothing else writes counters, so each loop ends.
+ * - Division: the divisor is `or`ed with 1. Clamps: the bounds come from imin/imax. fclamp
+ *   (NaN bounds) is never used.
+ * - Barriers and local-memory exchanges: only at the kernel's top level and before the first
+ *   halt, so every thread of the workgroup reaches each one.
+ * - Halts: only inside an if or guarded, each after the lane has stored all its registers.
+ * - Wave width: without wave operations no W-dependent special register is read. Shuffles and
+ *   broadcasts (which read other lanes' registers even when inactive) appear only where every
+ *   lane is active: at the top level before any halt. Reductions, scans, votes and ballots
+ *   see active lanes only and appear anywhere.
+ *
+ * Register roles (fixed, so passes see realistic argument and pointer registers):
+ *   r0 input area, r1 output area, r2 shared counters, r3 r4 uniform arguments (preset),
+ *   r5 own output slot, r6 own local slot, r7 the constant 1, r8 r9 address temporaries,
+ *   r10..r12 loop counters (one per loop nesting level), r13..r27 values.
+ *
+ * Recursion: gen_list recurses once per if/loop level it opens; the level is capped at
+ * options->max_depth <= WAVE_GEN_MAX_DEPTH, so the C stack stays small and bounded.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waveopt/gen.h"
+#include "waveopt/waveopt.h"
+
+enum {
+  R_IN = 0, R_OUT = 1, R_ATOM = 2, R_ARG_A = 3, R_ARG_B = 4,
+  R_SLOT = 5, R_LSLOT = 6, R_ONE = 7, R_T0 = 8, R_T1 = 9,
+  R_COUNTER = 10, MAX_LOOP_NEST = 3,
+  R_POOL = 13, POOL_SIZE = 15,
+  NUM_REGS = R_POOL + POOL_SIZE,
+};
+_Static_assert(NUM_REGS % 4 == 0, "registers are dumped four at a time");
+
+enum {
+  IN_BASE = 0, IN_BYTES = 2048,
+  ATOM_BASE = 2048, ATOM_BYTES = 64,
+  OUT_BASE = 4096, SLOT_BYTES = 256, SCRATCH_BYTES = 64, DUMP_OFFSET = 64,
+  LSLOT_BYTES = 64,
+  MAX_HALTS = 2,
+};
+_Static_assert(DUMP_OFFSET + 4 * (NUM_REGS + WAVE_NUM_PREDS) <= SLOT_BYTES, "slot too small");
+
+/* Workgroup shapes: partial waves at every width, and multi-dimensional thread ids. */
+static const uint32_t shapes[][3] = {
+    {32, 1, 1}, {48, 1, 1}, {64, 1, 1}, {24, 1, 1}, {40, 1, 1},
+    {8, 4, 1},  {12, 3, 1}, {4, 4, 3},  {20, 1, 1}, {16, 2, 2},
+};
+
+typedef struct gen {
+  wave_module *module;
+  const wave_gen_options *opt;
+  uint64_t rng;
+  unsigned emitted;       /* instructions so far */
+  unsigned num_preds;     /* predicates the kernel may use: p0..p(num_preds-1) */
+  unsigned threads;       /* per workgroup */
+  unsigned halts;
+  bool halted;            /* a halt has been emitted: no barrier or shuffle may follow */
+  unsigned loop_nest;     /* loops around the current position */
+  bool failed;            /* out of memory */
+} gen;
+
+/* ---- randomness (splitmix64: tiny state, good enough, identical on every host) ---------- */
+
+static uint64_t next(gen *g) {
+  uint64_t z = (g->rng += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static unsigned below(gen *g, unsigned n) { return (unsigned)(next(g) % n); }
+static bool chance(gen *g, unsigned percent) { return below(g, 100) < percent; }
+#define PICK(g, table) (table)[below((g), sizeof(table) / sizeof((table)[0]))]
+
+/* ---- emission ------------------------------------------------------------------------------ */
+
+static void emit_guarded(gen *g, wave_node_list *list, wave_opcode op, int guard, bool negated,
+                         unsigned n, const wave_operand *ops) {
+  if (g->failed)
+    return;
+  wave_node *block = wave_node_list_tail_block(g->module, list);
+  wave_instr *instr = block ? wave_instr_create(g->module, op, guard, negated, n, ops) : NULL;
+  if (!instr) {
+    g->failed = true;
+    return;
+  }
+  wave_block_append(block, instr);
+  g->emitted++;
+}
+
+/* C leaves the order of evaluation of call arguments and initializer elements unspecified:
+ * at most one random choice may appear in the arguments of one EMIT, or the kernel for a seed
+ * would depend on the compiler. */
+#define OPS(...) (const wave_operand[]){__VA_ARGS__}
+#define NOPS(...) (unsigned)(sizeof(OPS(__VA_ARGS__)) / sizeof(wave_operand))
+#define EMIT(g, list, op, ...) emit_guarded(g, list, op, WAVE_NO_GUARD, false, NOPS(__VA_ARGS__), \
+                                            OPS(__VA_ARGS__))
+#define EMIT0(g, list, op) emit_guarded(g, list, op, WAVE_NO_GUARD, false, 0, NULL)
+
+static wave_operand R(unsigned r) { return wave_gpr(r); }
+
+/* The omitted destination of an atomic that returns nothing. */
+static wave_operand NO_DEST(void) {
+  wave_operand o = {0};
+  o.kind = WAVE_OPERAND_NONE;
+  return o;
+}
+static wave_operand P(unsigned p) { return wave_pred(p); }
+
+static void mov_imm(gen *g, wave_node_list *list, unsigned rd, uint32_t value) {
+  EMIT(g, list, WAVE_OP_MOV_IMM, R(rd), wave_imm(value));
+}
+
+/* ---- operand choice ------------------------------------------------------------------------ */
+
+static unsigned pool_reg(gen *g) { return R_POOL + below(g, POOL_SIZE); }
+
+/* A pool register that may start a register pair (its partner stays in the pool). */
+static unsigned pool_pair(gen *g) { return R_POOL + below(g, POOL_SIZE - 1); }
+
+/* A register pair to read: values, or the two uniform arguments r3:r4. */
+static unsigned pair_src(gen *g) { return chance(g, 15) ? R_ARG_A : pool_pair(g); }
+
+/* A register to read as a value: mostly computed values, sometimes arguments, pointers,
+ * constants or a live loop counter. */
+static unsigned src_reg(gen *g) {
+  unsigned r = below(g, 20);
+  if (r < 15)
+    return pool_reg(g);
+  if (r < 17)
+    return r == 15 ? R_ARG_A : R_ARG_B;
+  if (r == 17)
+    return R_ONE;
+  if (r == 18 && g->loop_nest > 0)
+    return R_COUNTER + below(g, g->loop_nest);
+  return R_SLOT;
+}
+
+static unsigned any_pred(gen *g) { return below(g, g->num_preds); }
+
+/* A guard for pure work: p1..p3 only, never p0 (wave-isa.md §12). */
+static int pick_guard(gen *g, bool *negated) {
+  *negated = chance(g, 40);
+  return chance(g, 18) ? (int)(1 + below(g, g->num_preds - 1)) : WAVE_NO_GUARD;
+}
+
+static uint32_t small_or_wild(gen *g) {
+  static const uint32_t specials[] = {0, 1, 2, 3, 4, 7, 8, 31, 32, 0x7FFFFFFF, 0x80000000,
+                                      0xFFFFFFFF, 0xFFFFFFFE, 0x3F800000, 0xBF800000, 100};
+  return chance(g, 60) ? PICK(g, specials) : (uint32_t)next(g);
+}
+
+/* Emits op with a random guard, turning register reads into immediates here and there in the
+ * documentation dialect (but never a clamp's bounds: their order is what makes it safe). */
+static void emit_pure(gen *g, wave_node_list *list, wave_opcode op, unsigned n,
+                      wave_operand *ops) {
+  if (g->opt->docs_dialect) {
+    for (unsigned s = 0; s < (op == WAVE_OP_ICLAMP ? 2 : n); s++)
+      if (ops[s].kind == WAVE_OPERAND_GPR && wave_opcode_accepts_docs_immediate(op, s) &&
+          chance(g, 20))
+        ops[s] = wave_imm(chance(g, 70) ? below(g, 40) : small_or_wild(g));
+  }
+  bool negated;
+  int guard = pick_guard(g, &negated);
+  emit_guarded(g, list, op, guard, negated, n, ops);
+}
+
+/* ---- address computation ------------------------------------------------------------------- */
+
+typedef enum window { WIN_INPUT, WIN_SLOT, WIN_LOCAL } window;
+
+/* R_T0 = base + offset with offset derived from src and always inside the window for an
+ * access of `bytes` bytes aligned to `bytes` (unaligned u8 accesses come for free). */
+static void gen_address(gen *g, wave_node_list *list, window win, unsigned bytes, unsigned src) {
+  static const unsigned bases[] = {R_IN, R_SLOT, R_LSLOT};
+  static const uint32_t sizes[] = {IN_BYTES, SCRATCH_BYTES, LSLOT_BYTES};
+  uint32_t span = sizes[win];
+  unsigned shift = bytes == 8 ? 3 : bytes == 4 ? 2 : bytes == 2 ? 1 : 0;
+  if (shift && chance(g, 40)) {
+    /* base + ((x & (span/bytes - 1)) << log2(bytes)) */
+    mov_imm(g, list, R_T0, span / bytes - 1);
+    EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src), R(R_T0));
+    mov_imm(g, list, R_T1, shift);
+    EMIT(g, list, WAVE_OP_SHL, R(R_T0), R(R_T0), R(R_T1));
+  } else {
+    mov_imm(g, list, R_T0, span - bytes);
+    EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src), R(R_T0));
+  }
+  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(bases[win]), R(R_T0));
+}
+
+/* ---- straight-line statements -------------------------------------------------------------- */
+
+static const wave_opcode int_binary[] = {
+    WAVE_OP_IADD, WAVE_OP_ISUB, WAVE_OP_IMUL, WAVE_OP_IMUL_HI, WAVE_OP_IMIN, WAVE_OP_IMAX,
+    WAVE_OP_AND,  WAVE_OP_OR,   WAVE_OP_XOR,  WAVE_OP_SHL,     WAVE_OP_SHR,  WAVE_OP_SAR,
+};
+static const wave_opcode int_unary[] = {
+    WAVE_OP_INEG, WAVE_OP_IABS, WAVE_OP_NOT, WAVE_OP_BITCOUNT, WAVE_OP_BITFIND, WAVE_OP_BITREV,
+    WAVE_OP_MOV,
+};
+static const wave_opcode int_ternary[] = {WAVE_OP_IMAD, WAVE_OP_BFE};
+static const wave_opcode float_binary[] = {
+    WAVE_OP_FADD, WAVE_OP_FSUB, WAVE_OP_FMUL, WAVE_OP_FMIN,  WAVE_OP_FMAX,
+    WAVE_OP_FDIV, WAVE_OP_HADD, WAVE_OP_HMUL, WAVE_OP_HADD2, WAVE_OP_BADD,
+};
+static const wave_opcode f64_binary[] = {WAVE_OP_DADD, WAVE_OP_DSUB, WAVE_OP_DMUL, WAVE_OP_DDIV};
+static const wave_opcode float_unary[] = {
+    WAVE_OP_FNEG,        WAVE_OP_FABS,        WAVE_OP_FFLOOR,      WAVE_OP_FTRUNC,
+    WAVE_OP_FROUND,      WAVE_OP_FFRACT,      WAVE_OP_FSAT,        WAVE_OP_FSQRT,
+    WAVE_OP_FRCP,        WAVE_OP_CVT_F32_I32, WAVE_OP_CVT_F32_U32, WAVE_OP_CVT_I32_F32,
+    WAVE_OP_CVT_U32_F32, WAVE_OP_CVT_F16_F32, WAVE_OP_CVT_F32_F16,
+};
+static const wave_opcode real_compares[] = {
+    WAVE_OP_ICMP_EQ, WAVE_OP_ICMP_NE, WAVE_OP_ICMP_LT, WAVE_OP_ICMP_LE,
+    WAVE_OP_ICMP_GT, WAVE_OP_ICMP_GE, WAVE_OP_UCMP_LT, WAVE_OP_UCMP_LE,
+    WAVE_OP_ICMP_LT, WAVE_OP_ICMP_EQ, WAVE_OP_FCMP_LT, WAVE_OP_FCMP_NE,
+};
+static const wave_opcode docs_compares[] = {
+    WAVE_OP_UCMP_EQ, WAVE_OP_UCMP_NE, WAVE_OP_UCMP_GT, WAVE_OP_UCMP_GE, WAVE_OP_FCMP_GE,
+};
+static const wave_opcode pred_logic[] = {WAVE_OP_PAND, WAVE_OP_POR, WAVE_OP_PXOR};
+
+/* Special registers whose value does not depend on the wave width... */
+static const uint8_t sregs_w_free[] = {0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+/* ...and those that do (lane, wave, width, wave count). */
+static const uint8_t sregs_w_dep[] = {3, 4, 14, 15};
+
+static void gen_alu(gen *g, wave_node_list *list) {
+  unsigned d = pool_reg(g);
+  unsigned kind = below(g, g->opt->floats ? 13 : 9);
+  wave_operand ops[5];
+  switch (kind) {
+  case 0: case 1: case 2: case 3:
+    ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
+    emit_pure(g, list, PICK(g, int_binary), 3, ops);
+    return;
+  case 4:
+    ops[0] = R(d), ops[1] = R(src_reg(g));
+    emit_pure(g, list, PICK(g, int_unary), 2, ops);
+    return;
+  case 5:
+    if (chance(g, 50)) {
+      ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
+      emit_pure(g, list, PICK(g, int_ternary), 4, ops);
+    } else {
+      ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
+      ops[4] = R(src_reg(g));
+      emit_pure(g, list, WAVE_OP_BFI, 5, ops);
+    }
+    return;
+  case 6: {
+    /* Division by a divisor that cannot be zero; INT_MIN / -1 is defined (wraps). */
+    unsigned a = src_reg(g), b = src_reg(g);
+    EMIT(g, list, WAVE_OP_OR, R(R_T1), R(b), R(R_ONE));
+    ops[0] = R(d), ops[1] = R(a), ops[2] = R(R_T1);
+    bool negated;
+    int guard = pick_guard(g, &negated);
+    emit_guarded(g, list, chance(g, 50) ? WAVE_OP_IDIV : WAVE_OP_IMOD, guard, negated, 3, ops);
+    return;
+  }
+  case 7: {
+    /* A clamp whose bounds are ordered by construction. */
+    unsigned a = src_reg(g), b = src_reg(g);
+    EMIT(g, list, WAVE_OP_IMIN, R(R_T0), R(a), R(b));
+    EMIT(g, list, WAVE_OP_IMAX, R(R_T1), R(a), R(b));
+    ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(R_T0), ops[3] = R(R_T1);
+    emit_pure(g, list, WAVE_OP_ICLAMP, 4, ops);
+    return;
+  }
+  case 8: {
+    unsigned which = below(g, 3);
+    if (which == 0) {
+      ops[0] = R(d), ops[1] = wave_imm(small_or_wild(g));
+      emit_pure(g, list, WAVE_OP_MOV_IMM, 2, ops);
+    } else if (which == 1) {
+      bool w_dep = g->opt->wave_ops && chance(g, 40);
+      ops[0] = R(d);
+      ops[1] = wave_sreg(w_dep ? PICK(g, sregs_w_dep) : PICK(g, sregs_w_free));
+      emit_pure(g, list, WAVE_OP_MOV_SR, 2, ops);
+    } else {
+      ops[0] = R(d), ops[1] = P(any_pred(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
+      emit_pure(g, list, WAVE_OP_SELECT, 4, ops);
+    }
+    return;
+  }
+  case 9: case 10:
+    ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
+    emit_pure(g, list, PICK(g, float_binary), 3, ops);
+    return;
+  case 11: {
+    /* f64 on register pairs, so that implicit second registers are exercised. */
+    unsigned which = below(g, 4);
+    if (which == 0) {
+      ops[0] = R(pool_pair(g)), ops[1] = R(pair_src(g)), ops[2] = R(pair_src(g));
+      emit_pure(g, list, PICK(g, f64_binary), 3, ops);
+    } else if (which == 1) {
+      ops[0] = R(pool_pair(g)), ops[1] = R(pair_src(g)), ops[2] = R(pair_src(g));
+      ops[3] = R(pair_src(g));
+      emit_pure(g, list, WAVE_OP_DMA, 4, ops);
+    } else if (which == 2) {
+      ops[0] = R(pool_pair(g)), ops[1] = R(pair_src(g));
+      emit_pure(g, list, chance(g, 50) ? WAVE_OP_DSQRT : WAVE_OP_CVT_F64_F32, 2, ops);
+    } else {
+      ops[0] = R(d), ops[1] = R(pair_src(g));
+      emit_pure(g, list, WAVE_OP_CVT_F32_F64, 2, ops);
+    }
+    return;
+  }
+  default:
+    if (chance(g, 25)) {
+      ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
+      emit_pure(g, list, WAVE_OP_FMA, 4, ops);
+    } else {
+      ops[0] = R(d), ops[1] = R(src_reg(g));
+      emit_pure(g, list, PICK(g, float_unary), 2, ops);
+    }
+    return;
+  }
+}
+
+/* Writes predicate `p` from a compare of values (or, in the documentation dialect, from
+ * predicate logic). `uniform` restricts the inputs to values equal in every lane of the launch:
+ * arguments, constants and the workgroup id (equal within a workgroup). */
+static void gen_compare_into(gen *g, wave_node_list *list, unsigned p, bool uniform,
+                             bool guarded) {
+  wave_operand ops[3];
+  ops[0] = P(p);
+  if (uniform) {
+    unsigned a = chance(g, 50) ? R_ARG_A : R_ARG_B;
+    if (chance(g, 30)) {
+      EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(5));
+      mov_imm(g, list, R_T0, below(g, 3));
+      a = R_T1;
+    } else {
+      mov_imm(g, list, R_T0, small_or_wild(g));
+    }
+    ops[1] = R(a), ops[2] = R(R_T0);
+    EMIT(g, list, PICK(g, real_compares), ops[0], ops[1], ops[2]);
+    return;
+  }
+  if (g->opt->docs_dialect && chance(g, 25)) {
+    unsigned a = any_pred(g), b = any_pred(g);
+    if (chance(g, 30)) {
+      EMIT(g, list, WAVE_OP_PNOT, P(p), P(a));
+    } else {
+      wave_opcode op = PICK(g, pred_logic);
+      EMIT(g, list, op, P(p), P(a), P(b));
+    }
+    return;
+  }
+  wave_opcode op = g->opt->docs_dialect && chance(g, 25) ? PICK(g, docs_compares)
+                                                         : PICK(g, real_compares);
+  ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
+  if (guarded)
+    emit_pure(g, list, op, 3, ops);
+  else
+    EMIT(g, list, op, ops[0], ops[1], ops[2]);
+}
+
+/* p = one bit of the thread's index, read from its slot address (t * 256 + base): lanes split
+ * in runs of 1, 2, 4, ... whatever the data. */
+static void gen_lane_bit(gen *g, wave_node_list *list, unsigned p) {
+  mov_imm(g, list, R_T1, 8 + below(g, 6));
+  EMIT(g, list, WAVE_OP_SHR, R(R_T0), R(R_SLOT), R(R_T1));
+  EMIT(g, list, WAVE_OP_AND, R(R_T0), R(R_T0), R(R_ONE));
+  EMIT(g, list, chance(g, 50) ? WAVE_OP_ICMP_EQ : WAVE_OP_ICMP_NE, P(p), R(R_T0), R(R_ONE));
+}
+
+/* A predicate for a branch: uniform, split by lane, data-dependent, or whatever a predicate
+ * happens to hold. */
+static unsigned gen_condition(gen *g, wave_node_list *list) {
+  unsigned p = any_pred(g);
+  unsigned kind = below(g, 20);
+  if (kind < 5)
+    gen_compare_into(g, list, p, true, false);
+  else if (kind < 10)
+    gen_lane_bit(g, list, p);
+  else if (kind < 17)
+    gen_compare_into(g, list, p, false, false);
+  return p;
+}
+
+static const wave_opcode load_ops[] = {WAVE_OP_DEVICE_LOAD_U8, WAVE_OP_DEVICE_LOAD_U16,
+                                       WAVE_OP_DEVICE_LOAD_U32, WAVE_OP_DEVICE_LOAD_U32,
+                                       WAVE_OP_DEVICE_LOAD_U64};
+static const wave_opcode local_load_ops[] = {WAVE_OP_LOCAL_LOAD_U8, WAVE_OP_LOCAL_LOAD_U16,
+                                             WAVE_OP_LOCAL_LOAD_U32, WAVE_OP_LOCAL_LOAD_U64};
+static const wave_opcode store_ops[] = {WAVE_OP_DEVICE_STORE_U8, WAVE_OP_DEVICE_STORE_U16,
+                                        WAVE_OP_DEVICE_STORE_U32, WAVE_OP_DEVICE_STORE_U32,
+                                        WAVE_OP_DEVICE_STORE_U64};
+static const wave_opcode local_store_ops[] = {WAVE_OP_LOCAL_STORE_U8, WAVE_OP_LOCAL_STORE_U16,
+                                              WAVE_OP_LOCAL_STORE_U32,
+                                              WAVE_OP_LOCAL_STORE_U64};
+
+static unsigned access_bytes(wave_opcode op) {
+  const char *m = wave_opcode_get(op)->mnemonic;
+  const char *u = strrchr(m, 'u');
+  return (unsigned)strtoul(u + 1, NULL, 10) / 8;
+}
+
+static void gen_load(gen *g, wave_node_list *list) {
+  unsigned which = below(g, 4);
+  window win = which < 2 ? WIN_INPUT : which == 2 ? WIN_SLOT : WIN_LOCAL;
+  wave_opcode op = win == WIN_LOCAL ? PICK(g, local_load_ops) : PICK(g, load_ops);
+  unsigned bytes = access_bytes(op);
+  gen_address(g, list, win, bytes, src_reg(g));
+  EMIT(g, list, op, R(bytes == 8 ? pool_pair(g) : pool_reg(g)), R(R_T0));
+}
+
+static void gen_store(gen *g, wave_node_list *list) {
+  bool local = chance(g, 30);
+  wave_opcode op = local ? PICK(g, local_store_ops) : PICK(g, store_ops);
+  unsigned bytes = access_bytes(op);
+  gen_address(g, list, local ? WIN_LOCAL : WIN_SLOT, bytes, src_reg(g));
+  EMIT(g, list, op, R(R_T0), R(bytes == 8 ? pool_pair(g) : pool_reg(g)));
+}
+
+/* Shared counters: each operation has its own two counters, so every counter only ever sees
+ * one commutative operation and its final value does not depend on lane order. */
+static const wave_opcode counter_ops[] = {WAVE_OP_ATOMIC_ADD, WAVE_OP_ATOMIC_SUB,
+                                          WAVE_OP_ATOMIC_MIN, WAVE_OP_ATOMIC_MAX,
+                                          WAVE_OP_ATOMIC_AND, WAVE_OP_ATOMIC_OR,
+                                          WAVE_OP_ATOMIC_XOR};
+_Static_assert(sizeof(counter_ops) / sizeof(counter_ops[0]) * 8 <= ATOM_BYTES,
+               "two counters per operation");
+static const wave_opcode slot_atomics[] = {WAVE_OP_ATOMIC_ADD, WAVE_OP_ATOMIC_MAX,
+                                           WAVE_OP_ATOMIC_XOR, WAVE_OP_ATOMIC_EXCHANGE};
+static const wave_opcode local_atomics[] = {WAVE_OP_LOCAL_ATOMIC_ADD, WAVE_OP_LOCAL_ATOMIC_MIN,
+                                            WAVE_OP_LOCAL_ATOMIC_OR,
+                                            WAVE_OP_LOCAL_ATOMIC_EXCHANGE};
+
+static void gen_atomic(gen *g, wave_node_list *list) {
+  unsigned value = src_reg(g);
+  wave_operand scope = wave_scope_operand(chance(g, 50) ? WAVE_SCOPE_DEVICE : WAVE_SCOPE_SYSTEM);
+  unsigned which = below(g, 3);
+  if (which == 0) {
+    unsigned k = below(g, sizeof(counter_ops) / sizeof(counter_ops[0]));
+    mov_imm(g, list, R_T0, 4);
+    EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src_reg(g)), R(R_T0));
+    mov_imm(g, list, R_T1, 8 * k);
+    EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+    EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_ATOM), R(R_T0));
+    if (g->opt->races && g->opt->atomic_returns && chance(g, 50))
+      EMIT(g, list, counter_ops[k], R(pool_reg(g)), R(R_T0), R(value), scope);
+    else
+      EMIT(g, list, counter_ops[k], NO_DEST(), R(R_T0), R(value), scope);
+    return;
+  }
+  bool local = which == 2;
+  gen_address(g, list, local ? WIN_LOCAL : WIN_SLOT, 4, src_reg(g));
+  wave_opcode op = local ? PICK(g, local_atomics) : PICK(g, slot_atomics);
+  bool ret = g->opt->atomic_returns && chance(g, 60);
+  if (local && ret)
+    EMIT(g, list, op, R(pool_reg(g)), R(R_T0), R(value));
+  else if (local)
+    EMIT(g, list, op, NO_DEST(), R(R_T0), R(value));
+  else if (ret)
+    EMIT(g, list, op, R(pool_reg(g)), R(R_T0), R(value), scope);
+  else
+    EMIT(g, list, op, NO_DEST(), R(R_T0), R(value), scope);
+}
+
+static const wave_opcode lane_reductions[] = {WAVE_OP_WAVE_REDUCE_ADD, WAVE_OP_WAVE_REDUCE_MIN,
+                                              WAVE_OP_WAVE_REDUCE_MAX, WAVE_OP_WAVE_PREFIX_SUM};
+static const wave_opcode shuffles[] = {WAVE_OP_WAVE_SHUFFLE, WAVE_OP_WAVE_SHUFFLE_UP,
+                                       WAVE_OP_WAVE_SHUFFLE_DOWN, WAVE_OP_WAVE_SHUFFLE_XOR,
+                                       WAVE_OP_WAVE_BROADCAST};
+
+static void gen_wave_op(gen *g, wave_node_list *list, bool converged) {
+  unsigned which = converged && chance(g, 40) ? 3 : below(g, 3);
+  unsigned d = pool_reg(g), s = src_reg(g), p = any_pred(g), q = any_pred(g);
+  if (which == 0) {
+    wave_opcode op = PICK(g, lane_reductions);
+    EMIT(g, list, op, R(d), R(s));
+  } else if (which == 1) {
+    EMIT(g, list, WAVE_OP_WAVE_BALLOT, R(d), P(p));
+  } else if (which == 2) {
+    EMIT(g, list, chance(g, 50) ? WAVE_OP_WAVE_ANY : WAVE_OP_WAVE_ALL, P(p), P(q));
+  } else {
+    /* Lane numbers up to 63 so that widths 8 and 32 also see out-of-range sources. */
+    mov_imm(g, list, R_T1, 63);
+    EMIT(g, list, WAVE_OP_AND, R(R_T1), R(src_reg(g)), R(R_T1));
+    wave_opcode op = PICK(g, shuffles);
+    EMIT(g, list, op, R(d), R(s), R(R_T1));
+  }
+}
+
+static void gen_misc(gen *g, wave_node_list *list) {
+  unsigned which = below(g, 3);
+  if (which == 0)
+    EMIT(g, list, WAVE_OP_FENCE_ACQ_REL, wave_scope_operand(WAVE_SCOPE_DEVICE));
+  else if (which == 1)
+    EMIT0(g, list, WAVE_OP_WAIT);
+  else
+    EMIT0(g, list, WAVE_OP_NOP);
+}
+
+/* Stores every register and predicate into the lane's output slot (so nothing is live at a
+ * halt): r0..r27 four at a time, then one word per predicate. */
+static void gen_dump(gen *g, wave_node_list *list) {
+  mov_imm(g, list, R_T1, DUMP_OFFSET);
+  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_SLOT), R(R_T1));
+  mov_imm(g, list, R_T1, 16);
+  for (unsigned r = 0; r < NUM_REGS; r += 4) {
+    if (r)
+      EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+    EMIT(g, list, WAVE_OP_DEVICE_STORE_U128, R(R_T0), R(r));
+  }
+  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+  for (unsigned p = 0; p < g->num_preds; p++) {
+    if (p) {
+      mov_imm(g, list, R_T1, 4);
+      EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+    }
+    /* Two values that differ in every lane's slot: the slot address (never 1) or 1. */
+    EMIT(g, list, WAVE_OP_SELECT, R(R_T1), P(p), R(R_SLOT), R(R_ONE));
+    EMIT(g, list, WAVE_OP_DEVICE_STORE_U32, R(R_T0), R(R_T1));
+  }
+}
+
+/* Every thread of the workgroup stores a value into its local slot, waits, reads a
+ * neighbour's, and waits again so nobody overwrites a slot still being read. */
+static void gen_exchange(gen *g, wave_node_list *list) {
+  EMIT(g, list, WAVE_OP_LOCAL_STORE_U32, R(R_LSLOT), R(src_reg(g)));
+  EMIT0(g, list, WAVE_OP_BARRIER);
+  mov_imm(g, list, R_T0, (1 + below(g, g->threads)) * LSLOT_BYTES);
+  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_LSLOT), R(R_T0));
+  mov_imm(g, list, R_T1, g->threads * LSLOT_BYTES);
+  EMIT(g, list, WAVE_OP_IMOD, R(R_T0), R(R_T0), R(R_T1));
+  EMIT(g, list, WAVE_OP_LOCAL_LOAD_U32, R(pool_reg(g)), R(R_T0));
+  EMIT0(g, list, WAVE_OP_BARRIER);
+}
+
+/* ---- regions ------------------------------------------------------------------------------- */
+
+static void gen_list(gen *g, wave_node_list *list, unsigned depth, unsigned quota);
+
+/* Room for a nested body: a share of what is left to this list and to the kernel. */
+static unsigned body_quota(gen *g, unsigned left) {
+  unsigned total = g->opt->size > g->emitted ? g->opt->size - g->emitted : 1;
+  unsigned cap = left < total ? left : total;
+  cap = cap > 3 ? cap : 3;
+  return 2 + below(g, cap / 2 + 1);
+}
+
+static void gen_if(gen *g, wave_node_list *list, unsigned depth, unsigned left) {
+  unsigned p = gen_condition(g, list);
+  wave_node *node = wave_if_create(g->module, P(p));
+  if (!node) {
+    g->failed = true;
+    return;
+  }
+  wave_node_list_append(list, node);
+  g->emitted++;
+  gen_list(g, &node->u.if_.then_body, depth + 1, body_quota(g, left));
+  if (chance(g, 50)) {
+    node->u.if_.has_else = true;
+    gen_list(g, &node->u.if_.else_body, depth + 1, body_quota(g, left));
+  }
+}
+
+static void gen_loop(gen *g, wave_node_list *list, unsigned depth, unsigned left) {
+  unsigned counter = R_COUNTER + g->loop_nest;
+  unsigned bound_src = chance(g, 30) ? (chance(g, 50) ? R_ARG_A : R_ARG_B) : src_reg(g);
+  mov_imm(g, list, R_T0, g->loop_nest == 0 ? 7 : 3);
+  EMIT(g, list, WAVE_OP_AND, R(counter), R(bound_src), R(R_T0));
+  wave_node *node = wave_loop_create(g->module);
+  if (!node) {
+    g->failed = true;
+    return;
+  }
+  wave_node_list_append(list, node);
+  g->emitted++;
+  wave_node_list *body = &node->u.loop.body;
+  unsigned p = any_pred(g);
+  if (g->opt->docs_dialect && chance(g, 40)) {
+    EMIT(g, body, WAVE_OP_ICMP_GE, P(p), R(counter), R(R_ONE));
+    EMIT(g, body, WAVE_OP_BREAK, wave_not_pred(p));
+  } else {
+    EMIT(g, body, WAVE_OP_ICMP_LT, P(p), R(counter), R(R_ONE));
+    EMIT(g, body, WAVE_OP_BREAK, P(p));
+  }
+  EMIT(g, body, WAVE_OP_ISUB, R(counter), R(counter), R(R_ONE));
+  g->loop_nest++;
+  gen_list(g, body, depth + 1, body_quota(g, left));
+  g->loop_nest--;
+}
+
+static void gen_break_continue(gen *g, wave_node_list *list) {
+  unsigned p = gen_condition(g, list);
+  wave_operand cond = g->opt->docs_dialect && chance(g, 30) ? wave_not_pred(p) : P(p);
+  EMIT(g, list, chance(g, 55) ? WAVE_OP_BREAK : WAVE_OP_CONTINUE, cond);
+}
+
+/* Returns false when the list must end here (its lanes have halted). */
+static bool gen_halt(gen *g, wave_node_list *list) {
+  g->halts++;
+  g->halted = true;
+  bool in_if = list->parent && list->parent->kind == WAVE_NODE_IF;
+  if (in_if && chance(g, 50)) {
+    gen_dump(g, list);
+    EMIT0(g, list, WAVE_OP_HALT);
+    return false;
+  }
+  /* Few lanes: those whose value has three chosen low bits. */
+  unsigned p = 1 + below(g, g->num_preds - 1);
+  mov_imm(g, list, R_T0, 7);
+  EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src_reg(g)), R(R_T0));
+  mov_imm(g, list, R_T1, below(g, 8));
+  EMIT(g, list, WAVE_OP_ICMP_EQ, P(p), R(R_T0), R(R_T1));
+  gen_dump(g, list);
+  emit_guarded(g, list, WAVE_OP_HALT, (int)p, false, 0, NULL);
+  return true;
+}
+
+typedef enum stmt {
+  S_ALU, S_COMPARE, S_LOAD, S_STORE, S_ATOMIC, S_WAVE, S_IF, S_LOOP, S_BREAK, S_HALT,
+  S_BARRIER, S_MISC, S_COUNT
+} stmt;
+
+static stmt pick_statement(gen *g, unsigned depth, bool converged) {
+  unsigned weight[S_COUNT] = {0};
+  weight[S_ALU] = 34;
+  weight[S_COMPARE] = 8;
+  weight[S_LOAD] = 8;
+  weight[S_STORE] = 7;
+  weight[S_ATOMIC] = g->opt->atomics ? 4 : 0;
+  weight[S_WAVE] = g->opt->wave_ops ? 5 : 0;
+  weight[S_IF] = depth < g->opt->max_depth ? 11 : 0;
+  weight[S_LOOP] = depth < g->opt->max_depth && g->loop_nest < MAX_LOOP_NEST ? 7 : 0;
+  weight[S_BREAK] = g->loop_nest > 0 ? 12 : 0;
+  weight[S_HALT] = g->opt->halts && g->halts < MAX_HALTS && depth > 0 ? 3 : 0;
+  weight[S_BARRIER] = g->opt->barriers && converged ? 3 : 0;
+  weight[S_MISC] = 1;
+  unsigned total = 0;
+  for (unsigned i = 0; i < S_COUNT; i++)
+    total += weight[i];
+  unsigned r = below(g, total);
+  unsigned s = 0;
+  while (r >= weight[s])
+    r -= weight[s++];
+  return (stmt)s;
+}
+
+static void gen_list(gen *g, wave_node_list *list, unsigned depth, unsigned quota) {
+  unsigned start = g->emitted;
+  while (!g->failed && g->emitted - start < quota && g->emitted < g->opt->size) {
+    unsigned left = quota - (g->emitted - start);
+    bool converged = depth == 0 && !g->halted;
+    switch (pick_statement(g, depth, converged)) {
+    case S_ALU: gen_alu(g, list); break;
+    case S_COMPARE: gen_compare_into(g, list, any_pred(g), chance(g, 20), true); break;
+    case S_LOAD: gen_load(g, list); break;
+    case S_STORE: gen_store(g, list); break;
+    case S_ATOMIC: gen_atomic(g, list); break;
+    case S_WAVE: gen_wave_op(g, list, converged); break;
+    case S_IF: gen_if(g, list, depth, left); break;
+    case S_LOOP: gen_loop(g, list, depth, left); break;
+    case S_BREAK: gen_break_continue(g, list); break;
+    case S_HALT:
+      if (!gen_halt(g, list))
+        return;
+      break;
+    case S_BARRIER:
+      if (chance(g, 70))
+        gen_exchange(g, list);
+      else
+        EMIT0(g, list, WAVE_OP_BARRIER);
+      break;
+    case S_MISC: gen_misc(g, list); break;
+    case S_COUNT: break;
+    }
+  }
+}
+
+/* ---- kernel -------------------------------------------------------------------------------- */
+
+/* Own slots from the linear thread index, then the values the body starts from. */
+static void gen_prologue(gen *g, wave_node_list *list, const wave_gen_launch *launch) {
+  const unsigned tmp = R_COUNTER; /* free until the first loop initialises it */
+  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T0), wave_sreg(2));
+  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(9));
+  EMIT(g, list, WAVE_OP_MOV_SR, R(tmp), wave_sreg(1));
+  EMIT(g, list, WAVE_OP_IMAD, R(R_T0), R(R_T0), R(R_T1), R(tmp));
+  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(8));
+  EMIT(g, list, WAVE_OP_MOV_SR, R(tmp), wave_sreg(0));
+  EMIT(g, list, WAVE_OP_IMAD, R(R_T0), R(R_T0), R(R_T1), R(tmp)); /* local linear id */
+  mov_imm(g, list, R_T1, LSLOT_BYTES);
+  EMIT(g, list, WAVE_OP_IMUL, R(R_LSLOT), R(R_T0), R(R_T1));
+  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(5));
+  mov_imm(g, list, tmp, g->threads);
+  EMIT(g, list, WAVE_OP_IMAD, R(R_T0), R(R_T1), R(tmp), R(R_T0)); /* global linear id */
+  EMIT(g, list, WAVE_OP_MOV, R(R_POOL), R(R_T0));
+  mov_imm(g, list, R_T1, launch->output_slot_bytes);
+  EMIT(g, list, WAVE_OP_IMAD, R(R_SLOT), R(R_T0), R(R_T1), R(R_OUT));
+  mov_imm(g, list, R_ONE, 1);
+  mov_imm(g, list, tmp, 0);
+  /* One value loaded at a lane-dependent address, so data-dependent branches exist early. */
+  gen_address(g, list, WIN_INPUT, 4, R_POOL);
+  EMIT(g, list, WAVE_OP_DEVICE_LOAD_U32, R(R_POOL + 1), R(R_T0));
+  for (unsigned r = R_POOL + 2; r < R_POOL + POOL_SIZE; r++) {
+    switch (below(g, 4)) {
+    case 0:
+      mov_imm(g, list, r, small_or_wild(g));
+      break;
+    case 1:
+      EMIT(g, list, WAVE_OP_XOR, R(r), R(chance(g, 50) ? R_ARG_A : R_ARG_B), R(R_POOL));
+      break;
+    case 2:
+      EMIT(g, list, WAVE_OP_MOV_SR, R(r), wave_sreg(PICK(g, sregs_w_free)));
+      break;
+    default:
+      EMIT(g, list, WAVE_OP_IMUL, R(r), R(R_POOL + 1), R(r - 1));
+      break;
+    }
+  }
+}
+
+static void plan_launch(gen *g, wave_gen_launch *launch) {
+  memset(launch, 0, sizeof(*launch));
+  const uint32_t *shape = shapes[below(g, sizeof(shapes) / sizeof(shapes[0]))];
+  memcpy(launch->workgroup, shape, sizeof(launch->workgroup));
+  launch->grid[0] = 1 + below(g, 3);
+  launch->grid[1] = launch->grid[2] = 1;
+  g->threads = shape[0] * shape[1] * shape[2];
+  uint32_t out_end = OUT_BASE + launch->grid[0] * g->threads * SLOT_BYTES;
+  launch->device_memory_size = (out_end + 4095u) & ~4095u;
+  launch->output_base = OUT_BASE;
+  launch->output_slot_bytes = SLOT_BYTES;
+  launch->dump_offset = DUMP_OFFSET;
+  launch->num_dumped_registers = NUM_REGS;
+  launch->num_dumped_predicates = g->num_preds;
+  static const struct { uint32_t reg, base, mask; const char *role; } args[] = {
+      {R_IN, IN_BASE, 0, "input area (read-only)"},
+      {R_OUT, OUT_BASE, 0, "output slots"},
+      {R_ATOM, ATOM_BASE, 0, "shared counters"},
+      {R_ARG_A, 0, 0xFFFFFFFFu, "uniform argument"},
+      {R_ARG_B, 0, 0xFFFFFFFFu, "uniform argument"},
+  };
+  launch->num_args = sizeof(args) / sizeof(args[0]);
+  for (unsigned i = 0; i < launch->num_args; i++) {
+    launch->args[i].reg = args[i].reg;
+    launch->args[i].base = args[i].base;
+    launch->args[i].random_mask = args[i].mask;
+    launch->args[i].role = args[i].role;
+  }
+}
+
+void wave_gen_options_init(wave_gen_options *options) {
+  memset(options, 0, sizeof(*options));
+  options->size = 250;
+  options->max_depth = 5;
+  options->wave_ops = true;
+  options->atomics = true;
+  options->atomic_returns = true;
+  options->barriers = true;
+  options->halts = true;
+  options->floats = true;
+}
+
+wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *launch,
+                           wave_diags *diags) {
+  wave_gen_options opt = *options;
+  if (opt.max_depth > WAVE_GEN_MAX_DEPTH)
+    opt.max_depth = WAVE_GEN_MAX_DEPTH;
+  gen g = {0};
+  g.opt = &opt;
+  g.rng = opt.seed;
+  g.num_preds = opt.docs_dialect ? WAVE_NUM_PREDS - 1 : WAVE_NUM_PREDS;
+  plan_launch(&g, launch);
+
+  char name[40];
+  snprintf(name, sizeof(name), "wavegen_%llu", (unsigned long long)opt.seed);
+  g.module = wave_module_create("<wavegen>");
+  wave_kernel *kernel = g.module ? wave_kernel_create(g.module, name) : NULL;
+  if (kernel) {
+    kernel->registers = NUM_REGS;
+    kernel->has_registers = true;
+    kernel->local_memory = g.threads * LSLOT_BYTES;
+    kernel->has_local_memory = true;
+    memcpy(kernel->workgroup_size, launch->workgroup, sizeof(kernel->workgroup_size));
+    kernel->has_workgroup_size = true;
+    wave_node_list *body = &kernel->first_region->body;
+    gen_prologue(&g, body, launch);
+    gen_list(&g, body, 0, opt.size);
+    gen_dump(&g, body);
+    EMIT0(&g, body, WAVE_OP_HALT);
+  }
+  if (!kernel || g.failed) {
+    wave_module_destroy(g.module);
+    wave_loc loc = {0};
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, NULL, 0,
+                     "out of memory while generating a kernel");
+    return NULL;
+  }
+  return g.module;
+}
+
+/* ---- launch description -------------------------------------------------------------------- */
+
+typedef struct text {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} text;
+
+static void append(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(text *t, const char *fmt, ...) {
+  if (t->failed)
+    return;
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      t->failed = true;
+      return;
+    }
+    if (t->data && t->len + (size_t)n < t->cap) {
+      t->len += (size_t)n;
+      return;
+    }
+    size_t cap = (t->cap + (size_t)n + 1) * 2;
+    char *bigger = realloc(t->data, cap);
+    if (!bigger) {
+      t->failed = true;
+      return;
+    }
+    t->data = bigger;
+    t->cap = cap;
+  }
+}
+
+char *wave_gen_describe(const wave_gen_options *o, const wave_gen_launch *l) {
+  text t = {0};
+  append(&t, "; wavegen --seed %llu --size %u --depth %u%s%s%s\n", (unsigned long long)o->seed,
+         o->size, o->max_depth, o->wave_ops ? "" : " --no-wave-ops", o->races ? " --races" : "",
+         o->docs_dialect ? " --docs-dialect" : "");
+  append(&t, "; launch: grid %u,%u,%u  workgroup %u,%u,%u  device memory >= %u bytes (any "
+             "contents)\n",
+         l->grid[0], l->grid[1], l->grid[2], l->workgroup[0], l->workgroup[1], l->workgroup[2],
+         l->device_memory_size);
+  append(&t, "; preset registers:");
+  for (unsigned i = 0; i < l->num_args; i++) {
+    const wave_gen_arg *a = &l->args[i];
+    if (a->random_mask == 0xFFFFFFFFu)
+      append(&t, " r%u = any value (%s);", a->reg, a->role);
+    else if (a->random_mask)
+      append(&t, " r%u = %u + (any & 0x%x) (%s);", a->reg, a->base, a->random_mask, a->role);
+    else
+      append(&t, " r%u = %u (%s);", a->reg, a->base, a->role);
+  }
+  append(&t, "\n; results: thread t stores r0..r%u then p0..p%u at %u + t * %u + %u\n",
+         l->num_dumped_registers - 1, l->num_dumped_predicates - 1, l->output_base,
+         l->output_slot_bytes, l->dump_offset);
+  append(&t, "; run: wavesim FILE --grid %u,%u,%u --device-memory %u", l->grid[0], l->grid[1],
+         l->grid[2], l->device_memory_size);
+  for (unsigned i = 0; i < l->num_args; i++)
+    append(&t, " --set-reg %u:%u", l->args[i].reg, l->args[i].base);
+  append(&t, "\n");
+  if (t.failed) {
+    free(t.data);
+    return NULL;
+  }
+  return t.data;
+}

@@ -1,0 +1,629 @@
+/* The kernel generator, the differential harness and the reducer. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness/difftest.h"
+
+enum { SEEDS = 200 };
+
+static wave_module *generate(const wave_gen_options *o, wave_gen_launch *launch) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_module *m = wave_generate(o, launch, &diags);
+  cr_assert_not_null(m, "seed %llu", (unsigned long long)o->seed);
+  cr_assert_eq(diags.count, 0);
+  wave_diags_free(&diags);
+  return m;
+}
+
+static wave_gen_options options_for(uint64_t seed) {
+  wave_gen_options o;
+  wave_gen_options_init(&o);
+  o.seed = seed;
+  return o;
+}
+
+static char *print(const wave_module *m, wave_dialect dialect, size_t *len) {
+  wave_print_options po = {0};
+  po.dialect = dialect;
+  char *text = wave_print_to_string(m, &po, len);
+  cr_assert_not_null(text);
+  return text;
+}
+
+static char *generate_text(const wave_gen_options *o, wave_gen_launch *launch, size_t *len) {
+  wave_module *m = generate(o, launch);
+  char *text = print(m, o->docs_dialect ? WAVE_DIALECT_DOCS : WAVE_DIALECT_ASM, len);
+  wave_module_destroy(m);
+  return text;
+}
+
+/* ---- what the kernels contain ---------------------------------------------------------------- */
+
+typedef struct features {
+  unsigned ifs, elses, loops, breaks, continues, breaks_in_ifs, continues_in_ifs, wave_ops,
+      shuffles, guards, halts, guarded_halts, barriers, atomics, atomic_returns, loads, stores,
+      divisions, clamps, selects, pseudo, negated_exits, docs_immediates, w_dependent_sregs,
+      max_depth, instrs;
+} features;
+
+/* Whether the innermost region around `block` is an if nested inside a loop. */
+static bool in_if_inside_loop(const wave_node *block) {
+  const wave_node *parent = block->list->parent;
+  if (!parent || parent->kind != WAVE_NODE_IF)
+    return false;
+  for (; parent; parent = parent->list->parent)
+    if (parent->kind == WAVE_NODE_LOOP)
+      return true;
+  return false;
+}
+
+static void count_instr(features *f, const wave_instr *in, const wave_node *block,
+                        unsigned depth) {
+  wave_opcode op = (wave_opcode)in->op;
+  const wave_opcode_info *info = wave_opcode_get(op);
+  f->instrs++;
+  if (in->guard != WAVE_NO_GUARD) {
+    f->guards++;
+    cr_assert(in->guard >= 1 && in->guard <= 3, "guard @p%d", in->guard);
+    cr_assert(info->flags & WAVE_F_GUARD_OK, "guard on %s", info->mnemonic);
+    cr_assert_not(info->flags & (WAVE_F_READS_MEM | WAVE_F_WRITES_MEM | WAVE_F_CONVERGENT),
+                  "guard on %s", info->mnemonic);
+  }
+  if (op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE) {
+    bool in_if = in_if_inside_loop(block);
+    if (op == WAVE_OP_BREAK) {
+      f->breaks++;
+      f->breaks_in_ifs += in_if;
+    } else {
+      f->continues++;
+      f->continues_in_ifs += in_if;
+    }
+    f->negated_exits += in->operands[0].negated;
+  }
+  if (info->category == WAVE_CAT_WAVE) {
+    f->wave_ops++;
+    if (op >= WAVE_OP_WAVE_SHUFFLE && op <= WAVE_OP_WAVE_BROADCAST) {
+      f->shuffles++;
+      cr_assert_eq(depth, 0, "a shuffle under divergence");
+    }
+  }
+  if (op == WAVE_OP_HALT) {
+    f->halts++;
+    f->guarded_halts += in->guard != WAVE_NO_GUARD;
+  }
+  if (op == WAVE_OP_BARRIER) {
+    f->barriers++;
+    cr_assert_eq(depth, 0, "a barrier inside a region");
+  }
+  if (info->category == WAVE_CAT_ATOMIC) {
+    f->atomics++;
+    f->atomic_returns += in->operands[0].kind == WAVE_OPERAND_GPR;
+  }
+  f->loads += info->category == WAVE_CAT_LOAD;
+  f->stores += info->category == WAVE_CAT_STORE;
+  f->divisions += op == WAVE_OP_IDIV || op == WAVE_OP_IMOD;
+  f->clamps += op == WAVE_OP_ICLAMP;
+  f->selects += op == WAVE_OP_SELECT;
+  f->pseudo += (info->flags & WAVE_F_PSEUDO) != 0;
+  cr_assert_neq(op, WAVE_OP_FCLAMP);
+  for (unsigned s = 0; s < in->num_operands; s++) {
+    const wave_operand *o = &in->operands[s];
+    if (o->kind == WAVE_OPERAND_IMM && op != WAVE_OP_MOV_IMM)
+      f->docs_immediates++;
+    if (o->kind == WAVE_OPERAND_SREG && (o->value == 3 || o->value == 4 || o->value == 14 ||
+                                         o->value == 15))
+      f->w_dependent_sregs++;
+  }
+}
+
+static features count_features(wave_module *m) {
+  features f = {0};
+  wave_walker w;
+  wave_walk_init(&w, &m->first_kernel->first_region->body);
+  while (wave_walk_next(&w)) {
+    if (w.depth + (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP) > f.max_depth)
+      f.max_depth = w.depth + 1;
+    if (w.event == WAVE_WALK_IF) {
+      f.ifs++;
+      f.elses += w.node->u.if_.has_else;
+    } else if (w.event == WAVE_WALK_LOOP) {
+      f.loops++;
+    } else if (w.event == WAVE_WALK_BLOCK) {
+      for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
+        count_instr(&f, in, w.node, w.depth);
+    }
+  }
+  return f;
+}
+
+static void add(features *total, const features *f) {
+  unsigned *t = (unsigned *)total;
+  const unsigned *x = (const unsigned *)f;
+  for (size_t i = 0; i < sizeof(*f) / sizeof(unsigned); i++)
+    t[i] += x[i];
+}
+
+Test(gen, every_feature_appears_across_seeds) {
+  features total = {0};
+  unsigned deepest = 0;
+  for (uint64_t seed = 0; seed < SEEDS; seed++) {
+    wave_gen_options o = options_for(seed);
+    wave_gen_launch launch;
+    wave_module *m = generate(&o, &launch);
+    features f = count_features(m);
+    cr_assert_leq(f.max_depth, o.max_depth, "seed %llu", (unsigned long long)seed);
+    cr_assert_geq(f.halts, 1, "the kernel must end in a halt");
+    cr_assert_eq(f.pseudo + f.negated_exits + f.docs_immediates, 0, "docs forms in asm mode");
+    deepest = f.max_depth > deepest ? f.max_depth : deepest;
+    add(&total, &f);
+    wave_module_destroy(m);
+  }
+  cr_expect_gt(total.ifs, 100);
+  cr_expect_gt(total.elses, 50);
+  cr_expect_gt(total.loops, 50);
+  cr_expect_gt(total.breaks, 50);
+  cr_expect_gt(total.continues, 50);
+  cr_expect_gt(total.breaks_in_ifs, 20);
+  cr_expect_gt(total.continues_in_ifs, 20);
+  cr_expect_gt(total.wave_ops, 50);
+  cr_expect_gt(total.shuffles, 10);
+  cr_expect_gt(total.guards, 100);
+  cr_expect_gt(total.halts - SEEDS, 50, "halts inside regions");
+  cr_expect_gt(total.guarded_halts, 20);
+  cr_expect_gt(total.barriers, 20);
+  cr_expect_gt(total.atomics, 50);
+  cr_expect_gt(total.atomic_returns, 20);
+  cr_expect_gt(total.loads, 100);
+  cr_expect_gt(total.stores, 100);
+  cr_expect_gt(total.divisions, 20);
+  cr_expect_gt(total.clamps, 20);
+  cr_expect_gt(total.selects, 50);
+  cr_expect_gt(total.w_dependent_sregs, 10);
+  cr_expect_geq(deepest, 5);
+}
+
+Test(gen, docs_dialect_forms_appear_only_when_asked) {
+  features total = {0};
+  for (uint64_t seed = 0; seed < 100; seed++) {
+    wave_gen_options o = options_for(seed);
+    o.docs_dialect = true;
+    wave_gen_launch launch;
+    wave_module *m = generate(&o, &launch);
+    features f = count_features(m);
+    add(&total, &f);
+    cr_assert_eq(launch.num_dumped_predicates, 3, "p3 is left to the lowering");
+    wave_module_destroy(m);
+  }
+  cr_expect_gt(total.pseudo, 30);
+  cr_expect_gt(total.negated_exits, 30);
+  cr_expect_gt(total.docs_immediates, 50);
+}
+
+Test(gen, options_switch_features_off) {
+  for (uint64_t seed = 0; seed < 100; seed++) {
+    wave_gen_options o = options_for(seed);
+    o.wave_ops = o.atomics = o.barriers = o.halts = false;
+    o.max_depth = 2;
+    wave_gen_launch launch;
+    wave_module *m = generate(&o, &launch);
+    features f = count_features(m);
+    cr_assert_eq(f.wave_ops + f.w_dependent_sregs + f.atomics + f.barriers, 0);
+    cr_assert_eq(f.halts, 1, "only the final halt");
+    cr_assert_leq(f.max_depth, 2);
+    wave_module_destroy(m);
+
+    o = options_for(seed);
+    o.atomic_returns = false;
+    o.max_depth = 0;
+    m = generate(&o, &launch);
+    f = count_features(m);
+    cr_assert_eq(f.atomic_returns, 0);
+    cr_assert_eq(f.ifs + f.loops, 0);
+    wave_module_destroy(m);
+  }
+}
+
+Test(gen, size_is_roughly_respected) {
+  for (unsigned size = 100; size <= 3000; size *= 3) {
+    wave_gen_options o = options_for(size);
+    o.size = size;
+    wave_gen_launch launch;
+    wave_module *m = generate(&o, &launch);
+    features f = count_features(m);
+    cr_expect_geq(f.instrs, size * 9 / 10, "size %u: %u instructions", size, f.instrs);
+    cr_expect_leq(f.instrs, size + 150, "size %u: %u instructions", size, f.instrs);
+    wave_module_destroy(m);
+  }
+}
+
+Test(gen, same_seed_same_kernel_and_different_seeds_differ) {
+  enum { N = 60 };
+  char *texts[N];
+  for (uint64_t seed = 0; seed < N; seed++) {
+    wave_gen_options o = options_for(seed);
+    wave_gen_launch l1, l2;
+    size_t n1, n2;
+    texts[seed] = generate_text(&o, &l1, &n1);
+    char *again = generate_text(&o, &l2, &n2);
+    cr_assert_str_eq(texts[seed], again);
+    cr_assert_eq(memcmp(&l1, &l2, sizeof(l1)), 0);
+    free(again);
+    for (uint64_t other = 0; other < seed; other++)
+      cr_assert_str_neq(texts[seed], texts[other], "seeds %llu and %llu",
+                        (unsigned long long)seed, (unsigned long long)other);
+  }
+  for (unsigned i = 0; i < N; i++)
+    free(texts[i]);
+}
+
+Test(gen, describe_names_the_seed_and_the_launch) {
+  wave_gen_options o = options_for(1234);
+  wave_gen_launch launch;
+  wave_module *m = generate(&o, &launch);
+  char *d = wave_gen_describe(&o, &launch);
+  cr_assert_not_null(d);
+  cr_assert_not_null(strstr(d, "--seed 1234"));
+  char grid[64];
+  snprintf(grid, sizeof(grid), "grid %u,%u,%u", launch.grid[0], launch.grid[1], launch.grid[2]);
+  cr_assert_not_null(strstr(d, grid));
+  cr_assert_not_null(strstr(d, "--set-reg 1:4096"));
+  for (const char *line = d; *line; line = strchr(line, '\n') + 1)
+    cr_assert_eq(*line, ';', "every line is a comment");
+  free(d);
+  wave_module_destroy(m);
+}
+
+/* ---- the kernels are valid, terminate, and store their registers ------------------------------ */
+
+static void random_memory(uint8_t *mem, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    mem[i] = (uint8_t)(seed >> 56);
+  }
+}
+
+/* Runs a generated kernel; returns the machine after checking that it ran cleanly and that
+ * every thread finished and wrote its slot. */
+static wave_machine *run_checked(const wave_module *m, const wave_gen_launch *l, uint32_t w,
+                                 wave_exec_mode mode, uint64_t seed) {
+  uint8_t *mem = malloc(l->device_memory_size);
+  cr_assert_not_null(mem);
+  random_memory(mem, l->device_memory_size, seed);
+  wave_reg_value presets[WAVE_GEN_MAX_ARGS];
+  for (unsigned i = 0; i < l->num_args; i++) {
+    presets[i].reg = l->args[i].reg;
+    presets[i].value = l->args[i].base + ((uint32_t)(seed * 2654435761u + i) &
+                                          l->args[i].random_mask);
+  }
+  wave_launch_config cfg;
+  wave_launch_config_init(&cfg);
+  memcpy(cfg.grid, l->grid, sizeof(cfg.grid));
+  cfg.wave_width = w;
+  cfg.mode = mode;
+  cfg.device_memory_size = l->device_memory_size;
+  cfg.memory_init = mem;
+  cfg.memory_init_size = l->device_memory_size;
+  cfg.presets = presets;
+  cfg.num_presets = l->num_args;
+  wave_machine *mach = wave_simulate(wave_module_find_kernel(m, NULL), &cfg, NULL);
+  free(mem);
+  cr_assert_not_null(mach);
+  const wave_run_error *err = wave_machine_error(mach);
+  cr_assert_eq(wave_machine_status(mach), WAVE_RUN_OK, "seed %llu W=%u: %s",
+               (unsigned long long)seed, w, err && err->message ? err->message : "?");
+
+  uint32_t threads = l->workgroup[0] * l->workgroup[1] * l->workgroup[2];
+  for (uint32_t g = 0; g < wave_machine_num_workgroups(mach); g++)
+    for (uint32_t t = 0; t < threads; t++)
+      cr_assert_eq(wave_machine_lane_state(mach, g, t), WAVE_LANE_FINISHED,
+                   "seed %llu W=%u: workgroup %u thread %u", (unsigned long long)seed, w, g, t);
+  /* r1 (never written) and r5 (the slot address) prove that every slot was dumped. */
+  size_t size;
+  const uint8_t *dev = wave_machine_device_memory(mach, &size);
+  for (uint32_t t = 0; t < threads * l->grid[0]; t++) {
+    uint32_t slot = l->output_base + t * l->output_slot_bytes, r1, r5;
+    memcpy(&r1, dev + slot + l->dump_offset + 4, 4);
+    memcpy(&r5, dev + slot + l->dump_offset + 20, 4);
+    cr_assert_eq(r1, l->output_base, "seed %llu W=%u thread %u: r1 not dumped",
+                 (unsigned long long)seed, w, t);
+    cr_assert_eq(r5, slot, "seed %llu W=%u thread %u: r5 not dumped", (unsigned long long)seed,
+                 w, t);
+  }
+  return mach;
+}
+
+Test(gen, kernels_verify_and_terminate_at_every_width) {
+  static const uint32_t widths[] = {8, 32, 64};
+  for (uint64_t seed = 0; seed < SEEDS; seed++) {
+    wave_gen_options o = options_for(seed);
+    o.docs_dialect = seed % 4 == 3;
+    wave_gen_launch l;
+    wave_module *m = generate(&o, &l);
+    wave_diags diags;
+    wave_diags_init(&diags);
+    bool ok = wave_verify_module(m, &diags);
+    cr_assert(ok && diags.num_errors == 0, "seed %llu: %s", (unsigned long long)seed,
+              diags.count ? diags.items[0].message : "");
+    wave_diags_free(&diags);
+    for (unsigned i = 0; i < 3; i++)
+      wave_machine_destroy(run_checked(m, &l, widths[i], WAVE_MODE_SIMT, seed));
+    wave_module_destroy(m);
+  }
+}
+
+/* Without wave operations nothing may depend on the wave width. */
+Test(gen, kernels_without_wave_ops_do_not_depend_on_the_width) {
+  for (uint64_t seed = 0; seed < 60; seed++) {
+    wave_gen_options o = options_for(seed);
+    o.wave_ops = false;
+    wave_gen_launch l;
+    wave_module *m = generate(&o, &l);
+    wave_machine *a = run_checked(m, &l, 8, WAVE_MODE_SIMT, seed);
+    wave_machine *b = run_checked(m, &l, 64, WAVE_MODE_SIMT, seed);
+    size_t na, nb;
+    const uint8_t *ma = wave_machine_device_memory(a, &na);
+    const uint8_t *mb = wave_machine_device_memory(b, &nb);
+    cr_assert_eq(na, nb);
+    cr_assert_eq(memcmp(ma, mb, na), 0, "seed %llu", (unsigned long long)seed);
+    wave_machine_destroy(a);
+    wave_machine_destroy(b);
+    wave_module_destroy(m);
+  }
+}
+
+/* ---- the harness ------------------------------------------------------------------------------ */
+
+typedef struct harness_case {
+  char *text;
+  size_t len;
+  wave_difftest test;
+  wave_gen_options opt;
+} harness_case;
+
+static harness_case make_case(uint64_t seed, bool docs, wave_transform_fn fn) {
+  harness_case c;
+  c.opt = options_for(seed);
+  c.opt.docs_dialect = docs;
+  wave_gen_launch l;
+  c.text = generate_text(&c.opt, &l, &c.len);
+  wave_difftest_init(&c.test, &l);
+  c.test.transform = fn;
+  c.test.input_seed = seed;
+  return c;
+}
+
+Test(harness, identity_and_lowering_pass) {
+  for (uint64_t seed = 0; seed < 20; seed++) {
+    for (int docs = 0; docs < 2; docs++) {
+      harness_case c =
+          make_case(seed, docs, docs ? wave_transform_lower_docs : wave_transform_identity);
+      wave_diff_report r;
+      cr_assert_eq(wave_difftest_run(&c.test, c.text, c.len, &r), WAVE_DIFF_PASS,
+                   "seed %llu: %s", (unsigned long long)seed, r.message);
+      cr_assert_eq(r.message[0], '\0');
+      free(c.text);
+    }
+  }
+}
+
+Test(harness, simt_and_per_thread_agree) {
+  for (uint64_t seed = 0; seed < 20; seed++) {
+    harness_case c = make_case(seed, false, NULL);
+    free(c.text);
+    c.opt.wave_ops = false;
+    c.opt.atomic_returns = false;
+    wave_gen_launch l;
+    c.text = generate_text(&c.opt, &l, &c.len);
+    wave_difftest_init(&c.test, &l);
+    c.test.transformed_mode = WAVE_MODE_THREAD;
+    wave_diff_report r;
+    cr_assert_eq(wave_difftest_run(&c.test, c.text, c.len, &r), WAVE_DIFF_PASS,
+                 "seed %llu: %s", (unsigned long long)seed, r.message);
+    free(c.text);
+  }
+}
+
+/* ---- deliberately wrong transformations ------------------------------------------------------- */
+
+/* The last instruction of the kernel with opcode `op`, or NULL. */
+static wave_instr *last_instr(wave_module *m, bool (*match)(const wave_instr *)) {
+  wave_instr *found = NULL;
+  wave_walker w;
+  wave_walk_init(&w, &m->first_kernel->first_region->body);
+  while (wave_walk_next(&w))
+    if (w.event == WAVE_WALK_BLOCK)
+      for (wave_instr *in = w.node->u.block.first; in; in = in->next)
+        if (match(in))
+          found = in;
+  return found;
+}
+
+static bool is_store(const wave_instr *in) {
+  return wave_opcode_get((wave_opcode)in->op)->category == WAVE_CAT_STORE;
+}
+/* r13 and up hold values in generated kernels (gen.c); the others are pointers and counters. */
+static bool is_iadd_of_values(const wave_instr *in) {
+  return in->op == WAVE_OP_IADD && in->operands[0].value >= 13;
+}
+static bool is_final_halt(const wave_instr *in) {
+  return in->op == WAVE_OP_HALT && in->guard == WAVE_NO_GUARD && !in->block->list->parent;
+}
+
+static bool drop_last_store(wave_module *m, void *ctx, wave_diags *d) {
+  wave_instr *in = last_instr(m, is_store);
+  if (in)
+    wave_instr_remove(in);
+  return true;
+}
+
+static bool flip_last_iadd(wave_module *m, void *ctx, wave_diags *d) {
+  wave_instr *in = last_instr(m, is_iadd_of_values);
+  if (in)
+    in->op = WAVE_OP_ISUB;
+  return true;
+}
+
+static bool drop_final_halt(wave_module *m, void *ctx, wave_diags *d) {
+  wave_instr *in = last_instr(m, is_final_halt);
+  if (in)
+    wave_instr_remove(in);
+  return true;
+}
+
+static bool refuse(wave_module *m, void *ctx, wave_diags *d) {
+  wave_loc loc = {0};
+  wave_diag_report(d, WAVE_SEV_ERROR, NULL, loc, NULL, 0, "refusing on purpose");
+  return false;
+}
+
+/* Makes the kernel invalid: the last store reads a register beyond .registers. */
+static bool break_verification(wave_module *m, void *ctx, wave_diags *d) {
+  wave_instr *in = last_instr(m, is_store);
+  in->operands[1].value = 250;
+  return true;
+}
+
+/* The first seed whose kernel `fn` visibly breaks. */
+static uint64_t first_failing_seed(wave_transform_fn fn) {
+  for (uint64_t seed = 0; seed < 100; seed++) {
+    harness_case c = make_case(seed, false, fn);
+    wave_diff_report r;
+    wave_diff_status status = wave_difftest_run(&c.test, c.text, c.len, &r);
+    free(c.text);
+    if (status == WAVE_DIFF_MISMATCH)
+      return seed;
+  }
+  cr_assert_fail("no seed shows the bug");
+  return 0;
+}
+
+Test(harness, a_dropped_store_is_found_with_its_address) {
+  harness_case c = make_case(first_failing_seed(drop_last_store), false, drop_last_store);
+  wave_diff_report r;
+  cr_assert_eq(wave_difftest_run(&c.test, c.text, c.len, &r), WAVE_DIFF_MISMATCH);
+  cr_assert_eq(r.width, 8, "the first width tried");
+  cr_assert(r.memory_differs);
+  cr_assert_neq(r.before, r.after);
+  cr_assert_neq(r.word_before, r.word_after);
+  /* The last store writes the last predicate of some thread's dump. */
+  const wave_gen_launch *l = &c.test.launch;
+  uint32_t off = (r.address - l->output_base) % l->output_slot_bytes;
+  cr_assert_geq(r.address, l->output_base);
+  cr_assert_eq((off - l->dump_offset) / 4, l->num_dumped_registers + 3, "%s", r.message);
+  cr_assert_not_null(strstr(r.message, "W=8"), "%s", r.message);
+  cr_assert_not_null(strstr(r.message, "p3 at its last halt"), "%s", r.message);
+  free(c.text);
+}
+
+/* (Where every lane halts early, the final halt is never reached and its loss is invisible:
+ * hence the search for a seed.) */
+Test(harness, errors_on_one_side_only_are_mismatches) {
+  harness_case c = make_case(first_failing_seed(drop_final_halt), false, drop_final_halt);
+  wave_diff_report r;
+  cr_assert_eq(wave_difftest_run(&c.test, c.text, c.len, &r), WAVE_DIFF_MISMATCH);
+  cr_assert_not_null(strstr(r.message, "transformed kernel fails"), "%s", r.message);
+  free(c.text);
+}
+
+Test(harness, failing_and_invalid_transformations_are_reported) {
+  harness_case c = make_case(5, false, refuse);
+  wave_diff_report r;
+  cr_assert_eq(wave_difftest_run(&c.test, c.text, c.len, &r), WAVE_DIFF_BAD_TRANSFORM);
+  cr_assert_not_null(strstr(r.message, "refusing on purpose"), "%s", r.message);
+  c.test.transform = break_verification;
+  cr_assert_eq(wave_difftest_run(&c.test, c.text, c.len, &r), WAVE_DIFF_BAD_TRANSFORM);
+  cr_assert_not_null(strstr(r.message, "does not verify"), "%s", r.message);
+  free(c.text);
+}
+
+Test(harness, a_broken_original_is_not_blamed_on_the_transformation) {
+  static const char text[] = ".kernel k\n"
+                             "    mov_imm r1, 0\n"
+                             "    idiv r2, r2, r1\n"
+                             "    halt\n"
+                             ".end\n";
+  wave_gen_launch l = {0};
+  l.grid[0] = l.workgroup[0] = 1;
+  l.workgroup[1] = l.workgroup[2] = l.grid[1] = l.grid[2] = 1;
+  l.device_memory_size = 64;
+  wave_difftest t;
+  wave_difftest_init(&t, &l);
+  wave_diff_report r;
+  cr_assert_eq(wave_difftest_run(&t, text, sizeof(text) - 1, &r), WAVE_DIFF_BAD_ORIGINAL);
+  cr_assert_not_null(strstr(r.message, "original fails"), "%s", r.message);
+  cr_assert_eq(wave_difftest_run(&t, "garbage", 7, &r), WAVE_DIFF_BAD_ORIGINAL);
+}
+
+/* ---- the reducer ------------------------------------------------------------------------------ */
+
+static unsigned count_items(const char *text, size_t len, features *f) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_module *m = wave_parse_string(text, len, "<reduced>", &diags);
+  cr_assert_not_null(m, "%s", text);
+  cr_assert(wave_verify_module(m, &diags), "%s", text);
+  wave_diags_free(&diags);
+  *f = count_features(m);
+  wave_module_destroy(m);
+  return f->instrs + f->ifs + f->loops;
+}
+
+static void check_reduction(uint64_t seed, wave_transform_fn fn, unsigned max_items) {
+  harness_case c = make_case(seed, false, fn);
+  wave_reduce_stats stats;
+  char *reduced = wave_reduce(&c.test, c.text, c.len, &stats);
+  cr_assert_not_null(reduced);
+  features f;
+  unsigned items = count_items(reduced, strlen(reduced), &f);
+  cr_assert_eq(items, stats.items_after);
+  cr_assert_leq(items, max_items, "%u items left:\n%s", items, reduced);
+  cr_assert_lt(stats.items_after * 5, stats.items_before);
+  wave_diff_report r;
+  cr_assert_eq(wave_difftest_run(&c.test, reduced, strlen(reduced), &r), WAVE_DIFF_MISMATCH,
+               "the reduced kernel must still show the mismatch:\n%s", reduced);
+  /* And it still runs cleanly untransformed. */
+  c.test.transform = NULL;
+  cr_assert_eq(wave_difftest_run(&c.test, reduced, strlen(reduced), &r), WAVE_DIFF_PASS, "%s",
+               r.message);
+  free(reduced);
+  free(c.text);
+}
+
+Test(reduce, a_dropped_store_reduces_to_a_few_instructions, .timeout = 60) {
+  check_reduction(first_failing_seed(drop_last_store), drop_last_store, 12);
+}
+
+Test(reduce, a_flipped_add_reduces_to_a_few_instructions, .timeout = 60) {
+  check_reduction(first_failing_seed(flip_last_iadd), flip_last_iadd, 16);
+}
+
+Test(reduce, a_kernel_that_passes_is_not_reduced) {
+  harness_case c = make_case(2, false, NULL);
+  cr_assert_null(wave_reduce(&c.test, c.text, c.len, NULL));
+  free(c.text);
+}
+
+Test(reduce, writes_the_file_and_names_it, .timeout = 60) {
+  harness_case c = make_case(first_failing_seed(drop_last_store), false, drop_last_store);
+  char path[] = "/tmp/test_gen_reduced_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  FILE *log = tmpfile();
+  cr_assert(wave_reduce_to_file(&c.test, c.text, c.len, "; header\n", path, log));
+  rewind(log);
+  char line[512] = {0};
+  cr_assert_not_null(fgets(line, sizeof(line), log));
+  cr_assert_not_null(strstr(line, path), "%s", line);
+  fclose(log);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  cr_assert_not_null(fgets(line, sizeof(line), f));
+  cr_assert_str_eq(line, "; header\n");
+  fclose(f);
+  unlink(path);
+  free(c.text);
+}

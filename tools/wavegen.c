@@ -1,0 +1,139 @@
+/* wavegen: prints a random, valid, terminating, UB-free kernel for differential testing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_util.h"
+#include "waveopt/gen.h"
+
+static const char usage[] =
+    "usage: wavegen --seed S [--size N] [--depth D] [--no-wave-ops] [--races]\n"
+    "               [--docs-dialect] [-o FILE]\n"
+    "\n"
+    "Prints a random WAVE kernel that verifies, terminates and has no undefined behaviour.\n"
+    "A comment at the top gives the seed and the launch it expects (grid, workgroup, preset\n"
+    "registers) with a wavesim command line that runs it.\n"
+    "\n"
+    "options:\n"
+    "  --seed S          the seed (required); the same seed always gives the same kernel\n"
+    "  --size N          approximate number of instructions (default 250)\n"
+    "  --depth D         maximum if/loop nesting (default 5, at most 8)\n"
+    "  --no-wave-ops     no wave operations: results do not depend on the wave width\n"
+    "  --races           let lanes observe shared atomic counters (results then depend on\n"
+    "                    the order in which lanes run)\n"
+    "  --docs-dialect    also use documentation-dialect forms (predicate logic, 'break !p',\n"
+    "                    immediates) and print in that dialect\n"
+    "  -o FILE           write to FILE instead of standard output\n"
+    "  --help            show this help\n"
+    "\n"
+    "exit status: 0 success, 1 failure (out of memory, cannot write), 2 usage errors\n";
+
+static int usage_error(const char *what, const char *arg) {
+  fprintf(stderr, "wavegen: error: %s '%s'\nTry 'wavegen --help' for more information.\n",
+          what, arg);
+  return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  if (!s || !*s || *s == '-')
+    return false;
+  *out = strtoull(s, &end, 0);
+  return *end == '\0';
+}
+
+/* "--name V" or "--name=V": the value (advancing *i past a separate one), or NULL when `a` is
+ * not --name. A --name without a value gives "". */
+static const char *value_of(int argc, char **argv, int *i, const char *name) {
+  const char *a = argv[*i];
+  const char *v = tool_option_value(a, name);
+  if (v)
+    return v;
+  if (strncmp(a, "--", 2) != 0 || strcmp(a + 2, name) != 0)
+    return NULL;
+  return *i + 1 < argc ? argv[++*i] : "";
+}
+
+typedef struct options {
+  wave_gen_options gen;
+  bool has_seed;
+  const char *output;
+} options;
+
+/* Returns -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, options *opt) {
+  wave_gen_options_init(&opt->gen);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    uint64_t n;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if ((v = value_of(argc, argv, &i, "seed"))) {
+      if (!parse_u64(v, &n))
+        return usage_error("invalid seed", v);
+      opt->gen.seed = n;
+      opt->has_seed = true;
+    } else if ((v = value_of(argc, argv, &i, "size"))) {
+      if (!parse_u64(v, &n) || n == 0 || n > 1000000)
+        return usage_error("invalid size (1..1000000):", v);
+      opt->gen.size = (unsigned)n;
+    } else if ((v = value_of(argc, argv, &i, "depth"))) {
+      if (!parse_u64(v, &n) || n > WAVE_GEN_MAX_DEPTH)
+        return usage_error("invalid depth (0..8):", v);
+      opt->gen.max_depth = (unsigned)n;
+    } else if (strcmp(a, "--no-wave-ops") == 0) {
+      opt->gen.wave_ops = false;
+    } else if (strcmp(a, "--races") == 0) {
+      opt->gen.races = true;
+    } else if (strcmp(a, "--docs-dialect") == 0) {
+      opt->gen.docs_dialect = true;
+    } else if (strcmp(a, "-o") == 0) {
+      if (++i == argc)
+        return usage_error("missing file name after", a);
+      opt->output = argv[i];
+    } else {
+      return usage_error("unknown argument", a);
+    }
+  }
+  if (!opt->has_seed)
+    return usage_error("missing option", "--seed");
+  return -1;
+}
+
+typedef struct emit_ctx {
+  const char *header;
+  const wave_module *module;
+  wave_print_options print;
+} emit_ctx;
+
+static int emit(FILE *out, void *ctx) {
+  const emit_ctx *e = ctx;
+  if (fputs(e->header, out) < 0)
+    return -1;
+  return wave_print_file(e->module, &e->print, out);
+}
+
+int main(int argc, char **argv) {
+  options opt = {0};
+  int status = parse_args(argc, argv, &opt);
+  if (status >= 0)
+    return status;
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_gen_launch launch;
+  wave_module *module = wave_generate(&opt.gen, &launch, &diags);
+  char *header = module ? wave_gen_describe(&opt.gen, &launch) : NULL;
+  tool_print_diags(&diags, TOOL_DIAGS_TEXT);
+  int rc = 1;
+  if (header) {
+    emit_ctx ctx = {header, module, {0}};
+    ctx.print.dialect = opt.gen.docs_dialect ? WAVE_DIALECT_DOCS : WAVE_DIALECT_ASM;
+    rc = tool_write_output("wavegen", opt.output, emit, &ctx) == 0 ? 0 : 1;
+  } else if (module) {
+    fprintf(stderr, "wavegen: error: out of memory\n");
+  }
+  free(header);
+  wave_module_destroy(module);
+  wave_diags_free(&diags);
+  return rc;
+}
