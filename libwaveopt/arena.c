@@ -3,7 +3,6 @@
 #include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Chunks grow geometrically so that a 1M-instruction module needs few mallocs, while a tiny
  * module stays small. */
@@ -54,7 +53,9 @@ void *wave_arena_alloc(wave_arena *arena, size_t size) {
     size_t chunk_size = arena->next_size;
     if (chunk_size < size)
       chunk_size = size;
-    chunk = malloc(sizeof(*chunk) + chunk_size);
+    /* calloc'd chunks are zero already (large ones come straight from the kernel), and arena
+     * memory is never reused, so no allocation needs clearing again. */
+    chunk = calloc(1, sizeof(*chunk) + chunk_size);
     if (!chunk)
       return NULL;
     chunk->prev = arena->head;
@@ -66,6 +67,5 @@ void *wave_arena_alloc(wave_arena *arena, size_t size) {
   }
   void *p = chunk->data + chunk->used;
   chunk->used += size;
-  memset(p, 0, size);
   return p;
 }

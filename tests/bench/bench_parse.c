@@ -26,19 +26,21 @@ static void put(text *t, const char *s) {
   t->len += n;
 }
 
+/* One space a level keeps the text near the ~21 bytes an instruction of real kernels. */
 static void indent(text *t, int depth) {
-  for (int i = 0; i <= depth && i < 16; i++)
-    put(t, "    ");
+  put(t, "  ");
+  for (int i = 0; i < depth; i++)
+    put(t, " ");
 }
 
 /* A kernel of about `count` instructions whose control flow nests up to 8 deep, cycling
  * through ifs with and without else and loops that break. */
 static text make_kernel(long count) {
   static const char *const body[] = {
-      "iadd r1, r2, r3", "fma r4, r5, r6, r7 ; scale", "icmp_lt p1, r1, r8",
-      "device_load_u32 r9, r10", "select r11, p1, r12, r13", "shl r14, r15, r16",
-      "@p2 mov r17, r18", "atomic_add r19, r20, r21, .device", "device_store_u32 r22, r23",
-      "wave_reduce_add r24, r25"};
+      "iadd r1, r2, r3", "fma r4, r5, r6, r7 ; x", "icmp_lt p1, r1, r8",
+      "mov_imm r9, 0x10", "select r1, p1, r2, r3", "shl r4, r5, r6",
+      "@p2 mov r7, r8", "atomic_add r9, r2, r1, .device", "device_load_u32 r2, r3",
+      "device_store_u32 r2, r3"};
   text t = {0};
   put(&t, "; generated for make bench\n.kernel bench\n.registers 32\n"
           ".workgroup_size 64, 1, 1\n");
