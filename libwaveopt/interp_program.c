@@ -1,0 +1,485 @@
+/*
+ * Flattens one kernel's region tree into the interpreter's linear program.
+ *
+ * Every region (the entry code, then each labelled subroutine) is laid out in source order,
+ * exactly as the text runs, and an END marker follows the last one so that falling off the
+ * kernel is caught. The structured statements become instructions of their own with their
+ * jump targets resolved: if -> its else (or endif), else -> endif, loop <-> endloop, and
+ * break/continue -> their loop. Operands are decoded once into register rows, so the
+ * executor never looks at operand kinds: an immediate in a GPR-read slot (documentation
+ * dialect) becomes a read-only row holding the constant, mov_imm reads such a row and mov_sr
+ * reads the special-register row.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp_internal.h"
+
+enum { NO_FRAG = -1, CONST_HASH_MIN = 64 };
+
+typedef struct builder {
+  interp_program *prog;
+  const wave_kernel *kernel;
+  size_t cap;
+  uint32_t *open;            /* indices of the if/loop ops not yet closed */
+  size_t num_open, cap_open;
+  uint32_t *const_slots;     /* open-addressing hash of immediate value -> row offset + 1 */
+  size_t const_slot_count;
+  size_t cap_consts;
+  int16_t frag_slot[256];    /* fragment id (register number) -> slot */
+  char *err;
+  size_t err_size;
+  wave_loc *err_loc;
+  bool *oom;
+  bool failed;
+} builder;
+
+static bool fail(builder *b, wave_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool fail(builder *b, wave_loc loc, const char *fmt, ...) {
+  if (!b->failed) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->err, b->err_size, fmt, ap);
+    va_end(ap);
+    *b->err_loc = loc;
+  }
+  b->failed = true;
+  return false;
+}
+
+static bool out_of_memory(builder *b) {
+  *b->oom = true;
+  b->failed = true;
+  return false;
+}
+
+static bool grow(void **items, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap)
+    return true;
+  size_t n = *cap ? *cap : 64;
+  while (n < need)
+    n *= 2;
+  void *p = realloc(*items, n * size);
+  if (!p)
+    return false;
+  *items = p;
+  *cap = n;
+  return true;
+}
+
+/* Appends an instruction slot; returns its index or UINT32_MAX when memory ran out. */
+static uint32_t emit(builder *b, uint16_t op, wave_loc loc, const wave_instr *src) {
+  interp_program *p = b->prog;
+  if (p->len >= UINT32_MAX - 1)
+    return out_of_memory(b), UINT32_MAX;
+  if (p->len == b->cap) {
+    /* code and entries are parallel arrays sharing one capacity */
+    size_t cap_code = b->cap, cap_entries = b->cap;
+    bool ok = grow((void **)&p->code, &cap_code, p->len + 1, sizeof *p->code) &&
+              grow((void **)&p->entries, &cap_entries, p->len + 1, sizeof *p->entries);
+    if (!ok) {
+      out_of_memory(b);
+      return UINT32_MAX;
+    }
+    b->cap = cap_code;
+  }
+  uint32_t index = (uint32_t)p->len++;
+  interp_instr *in = &p->code[index];
+  memset(in, 0, sizeof *in);
+  in->op = op;
+  in->guard = WAVE_NO_GUARD;
+  in->d = INTERP_NO_REG;
+  for (int i = 0; i < 4; i++)
+    in->s[i] = INTERP_NO_REG;
+  in->target = in->target2 = INTERP_NO_TARGET;
+  wave_program_entry *e = &p->entries[index];
+  memset(e, 0, sizeof *e);
+  e->op = op < WAVE_OP_COUNT ? (wave_opcode)op : WAVE_OP_NOP;
+  e->loc = loc;
+  e->instr = src;
+  return index;
+}
+
+static bool push_open(builder *b, uint32_t index) {
+  if (!grow((void **)&b->open, &b->cap_open, b->num_open + 1, sizeof *b->open))
+    return out_of_memory(b);
+  b->open[b->num_open++] = index;
+  return true;
+}
+
+/* The innermost open loop, or INTERP_NO_TARGET. */
+static uint32_t innermost_loop(const builder *b) {
+  for (size_t i = b->num_open; i-- > 0;) {
+    if (b->prog->code[b->open[i]].op == WAVE_OP_LOOP)
+      return b->open[i];
+  }
+  return INTERP_NO_TARGET;
+}
+
+/* ---- immediates ----------------------------------------------------------------------- */
+
+static uint32_t hash_u32(uint32_t v) {
+  v ^= v >> 16;
+  v *= 0x7FEB352Du;
+  v ^= v >> 15;
+  v *= 0x846CA68Bu;
+  return v ^ (v >> 16);
+}
+
+static bool rehash_consts(builder *b, size_t slots) {
+  uint32_t *table = calloc(slots, sizeof *table);
+  if (!table)
+    return false;
+  const interp_program *p = b->prog;
+  for (uint32_t i = 0; i < p->num_consts; i++) {
+    size_t h = hash_u32(p->consts[i]) & (slots - 1);
+    while (table[h])
+      h = (h + 1) & (slots - 1);
+    table[h] = i + 1;
+  }
+  free(b->const_slots);
+  b->const_slots = table;
+  b->const_slot_count = slots;
+  return true;
+}
+
+/* The row offset (from const_row) of the immediate `value`, added when new. */
+static bool const_offset(builder *b, uint32_t value, uint32_t *offset) {
+  interp_program *p = b->prog;
+  if ((p->num_consts + 1) * 2 > b->const_slot_count &&
+      !rehash_consts(b, b->const_slot_count ? b->const_slot_count * 2 : CONST_HASH_MIN))
+    return out_of_memory(b);
+  size_t mask = b->const_slot_count - 1;
+  size_t h = hash_u32(value) & mask;
+  for (; b->const_slots[h]; h = (h + 1) & mask) {
+    if (p->consts[b->const_slots[h] - 1] == value) {
+      *offset = b->const_slots[h] - 1;
+      return true;
+    }
+  }
+  if (!grow((void **)&p->consts, &b->cap_consts, p->num_consts + 1, sizeof *p->consts))
+    return out_of_memory(b);
+  p->consts[p->num_consts] = value;
+  b->const_slots[h] = p->num_consts + 1;
+  *offset = p->num_consts++;
+  return true;
+}
+
+/* ---- operands ------------------------------------------------------------------------- */
+
+static bool gpr_row(builder *b, const wave_instr *instr, uint32_t reg, unsigned width,
+                    uint32_t *row) {
+  if ((uint64_t)reg + width > b->prog->num_gprs) {
+    const char *what = wave_opcode_table[instr->op].mnemonic;
+    return fail(b, instr->src.loc, "%s: register r%u is beyond .registers %u", what,
+                (unsigned)(reg + width - 1), (unsigned)b->prog->num_gprs);
+  }
+  *row = reg;
+  return true;
+}
+
+/* Decodes a GPR-read slot: a register, or a constant row for an immediate / special
+ * register (mov_imm, mov_sr, mov). Special registers in other slots read the GPR of the same
+ * number, as the assembler encodes them (wave-isa.md §1.5). */
+static bool source_row(builder *b, const wave_instr *instr, const wave_operand *o, char kind,
+                       unsigned width, uint32_t *row) {
+  uint32_t offset;
+  switch (o->kind) {
+  case WAVE_OPERAND_IMM:
+    if (width != 1)
+      break;
+    if (!const_offset(b, o->value, &offset))
+      return false;
+    *row = b->prog->const_row + offset;
+    return true;
+  case WAVE_OPERAND_SREG:
+    /* mov from a special register is mov_sr, as the assembler encodes it */
+    if (kind == 's' || instr->op == WAVE_OP_MOV) {
+      if (o->value >= WAVE_NUM_SREGS)
+        break;
+      *row = b->prog->sreg_row + o->value;
+      return true;
+    }
+    return gpr_row(b, instr, o->value, width, row);
+  case WAVE_OPERAND_GPR:
+    return gpr_row(b, instr, o->value, width, row);
+  default:
+    break;
+  }
+  return fail(b, instr->src.loc, "%s: operand %u has the wrong kind",
+              wave_opcode_table[instr->op].mnemonic, (unsigned)(o - instr->operands) + 1);
+}
+
+static bool pred_operand(builder *b, const wave_instr *instr, const wave_operand *o,
+                         uint8_t *pred, uint8_t *neg) {
+  if (o->kind != WAVE_OPERAND_PRED || o->value >= WAVE_NUM_PREDS)
+    return fail(b, instr->src.loc, "%s: operand %u must be a predicate register",
+                wave_opcode_table[instr->op].mnemonic, (unsigned)(o - instr->operands) + 1);
+  *pred = (uint8_t)o->value;
+  if (neg)
+    *neg = o->negated;
+  return true;
+}
+
+static bool fragment_slot(builder *b, const wave_instr *instr, const wave_operand *o,
+                          uint32_t *slot) {
+  if ((o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_SREG) || o->value > 255)
+    return fail(b, instr->src.loc, "%s: operand %u must name a fragment",
+                wave_opcode_table[instr->op].mnemonic, (unsigned)(o - instr->operands) + 1);
+  if (b->frag_slot[o->value] == NO_FRAG)
+    b->frag_slot[o->value] = (int16_t)b->prog->num_frags++;
+  *slot = (uint32_t)b->frag_slot[o->value];
+  return true;
+}
+
+/* Slot i of the shape -> operand; an omitted optional destination may have been written
+ * either as a NONE operand or left out of the list. */
+static const wave_operand *slot_operand(const wave_instr *instr, unsigned slot, unsigned slots) {
+  static const wave_operand none = {0};
+  bool shifted = wave_opcode_slot_kind((wave_opcode)instr->op, 0) == 'o' &&
+                 instr->num_operands + 1u == slots;
+  if (shifted)
+    return slot == 0 ? &none : &instr->operands[slot - 1];
+  return slot < instr->num_operands ? &instr->operands[slot] : &none;
+}
+
+static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
+  wave_opcode op = (wave_opcode)instr->op;
+  const char *name = wave_opcode_table[op].mnemonic;
+  if (instr->guard != WAVE_NO_GUARD) {
+    if (instr->guard < 0 || instr->guard >= WAVE_NUM_PREDS)
+      return fail(b, instr->src.loc, "%s: bad guard predicate", name);
+    if (op == WAVE_OP_CALL)
+      return fail(b, instr->src.loc, "%s: a guard on call is not supported", name);
+    in->guard = instr->guard;
+    in->guard_neg = instr->guard_negated;
+  }
+  unsigned slots = wave_opcode_num_slots(op);
+  if (instr->num_operands != slots &&
+      !(wave_opcode_slot_kind(op, 0) == 'o' && instr->num_operands + 1u == slots))
+    return fail(b, instr->src.loc, "%s: expected %u operands, found %u", name, slots,
+                (unsigned)instr->num_operands);
+  unsigned nsrc = 0, npred = 0, nfrag = 0;
+  for (unsigned i = 0; i < slots; i++) {
+    const wave_operand *o = slot_operand(instr, i, slots);
+    char kind = wave_opcode_slot_kind(op, i);
+    unsigned width = wave_opcode_slot_width(op, i);
+    switch (kind) {
+    case 'd':
+      if (o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_SREG)
+        return fail(b, instr->src.loc, "%s: operand %u must be a register", name, i + 1);
+      if (!gpr_row(b, instr, o->value, width, &in->d))
+        return false;
+      break;
+    case 'o':
+      /* r0 or nothing: the atomic returns no value (wave-isa.md §3.9). */
+      if ((o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG) && o->value != 0 &&
+          !gpr_row(b, instr, o->value, width, &in->d))
+        return false;
+      break;
+    case 'u':
+    case 's':
+    case 'i':
+      if (!source_row(b, instr, o, kind, width, &in->s[nsrc++]))
+        return false;
+      break;
+    case 'q':
+      if (!pred_operand(b, instr, o, &in->pd, NULL))
+        return false;
+      break;
+    case 'p':
+      if (!pred_operand(b, instr, o, &in->ps[npred], &in->ps_neg[npred]))
+        return false;
+      npred++;
+      break;
+    case 'f':
+      if (!fragment_slot(b, instr, o, &in->frag[nfrag++]))
+        return false;
+      break;
+    case 'l':
+      if (o->kind != WAVE_OPERAND_LABEL || !o->label)
+        return fail(b, instr->src.loc, "%s: operand %u must be a label", name, i + 1);
+      break;
+    default: /* scope: the interpreter has no caches or reordering to scope */
+      break;
+    }
+  }
+  if (op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE) {
+    in->target = innermost_loop(b);
+    if (in->target == INTERP_NO_TARGET)
+      return fail(b, instr->src.loc, "%s outside a loop", name);
+  }
+  if (op == WAVE_OP_IF || op == WAVE_OP_ELSE || op == WAVE_OP_ENDIF || op == WAVE_OP_LOOP ||
+      op == WAVE_OP_ENDLOOP)
+    return fail(b, instr->src.loc, "%s outside the region tree", name);
+  return true;
+}
+
+/* ---- the walk ------------------------------------------------------------------------- */
+
+static bool flatten_block(builder *b, const wave_node *block) {
+  for (const wave_instr *instr = block->u.block.first; instr; instr = instr->next) {
+    if (instr->op >= WAVE_OP_COUNT)
+      return fail(b, instr->src.loc, "unknown opcode %u", (unsigned)instr->op);
+    uint32_t index = emit(b, instr->op, instr->src.loc, instr);
+    if (index == UINT32_MAX || !decode(b, instr, &b->prog->code[index]))
+      return false;
+  }
+  return true;
+}
+
+static bool flatten_if(builder *b, const wave_node *node) {
+  const wave_operand *cond = &node->u.if_.cond;
+  uint32_t index = emit(b, WAVE_OP_IF, node->u.if_.if_src.loc, NULL);
+  if (index == UINT32_MAX)
+    return false;
+  if (cond->kind != WAVE_OPERAND_PRED || cond->value >= WAVE_NUM_PREDS)
+    return fail(b, node->u.if_.if_src.loc, "if: the condition must be a predicate");
+  interp_instr *in = &b->prog->code[index];
+  in->ps[0] = (uint8_t)cond->value;
+  in->ps_neg[0] = cond->negated;
+  return push_open(b, index);
+}
+
+/* The then-list is done: an else op is needed only when the else-list has code. */
+static bool flatten_else(builder *b, const wave_node *node) {
+  if (!node->u.if_.else_body.first)
+    return true;
+  uint32_t if_index = b->open[b->num_open - 1];
+  uint32_t index = emit(b, WAVE_OP_ELSE, node->u.if_.else_src.loc, NULL);
+  if (index == UINT32_MAX)
+    return false;
+  b->prog->code[if_index].target = index;
+  return true;
+}
+
+static bool flatten_endif(builder *b, const wave_node *node) {
+  uint32_t if_index = b->open[--b->num_open];
+  uint32_t index = emit(b, WAVE_OP_ENDIF, node->u.if_.endif_src.loc, NULL);
+  if (index == UINT32_MAX)
+    return false;
+  interp_instr *code = b->prog->code;
+  code[if_index].target2 = index;
+  if (code[if_index].target != INTERP_NO_TARGET)
+    code[code[if_index].target].target = index;
+  code[index].target = if_index;
+  return true;
+}
+
+static bool flatten_loop(builder *b, const wave_node *node) {
+  uint32_t index = emit(b, WAVE_OP_LOOP, node->u.loop.loop_src.loc, NULL);
+  return index != UINT32_MAX && push_open(b, index);
+}
+
+static bool flatten_endloop(builder *b, const wave_node *node) {
+  uint32_t loop_index = b->open[--b->num_open];
+  uint32_t index = emit(b, WAVE_OP_ENDLOOP, node->u.loop.endloop_src.loc, NULL);
+  if (index == UINT32_MAX)
+    return false;
+  b->prog->code[loop_index].target = index;
+  b->prog->code[index].target = loop_index;
+  return true;
+}
+
+static bool flatten_region(builder *b, const wave_region *region) {
+  wave_walker w;
+  wave_walk_init(&w, (wave_node_list *)&region->body);
+  bool ok = true;
+  while (ok && wave_walk_next(&w)) {
+    switch (w.event) {
+    case WAVE_WALK_BLOCK: ok = flatten_block(b, w.node); break;
+    case WAVE_WALK_IF: ok = flatten_if(b, w.node); break;
+    case WAVE_WALK_ELSE: ok = flatten_else(b, w.node); break;
+    case WAVE_WALK_ENDIF: ok = flatten_endif(b, w.node); break;
+    case WAVE_WALK_LOOP: ok = flatten_loop(b, w.node); break;
+    case WAVE_WALK_ENDLOOP: ok = flatten_endloop(b, w.node); break;
+    }
+  }
+  return ok;
+}
+
+/* ---- call targets --------------------------------------------------------------------- */
+
+typedef struct label_entry {
+  const char *name;
+  uint32_t start;
+} label_entry;
+
+static int compare_labels(const void *x, const void *y) {
+  return strcmp(((const label_entry *)x)->name, ((const label_entry *)y)->name);
+}
+
+static bool resolve_calls(builder *b, label_entry *labels, size_t num_labels) {
+  qsort(labels, num_labels, sizeof *labels, compare_labels);
+  interp_program *p = b->prog;
+  for (size_t i = 0; i < p->len; i++) {
+    if (p->code[i].op != WAVE_OP_CALL)
+      continue;
+    const wave_instr *instr = p->entries[i].instr;
+    const wave_operand *o = &instr->operands[0];
+    label_entry key = {o->label, 0};
+    const label_entry *hit = bsearch(&key, labels, num_labels, sizeof *labels, compare_labels);
+    if (!hit)
+      return fail(b, instr->src.loc, "call: label '%s' is not in this kernel", o->label);
+    p->code[i].target = hit->start;
+  }
+  return true;
+}
+
+bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char *err,
+                          size_t err_size, wave_loc *loc, bool *oom) {
+  memset(prog, 0, sizeof *prog);
+  *oom = false;
+  builder b = {0};
+  b.prog = prog;
+  b.kernel = kernel;
+  b.err = err;
+  b.err_size = err_size;
+  b.err_loc = loc;
+  b.oom = oom;
+  for (int i = 0; i < 256; i++)
+    b.frag_slot[i] = NO_FRAG;
+  if (kernel->registers > INTERP_MAX_REGISTERS) {
+    fail(&b, kernel->registers_src.loc, ".registers %u is more than the interpreter runs (%u)",
+         (unsigned)kernel->registers, (unsigned)INTERP_MAX_REGISTERS);
+    return false;
+  }
+  prog->num_gprs = kernel->registers;
+  prog->sreg_row = prog->num_gprs;
+  prog->const_row = prog->sreg_row + WAVE_NUM_SREGS;
+
+  size_t num_regions = 0;
+  for (const wave_region *r = kernel->first_region; r; r = r->next)
+    num_regions++;
+  label_entry *labels = calloc(num_regions ? num_regions : 1, sizeof *labels);
+  if (!labels)
+    return out_of_memory(&b);
+  size_t num_labels = 0;
+  bool ok = true;
+  for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
+    if (r->label)
+      labels[num_labels++] = (label_entry){r->label, (uint32_t)prog->len};
+    ok = flatten_region(&b, r);
+  }
+  if (ok) {
+    wave_loc end = kernel->end_src.loc;
+    ok = emit(&b, INTERP_OP_END, end, NULL) != UINT32_MAX && resolve_calls(&b, labels, num_labels);
+  }
+  free(labels);
+  free(b.open);
+  free(b.const_slots);
+  if (!ok)
+    interp_program_free(prog);
+  return ok;
+}
+
+void interp_program_free(interp_program *prog) {
+  free(prog->code);
+  free(prog->entries);
+  free(prog->consts);
+  memset(prog, 0, sizeof *prog);
+}

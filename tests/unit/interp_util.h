@@ -1,0 +1,47 @@
+/* Shared helpers of the interpreter tests: parse a kernel from text, run it, read results. */
+#ifndef INTERP_UTIL_H
+#define INTERP_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "waveopt/interp.h"
+#include "waveopt/waveopt.h"
+
+/* A parsed module and a machine that ran its first kernel (or the kernel named in iu_run_kernel).
+ * The module outlives the machine, which points into it. */
+typedef struct iu_result {
+  wave_module *module;
+  wave_machine *machine;
+  wave_diags diags;
+} iu_result;
+
+/* Parses `text` (failing the test on a parse error) and returns the module. */
+wave_module *iu_parse(const char *text, wave_diags *diags);
+
+/* A launch configuration with the defaults and the given grid/workgroup x (0 = default). */
+wave_launch_config iu_config(uint32_t grid_x, uint32_t workgroup_x);
+
+/* Parses and runs; `config` may be NULL for the defaults. Never NULL. */
+iu_result *iu_run(const char *text, const wave_launch_config *config);
+iu_result *iu_run_kernel(const char *text, const char *kernel, const wave_launch_config *config);
+void iu_free(iu_result *r);
+
+bool iu_ok(const iu_result *r);
+wave_error_kind iu_error_kind(const iu_result *r);
+const char *iu_error_message(const iu_result *r);   /* "" when there is no error */
+
+/* Device memory as little-endian words; fails the test when out of range. */
+uint32_t iu_u32(const iu_result *r, size_t address);
+float iu_f32(const iu_result *r, size_t address);
+/* Register / predicate of thread t of the last workgroup. */
+uint32_t iu_reg(const iu_result *r, uint32_t thread, uint32_t reg);
+bool iu_pred(const iu_result *r, uint32_t thread, uint32_t pred);
+const wave_counters *iu_counters(const iu_result *r);
+
+/* Bits of a float, and a float from bits. */
+uint32_t iu_bits(float f);
+float iu_float(uint32_t bits);
+
+#endif

@@ -1,0 +1,610 @@
+/* wavesim: runs one kernel of a WAVE file in libwaveopt's reference interpreter, with the
+ * upstream emulator's options (wave-emu) for loading and dumping device memory. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_util.h"
+#include "waveopt/interp.h"
+
+static const char usage[] =
+    "usage: wavesim [options] kernel.wave|-\n"
+    "\n"
+    "Parses and verifies a WAVE file, then runs one of its kernels in the reference SIMT\n"
+    "interpreter (the intended semantics of the spec, not the upstream emulator's bugs).\n"
+    "\n"
+    "launch:\n"
+    "  --kernel NAME             the kernel to run (default: the first one)\n"
+    "  --grid X,Y,Z              workgroups in x, y, z (default 1,1,1)\n"
+    "  --workgroup X,Y,Z         threads per workgroup (default: .workgroup_size, else 32,1,1)\n"
+    "  --wave-width W            lanes per wave, 8..64 (default 32)\n"
+    "  --device-memory BYTES     device memory size (default 1048576)\n"
+    "  --local-memory BYTES      local memory per workgroup (default: .local_memory, else 16384)\n"
+    "  --mode=simt|thread        SIMT waves (default) or every thread on its own\n"
+    "  --max-instructions N      wave-instruction budget, 0 = unlimited (default 10000000)\n"
+    "  --max-depth N             divergence-stack frames allowed, 0 = unlimited (default)\n"
+    "  --emulator-fallbacks      idiv/imod by zero give 0 (as wave-emu) instead of an error\n"
+    "  --no-deadlock-check       on budget exhaustion, do not rerun thread by thread\n"
+    "inputs:\n"
+    "  --set-reg R:V             preset register rR to V (decimal or 0x hex) in every lane\n"
+    "  --arg OFF:FILE            load FILE into device memory at byte offset OFF\n"
+    "  --fill-zero[=OFF:TYPE:N]  zero N 4-byte words at OFF (bare: all of device memory)\n"
+    "  --fill-iota[=OFF:TYPE:N[:SCALE]]  words i*SCALE at OFF, TYPE u32 or f32 (bare: all of\n"
+    "                            device memory as u32 0, 1, 2, ...)\n"
+    "outputs (standard output holds only the dumped values):\n"
+    "  --dump-memory S:E         hex dump of device memory bytes [S, E)\n"
+    "  --dump-u32 OFF:N          N words as unsigned decimals, one a line\n"
+    "  --dump-f32 OFF:N          N f32 values, one a line, formatted as wave-emu prints them\n"
+    "  --dump-f16 OFF:N, --dump-bf16 OFF:N   N 16-bit floats, likewise\n"
+    "  --stats                   counters to standard error\n"
+    "  --json                    counters as JSON (standard output when nothing is dumped,\n"
+    "                            else standard error)\n"
+    "  --trace                   every issued instruction, its line and lanes, to standard error\n"
+    "  -w                        suppress warnings\n"
+    "  --help, --version\n"
+    "\n"
+    "exit status: 0 the launch finished, 1 input or run errors, 2 usage errors\n";
+
+enum { MAX_ITEMS = 64 };
+
+typedef enum item_kind {
+  ITEM_ARG, ITEM_FILL_ZERO, ITEM_FILL_IOTA,
+  ITEM_DUMP_MEMORY, ITEM_DUMP_U32, ITEM_DUMP_F32, ITEM_DUMP_F16, ITEM_DUMP_BF16,
+} item_kind;
+
+/* A memory load or dump, applied in command-line order. */
+typedef struct item {
+  item_kind kind;
+  uint64_t a, b;        /* offset and count (or start and end) */
+  bool whole;           /* a bare --fill-*: all of device memory */
+  bool is_float;        /* --fill-iota TYPE f32 */
+  float scale;
+  const char *file;
+} item;
+
+typedef struct options {
+  const char *input;
+  const char *kernel;
+  wave_launch_config config;
+  wave_reg_value presets[WAVE_MAX_GPR + 1];
+  item items[MAX_ITEMS];
+  size_t num_items;
+  bool stats, json, trace, no_warnings, dumps;
+} options;
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "wavesim: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry 'wavesim --help' for more information.\n");
+  return 2;
+}
+
+/* ---- number parsing ------------------------------------------------------------------- */
+
+/* A decimal or 0x-hexadecimal number ending at `*end`; false when malformed or too big. */
+static bool parse_u64(const char *s, const char **end, uint64_t max, uint64_t *out) {
+  int base = 10;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s += 2;
+  }
+  if (!*s || !strchr(base == 16 ? "0123456789abcdefABCDEF" : "0123456789", *s))
+    return false;
+  errno = 0;
+  char *e;
+  unsigned long long v = strtoull(s, &e, base);
+  if (errno || v > max)
+    return false;
+  *out = v;
+  *end = e;
+  return true;
+}
+
+/* Parses "A:B" (numbers) into a and b. */
+static bool parse_pair(const char *s, uint64_t *a, uint64_t *b) {
+  const char *e;
+  return parse_u64(s, &e, UINT64_MAX, a) && *e == ':' && parse_u64(e + 1, &e, UINT64_MAX, b) &&
+         *e == '\0';
+}
+
+/* Parses "X[,Y[,Z]]" into dims (missing ones are 1). */
+static bool parse_dims(const char *s, uint32_t dims[3]) {
+  for (int i = 0; i < 3; i++) {
+    uint64_t v = 1;
+    const char *e = s;
+    if (s && (!parse_u64(s, &e, UINT32_MAX, &v) || v == 0 || (*e && *e != ',')))
+      return false;
+    dims[i] = (uint32_t)v;
+    s = s && *e == ',' ? e + 1 : NULL;
+  }
+  return s == NULL;
+}
+
+/* --set-reg R:V with R as "5" or "r5" and V unsigned, 0x hex, or negative decimal. */
+static bool parse_set_reg(const char *s, wave_reg_value *out) {
+  const char *e;
+  uint64_t reg, v;
+  if (*s == 'r')
+    s++;
+  if (!parse_u64(s, &e, WAVE_MAX_GPR, &reg) || *e != ':')
+    return false;
+  bool negative = e[1] == '-';
+  if (!parse_u64(e + 1 + negative, &e, negative ? 0x80000000u : UINT32_MAX, &v) || *e)
+    return false;
+  out->reg = (uint32_t)reg;
+  out->value = negative ? (uint32_t)(0u - (uint32_t)v) : (uint32_t)v;
+  return true;
+}
+
+/* OFF:TYPE:COUNT[:SCALE] of the upstream --fill-zero / --fill-iota. */
+static bool parse_fill(const char *s, item *it, bool allow_scale) {
+  const char *e;
+  if (!parse_u64(s, &e, UINT64_MAX, &it->a) || *e != ':')
+    return false;
+  s = e + 1;
+  if (strncmp(s, "u32:", 4) == 0 || strncmp(s, "i32:", 4) == 0)
+    it->is_float = false;
+  else if (strncmp(s, "f32:", 4) == 0)
+    it->is_float = true;
+  else
+    return false;
+  if (!parse_u64(s + 4, &e, UINT64_MAX / 4, &it->b))
+    return false;
+  it->scale = 1.0f;
+  if (*e == ':' && allow_scale) {
+    char *fe;
+    it->scale = strtof(e + 1, &fe);
+    return *fe == '\0' && fe != e + 1;
+  }
+  return *e == '\0';
+}
+
+/* ---- arguments ------------------------------------------------------------------------ */
+
+/* The value of option `name` at argv[*i]: "--name V", "--name=V" or "-name=V". */
+static const char *option_value(int argc, char **argv, int *i, const char *name) {
+  const char *a = argv[*i];
+  const char *v = tool_option_value(a, name);
+  if (v)
+    return v;
+  const char *bare = a[0] == '-' ? a + (a[1] == '-' ? 2 : 1) : NULL;
+  if (bare && strcmp(bare, name) == 0 && *i + 1 < argc)
+    return argv[++*i];
+  return NULL;
+}
+
+static bool is_option(const char *a, const char *name) {
+  return a[0] == '-' && strcmp(a + (a[1] == '-' ? 2 : 1), name) == 0;
+}
+
+static int add_item(options *opt, item it) {
+  if (opt->num_items == MAX_ITEMS)
+    return usage_error("too many memory options (at most %s)", "64");
+  opt->items[opt->num_items++] = it;
+  if (it.kind >= ITEM_DUMP_MEMORY)
+    opt->dumps = true;
+  return -1;
+}
+
+static int parse_dump(options *opt, item_kind kind, const char *name, const char *v) {
+  item it = {0};
+  it.kind = kind;
+  if (!parse_pair(v, &it.a, &it.b))
+    return usage_error("bad value for --%s (expected OFFSET:COUNT, or START:END)", name);
+  if (kind == ITEM_DUMP_MEMORY && it.b <= it.a)
+    return usage_error("--dump-memory %s: END must be greater than START", v);
+  return add_item(opt, it);
+}
+
+/* Returns -1 to go on, or the exit status to stop with. */
+static int parse_args(int argc, char **argv, options *opt) {
+  static const struct {
+    const char *name;
+    item_kind kind;
+  } dumps[] = {{"dump-memory", ITEM_DUMP_MEMORY}, {"dump-u32", ITEM_DUMP_U32},
+               {"dump-f32", ITEM_DUMP_F32},       {"dump-f16", ITEM_DUMP_F16},
+               {"dump-bf16", ITEM_DUMP_BF16}};
+  const char *v;
+  uint64_t n;
+  const char *e;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int status = -1;
+    bool matched = false;
+    for (size_t d = 0; d < sizeof dumps / sizeof *dumps && !matched; d++) {
+      if ((v = option_value(argc, argv, &i, dumps[d].name))) {
+        matched = true;
+        status = parse_dump(opt, dumps[d].kind, dumps[d].name, v);
+      }
+    }
+    if (matched) {
+      if (status >= 0)
+        return status;
+      continue;
+    }
+    if (is_option(a, "help") || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (is_option(a, "version")) {
+      printf("wavesim (libwaveopt) %s\n", wave_version());
+      return 0;
+    } else if ((v = option_value(argc, argv, &i, "kernel"))) {
+      opt->kernel = v;
+    } else if ((v = option_value(argc, argv, &i, "grid"))) {
+      if (!parse_dims(v, opt->config.grid))
+        return usage_error("bad --grid '%s' (expected X,Y,Z, each at least 1)", v);
+    } else if ((v = option_value(argc, argv, &i, "workgroup"))) {
+      if (!parse_dims(v, opt->config.workgroup))
+        return usage_error("bad --workgroup '%s' (expected X,Y,Z, each at least 1)", v);
+    } else if ((v = option_value(argc, argv, &i, "wave-width"))) {
+      if (!parse_u64(v, &e, WAVE_MAX_WAVE_WIDTH, &n) || *e || n < WAVE_MIN_WAVE_WIDTH)
+        return usage_error("bad --wave-width '%s' (expected 8..64)", v);
+      opt->config.wave_width = (uint32_t)n;
+    } else if ((v = option_value(argc, argv, &i, "device-memory"))) {
+      if (!parse_u64(v, &e, (uint64_t)1 << 32, &n) || *e || n == 0)
+        return usage_error("bad --device-memory '%s' (expected 1..4294967296 bytes)", v);
+      opt->config.device_memory_size = (size_t)n;
+    } else if ((v = option_value(argc, argv, &i, "local-memory"))) {
+      if (!parse_u64(v, &e, UINT32_MAX, &n) || *e || n == 0)
+        return usage_error("bad --local-memory '%s'", v);
+      opt->config.local_memory_size = (uint32_t)n;
+    } else if ((v = option_value(argc, argv, &i, "mode"))) {
+      if (strcmp(v, "simt") == 0)
+        opt->config.mode = WAVE_MODE_SIMT;
+      else if (strcmp(v, "thread") == 0)
+        opt->config.mode = WAVE_MODE_THREAD;
+      else
+        return usage_error("unknown mode '%s' (expected simt or thread)", v);
+    } else if ((v = option_value(argc, argv, &i, "max-instructions"))) {
+      if (!parse_u64(v, &e, UINT64_MAX, &n) || *e)
+        return usage_error("bad --max-instructions '%s'", v);
+      opt->config.max_steps = n ? n : UINT64_MAX / WAVE_MAX_WAVE_WIDTH;
+    } else if ((v = option_value(argc, argv, &i, "max-depth"))) {
+      if (!parse_u64(v, &e, UINT32_MAX, &n) || *e)
+        return usage_error("bad --max-depth '%s'", v);
+      opt->config.max_depth = (uint32_t)n;
+    } else if ((v = option_value(argc, argv, &i, "set-reg"))) {
+      wave_reg_value *p = &opt->presets[opt->config.num_presets];
+      if (opt->config.num_presets > WAVE_MAX_GPR || !parse_set_reg(v, p))
+        return usage_error("bad --set-reg '%s' (expected R:V, R in 0..254)", v);
+      opt->config.num_presets++;
+    } else if ((v = option_value(argc, argv, &i, "arg"))) {
+      item it = {ITEM_ARG, 0, 0, false, false, 0.0f, NULL};
+      const char *colon = strchr(v, ':');
+      if (!colon || !parse_u64(v, &e, UINT64_MAX, &it.a) || e != colon || !colon[1])
+        return usage_error("bad --arg '%s' (expected OFFSET:FILE)", v);
+      it.file = colon + 1;
+      if ((status = add_item(opt, it)) >= 0)
+        return status;
+    } else if (is_option(a, "fill-zero") || is_option(a, "fill-iota") ||
+               (v = tool_option_value(a, "fill-zero")) || (v = tool_option_value(a, "fill-iota"))) {
+      bool iota = strstr(a, "iota") != NULL;
+      item it = {iota ? ITEM_FILL_IOTA : ITEM_FILL_ZERO, 0, 0, true, false, 1.0f, NULL};
+      /* the upstream spelling puts the spec in the next argument */
+      if (!v && i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' &&
+          strchr(argv[i + 1], ':'))
+        v = argv[++i];
+      if (v) {
+        it.whole = false;
+        if (!parse_fill(v, &it, iota))
+          return usage_error("bad memory fill '%s' (expected OFFSET:TYPE:COUNT[:SCALE])", v);
+      }
+      if ((status = add_item(opt, it)) >= 0)
+        return status;
+    } else if (is_option(a, "emulator-fallbacks")) {
+      opt->config.emulator_fallbacks = true;
+    } else if (is_option(a, "no-deadlock-check")) {
+      opt->config.no_deadlock_check = true;
+    } else if (is_option(a, "stats")) {
+      opt->stats = true;
+    } else if (is_option(a, "json")) {
+      opt->json = true;
+    } else if (is_option(a, "trace")) {
+      opt->trace = true;
+    } else if (strcmp(a, "-w") == 0) {
+      opt->no_warnings = true;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return usage_error("unknown option or missing value: '%s'", a);
+    } else if (opt->input) {
+      return usage_error("more than one input file ('%s')", a);
+    } else {
+      opt->input = a;
+    }
+  }
+  if (!opt->input)
+    return usage_error("no input file%s", "");
+  return -1;
+}
+
+/* ---- memory ------------------------------------------------------------------------------ */
+
+static bool in_range(uint64_t offset, uint64_t bytes, size_t size, const char *what) {
+  if (offset <= size && bytes <= size - offset)
+    return true;
+  fprintf(stderr, "wavesim: error: %s: bytes [%" PRIu64 ", %" PRIu64
+          ") are outside device memory (%zu bytes)\n",
+          what, offset, offset + bytes, size);
+  return false;
+}
+
+static void store_word(uint8_t *p, uint32_t v) {
+  for (int k = 0; k < 4; k++)
+    p[k] = (uint8_t)(v >> (8 * k));
+}
+
+static uint32_t load_word(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static bool load_file(uint8_t *mem, size_t size, const item *it) {
+  size_t len = 0;
+  char *data = tool_read_input("wavesim", it->file, &len);
+  if (!data)
+    return false;
+  bool ok = in_range(it->a, len, size, it->file);
+  if (ok)
+    memcpy(mem + it->a, data, len);
+  free(data);
+  return ok;
+}
+
+static bool fill(uint8_t *mem, size_t size, const item *it) {
+  uint64_t offset = it->whole ? 0 : it->a;
+  uint64_t words = it->whole ? size / 4 : it->b;
+  if (!in_range(offset, words * 4, size, it->kind == ITEM_FILL_IOTA ? "--fill-iota" : "--fill-zero"))
+    return false;
+  for (uint64_t i = 0; i < words; i++) {
+    uint32_t v = 0;
+    if (it->kind == ITEM_FILL_IOTA) {
+      float f = (float)i * it->scale;
+      memcpy(&v, &f, sizeof v);
+      if (!it->is_float)
+        v = (uint32_t)((double)i * it->scale);
+    }
+    store_word(mem + offset + 4 * i, v);
+  }
+  return true;
+}
+
+/* ---- dumps ------------------------------------------------------------------------------- */
+
+/* Formats f as Rust's `{:?}` does (how wave-emu prints): shortest round-trip digits, a ".0"
+ * on integral values, exponent notation below 1e-4 and from 1e16 on. */
+static void format_float(float f, char *out, size_t size) {
+  if (isnan(f)) {
+    snprintf(out, size, "NaN");
+    return;
+  }
+  if (isinf(f)) {
+    snprintf(out, size, f < 0 ? "-inf" : "inf");
+    return;
+  }
+  if (f == 0.0f) {
+    snprintf(out, size, signbit(f) ? "-0.0" : "0.0");
+    return;
+  }
+  char sci[32];
+  for (int p = 1; p <= 9; p++) {
+    snprintf(sci, sizeof sci, "%.*e", p - 1, (double)f);
+    if (strtof(sci, NULL) == f)
+      break;
+  }
+  /* sci = [-]d[.ddd]e[+-]XX */
+  const char *s = sci;
+  bool negative = *s == '-';
+  s += negative;
+  char digits[16];
+  size_t nd = 0;
+  for (; *s != 'e'; s++) {
+    if (*s != '.')
+      digits[nd++] = *s;
+  }
+  digits[nd] = '\0';
+  int exp = atoi(s + 1);
+  while (nd > 1 && digits[nd - 1] == '0')
+    digits[--nd] = '\0';
+  char *o = out;
+  size_t left = size;
+#define EMIT(...)                                                                             \
+  do {                                                                                        \
+    int k_ = snprintf(o, left, __VA_ARGS__);                                                  \
+    if (k_ > 0 && (size_t)k_ < left) {                                                        \
+      o += k_;                                                                                \
+      left -= (size_t)k_;                                                                     \
+    }                                                                                         \
+  } while (0)
+  if (negative)
+    EMIT("-");
+  float mag = fabsf(f);
+  if (mag >= 1e-4f && mag < 1e16f) {
+    if (exp >= 0) {
+      for (int i = 0; i <= exp; i++)
+        EMIT("%c", (size_t)i < nd ? digits[i] : '0');
+      EMIT(".");
+      if ((size_t)exp + 1 < nd)
+        EMIT("%s", digits + exp + 1);
+      else
+        EMIT("0");
+    } else {
+      EMIT("0.");
+      for (int i = 0; i < -exp - 1; i++)
+        EMIT("0");
+      EMIT("%s", digits);
+    }
+  } else {
+    EMIT("%c", digits[0]);
+    if (nd > 1)
+      EMIT(".%s", digits + 1);
+    EMIT("e%d", exp);
+  }
+#undef EMIT
+}
+
+static void hex_dump(const uint8_t *mem, uint64_t start, uint64_t end) {
+  printf("Device memory 0x%08" PRIx64 "-0x%08" PRIx64 ":\n", start, end);
+  for (uint64_t row = start; row < end; row += 16) {
+    uint64_t n = end - row < 16 ? end - row : 16;
+    printf("%08" PRIx64 ": ", row);
+    for (uint64_t j = 0; j < 16; j++) {
+      if (j == 8)
+        printf(" ");
+      if (j < n)
+        printf("%02x ", mem[row + j]);
+      else
+        printf("   ");
+    }
+    if (n <= 8)
+      printf(" ");
+    printf(" |");
+    for (uint64_t j = 0; j < n; j++) {
+      uint8_t c = mem[row + j];
+      putchar(c >= 0x20 && c < 0x7F ? c : '.');
+    }
+    printf("|\n");
+  }
+}
+
+static bool dump(const uint8_t *mem, size_t size, const item *it) {
+  char text[64];
+  if (it->kind == ITEM_DUMP_MEMORY) {
+    if (!in_range(it->a, it->b - it->a, size, "--dump-memory"))
+      return false;
+    hex_dump(mem, it->a, it->b);
+    return true;
+  }
+  uint64_t width = it->kind == ITEM_DUMP_F16 || it->kind == ITEM_DUMP_BF16 ? 2 : 4;
+  if (it->b > UINT64_MAX / width || !in_range(it->a, it->b * width, size, "dump"))
+    return false;
+  for (uint64_t i = 0; i < it->b; i++) {
+    const uint8_t *p = mem + it->a + i * width;
+    uint32_t w = width == 4 ? load_word(p) : (uint32_t)p[0] | (uint32_t)p[1] << 8;
+    float f;
+    switch (it->kind) {
+    case ITEM_DUMP_U32:
+      printf("%" PRIu32 "\n", w);
+      continue;
+    case ITEM_DUMP_F32:
+      memcpy(&f, &w, sizeof f);
+      break;
+    default:
+      f = wave_half_to_float((uint16_t)w, it->kind == ITEM_DUMP_BF16);
+      break;
+    }
+    format_float(f, text, sizeof text);
+    printf("%s\n", text);
+  }
+  return true;
+}
+
+/* ---- statistics and tracing ----------------------------------------------------------- */
+
+static void print_stats(const wave_machine *m) {
+  const wave_counters *c = wave_machine_counters(m);
+  fprintf(stderr,
+          "wave-instructions issued: %" PRIu64 "\n"
+          "issues with no active lane: %" PRIu64 "\n"
+          "lane-instructions: %" PRIu64 "\n"
+          "SIMD efficiency: %.1f%%\n"
+          "max divergence depth: %" PRIu32 "\n"
+          "divergent ifs: %" PRIu64 "\n"
+          "divergent loops: %" PRIu64 "\n"
+          "mask operations: %" PRIu64 "\n"
+          "barriers: %" PRIu64 "\n"
+          "steps: %" PRIu64 "\n",
+          c->issued, c->empty_issues, c->lane_instructions,
+          100.0 * wave_counters_simd_efficiency(c, wave_machine_wave_width(m)), c->max_depth,
+          c->divergent_ifs, c->divergent_loops, c->mask_ops, c->barriers, c->steps);
+}
+
+static void trace_issue(void *ctx, const wave_trace_event *e) {
+  (void)ctx;
+  fprintf(stderr, "trace: line %" PRIu32 " wg %" PRIu32 ",%" PRIu32 ",%" PRIu32 " wave %" PRIu32
+          " mask 0x%016" PRIx64 " %s\n",
+          e->loc.line, e->workgroup[0], e->workgroup[1], e->workgroup[2], e->wave, e->mask,
+          wave_opcode_table[e->op].mnemonic);
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+static bool prepare_memory(wave_machine *m, const options *opt) {
+  size_t size;
+  uint8_t *mem = wave_machine_device_memory(m, &size);
+  for (size_t i = 0; i < opt->num_items; i++) {
+    const item *it = &opt->items[i];
+    bool ok = true;
+    if (it->kind == ITEM_ARG)
+      ok = load_file(mem, size, it);
+    else if (it->kind == ITEM_FILL_ZERO || it->kind == ITEM_FILL_IOTA)
+      ok = fill(mem, size, it);
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+static bool write_outputs(wave_machine *m, const options *opt) {
+  size_t size;
+  const uint8_t *mem = wave_machine_device_memory(m, &size);
+  for (size_t i = 0; i < opt->num_items; i++) {
+    if (opt->items[i].kind >= ITEM_DUMP_MEMORY && !dump(mem, size, &opt->items[i]))
+      return false;
+  }
+  return true;
+}
+
+static void print_json(const wave_machine *m, FILE *out) {
+  char *json = wave_machine_counters_json(m);
+  if (json) {
+    fprintf(out, "%s\n", json);
+    free(json);
+  } else {
+    fprintf(stderr, "wavesim: error: out of memory\n");
+  }
+}
+
+int main(int argc, char **argv) {
+  static options opt;
+  wave_launch_config_init(&opt.config);
+  opt.config.presets = opt.presets;
+  int status = parse_args(argc, argv, &opt);
+  if (status >= 0)
+    return status;
+  if (opt.trace)
+    opt.config.trace = trace_issue;
+
+  wave_diags diags;
+  wave_diags_init(&diags);
+  diags.ignore_warnings = opt.no_warnings;
+  wave_module *module = tool_parse_input("wavesim", opt.input, &diags);
+  bool ok = module && wave_verify_module(module, &diags) && !wave_diags_has_errors(&diags);
+  const wave_kernel *kernel = ok ? wave_module_find_kernel(module, opt.kernel) : NULL;
+  if (ok && !kernel) {
+    fprintf(stderr, "wavesim: error: %s\n",
+            opt.kernel ? "no kernel of that name in the input" : "the input has no kernel");
+    ok = false;
+  }
+  wave_machine *m = ok ? wave_machine_create(kernel, &opt.config, &diags) : NULL;
+  if (ok && !m)
+    fprintf(stderr, "wavesim: error: out of memory\n");
+  ok = ok && m && wave_machine_status(m) == WAVE_RUN_NOT_RUN && prepare_memory(m, &opt);
+  bool ran = ok;
+  if (ok)
+    ok = wave_machine_run(m, &diags) == WAVE_RUN_OK;
+  tool_print_diags(&diags, TOOL_DIAGS_TEXT);
+  if (ran && opt.stats)
+    print_stats(m);
+  if (ok)
+    ok = write_outputs(m, &opt);
+  if (ran && opt.json)
+    print_json(m, opt.dumps ? stderr : stdout);
+  if (fflush(stdout) != 0) {
+    fprintf(stderr, "wavesim: error: cannot write output: %s\n", strerror(errno));
+    ok = false;
+  }
+  wave_machine_destroy(m);
+  wave_module_destroy(module);
+  wave_diags_free(&diags);
+  return ok ? 0 : 1;
+}
