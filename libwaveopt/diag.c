@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "waveopt/waveopt.h"
 
 void wave_diags_init(wave_diags *diags) { memset(diags, 0, sizeof(*diags)); }
@@ -119,56 +120,6 @@ void wave_module_report(const wave_module *module, wave_diags *diags, wave_sever
 
 /* ---- formatting ------------------------------------------------------------------------- */
 
-typedef struct text_buf {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} text_buf;
-
-static void buf_append(text_buf *b, const char *s, size_t n) {
-  if (b->failed)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *d = realloc(b->data, cap);
-    if (!d) {
-      b->failed = true;
-      return;
-    }
-    b->data = d;
-    b->cap = cap;
-  }
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
-static void buf_puts(text_buf *b, const char *s) { buf_append(b, s, strlen(s)); }
-
-static void buf_printf(text_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(text_buf *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = vformat(fmt, ap);
-  va_end(ap);
-  if (!s) {
-    b->failed = true;
-    return;
-  }
-  buf_puts(b, s);
-  free(s);
-}
-
-static char *buf_finish(text_buf *b) {
-  if (b->failed || !b->data) {
-    free(b->data);
-    return NULL;
-  }
-  return b->data;
-}
-
 static const char *severity_name(wave_severity s) {
   return s == WAVE_SEV_ERROR ? "error" : s == WAVE_SEV_WARNING ? "warning" : "note";
 }
@@ -178,65 +129,52 @@ static const char *severity_color(wave_severity s) {
 }
 
 char *wave_diag_format_text(const wave_diag *d, bool color) {
-  text_buf b = {0};
+  wave_strbuf b = {0};
   const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
-  buf_puts(&b, bold);
+  wave_strbuf_puts(&b, bold);
   if (d->file) {
-    buf_puts(&b, d->file);
+    wave_strbuf_puts(&b, d->file);
     if (d->line) {
-      buf_printf(&b, ":%u", d->line);
+      wave_strbuf_printf(&b, ":%u", d->line);
       if (d->col)
-        buf_printf(&b, ":%u", d->col);
+        wave_strbuf_printf(&b, ":%u", d->col);
     }
-    buf_puts(&b, ": ");
+    wave_strbuf_puts(&b, ": ");
   }
-  buf_printf(&b, "%s%s:%s%s %s%s", color ? severity_color(d->severity) : "",
-             severity_name(d->severity), reset, bold, d->message, reset);
+  wave_strbuf_printf(&b, "%s%s:%s%s %s%s", color ? severity_color(d->severity) : "",
+                     severity_name(d->severity), reset, bold, d->message, reset);
   if (d->flag)
-    buf_printf(&b, " [-W%s]", d->flag);
-  buf_puts(&b, "\n");
+    wave_strbuf_printf(&b, " [-W%s]", d->flag);
+  wave_strbuf_puts(&b, "\n");
   if (d->source_line) {
-    buf_puts(&b, d->source_line);
-    buf_puts(&b, "\n");
+    wave_strbuf_puts(&b, d->source_line);
+    wave_strbuf_puts(&b, "\n");
     if (d->col) {
       /* Tabs are copied so the caret lines up under the same terminal column. */
       size_t n = strlen(d->source_line);
       for (size_t i = 0; i + 1 < d->col; i++)
-        buf_append(&b, i < n && d->source_line[i] == '\t' ? "\t" : " ", 1);
-      buf_printf(&b, "%s^%s\n", color ? "\033[1;32m" : "", reset);
+        wave_strbuf_append(&b, i < n && d->source_line[i] == '\t' ? "\t" : " ", 1);
+      wave_strbuf_printf(&b, "%s^%s\n", color ? "\033[1;32m" : "", reset);
     }
   }
-  return buf_finish(&b);
-}
-
-static void json_string(text_buf *b, const char *s) {
-  buf_puts(b, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      buf_printf(b, "\\%c", *p);
-    else if (*p < 0x20)
-      buf_printf(b, "\\u%04x", *p);
-    else
-      buf_append(b, (const char *)p, 1);
-  }
-  buf_puts(b, "\"");
+  return wave_strbuf_take(&b, NULL);
 }
 
 char *wave_diag_format_json(const wave_diag *d) {
-  text_buf b = {0};
-  buf_puts(&b, "{\"file\":");
+  wave_strbuf b = {0};
+  wave_strbuf_puts(&b, "{\"file\":");
   if (d->file)
-    json_string(&b, d->file);
+    wave_strbuf_json_string(&b, d->file);
   else
-    buf_puts(&b, "null");
-  buf_printf(&b, ",\"line\":%u,\"column\":%u,\"severity\":\"%s\",\"message\":", d->line, d->col,
-             severity_name(d->severity));
-  json_string(&b, d->message);
-  buf_puts(&b, ",\"flag\":");
+    wave_strbuf_puts(&b, "null");
+  wave_strbuf_printf(&b, ",\"line\":%u,\"column\":%u,\"severity\":\"%s\",\"message\":",
+                     d->line, d->col, severity_name(d->severity));
+  wave_strbuf_json_string(&b, d->message);
+  wave_strbuf_puts(&b, ",\"flag\":");
   if (d->flag)
-    json_string(&b, d->flag);
+    wave_strbuf_json_string(&b, d->flag);
   else
-    buf_puts(&b, "null");
-  buf_puts(&b, "}");
-  return buf_finish(&b);
+    wave_strbuf_puts(&b, "null");
+  wave_strbuf_puts(&b, "}");
+  return wave_strbuf_take(&b, NULL);
 }

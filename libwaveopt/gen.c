@@ -28,11 +28,11 @@
  * Recursion: gen_list recurses once per if/loop level it opens; the level is capped at
  * options->max_depth <= WAVE_GEN_MAX_DEPTH, so the C stack stays small and bounded.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "waveopt/gen.h"
 #include "waveopt/waveopt.h"
 
@@ -813,70 +813,35 @@ wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *lau
 
 /* ---- launch description -------------------------------------------------------------------- */
 
-typedef struct text {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} text;
-
-static void append(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void append(text *t, const char *fmt, ...) {
-  if (t->failed)
-    return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? t->cap - t->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      t->failed = true;
-      return;
-    }
-    if (t->data && t->len + (size_t)n < t->cap) {
-      t->len += (size_t)n;
-      return;
-    }
-    size_t cap = (t->cap + (size_t)n + 1) * 2;
-    char *bigger = realloc(t->data, cap);
-    if (!bigger) {
-      t->failed = true;
-      return;
-    }
-    t->data = bigger;
-    t->cap = cap;
-  }
-}
-
 char *wave_gen_describe(const wave_gen_options *o, const wave_gen_launch *l) {
-  text t = {0};
-  append(&t, "; wavegen --seed %llu --size %u --depth %u%s%s%s\n", (unsigned long long)o->seed,
-         o->size, o->max_depth, o->wave_ops ? "" : " --no-wave-ops", o->races ? " --races" : "",
-         o->docs_dialect ? " --docs-dialect" : "");
-  append(&t, "; launch: grid %u,%u,%u  workgroup %u,%u,%u  device memory >= %u bytes (any "
-             "contents)\n",
-         l->grid[0], l->grid[1], l->grid[2], l->workgroup[0], l->workgroup[1], l->workgroup[2],
-         l->device_memory_size);
-  append(&t, "; preset registers:");
+  wave_strbuf t = {0};
+  wave_strbuf_printf(&t, "; wavegen --seed %llu --size %u --depth %u%s%s%s\n",
+                     (unsigned long long)o->seed, o->size, o->max_depth,
+                     o->wave_ops ? "" : " --no-wave-ops", o->races ? " --races" : "",
+                     o->docs_dialect ? " --docs-dialect" : "");
+  wave_strbuf_printf(&t,
+                     "; launch: grid %u,%u,%u  workgroup %u,%u,%u  device memory >= %u bytes "
+                     "(any contents)\n",
+                     l->grid[0], l->grid[1], l->grid[2], l->workgroup[0], l->workgroup[1],
+                     l->workgroup[2], l->device_memory_size);
+  wave_strbuf_puts(&t, "; preset registers:");
   for (unsigned i = 0; i < l->num_args; i++) {
     const wave_gen_arg *a = &l->args[i];
     if (a->random_mask == 0xFFFFFFFFu)
-      append(&t, " r%u = any value (%s);", a->reg, a->role);
+      wave_strbuf_printf(&t, " r%u = any value (%s);", a->reg, a->role);
     else if (a->random_mask)
-      append(&t, " r%u = %u + (any & 0x%x) (%s);", a->reg, a->base, a->random_mask, a->role);
+      wave_strbuf_printf(&t, " r%u = %u + (any & 0x%x) (%s);", a->reg, a->base,
+                         a->random_mask, a->role);
     else
-      append(&t, " r%u = %u (%s);", a->reg, a->base, a->role);
+      wave_strbuf_printf(&t, " r%u = %u (%s);", a->reg, a->base, a->role);
   }
-  append(&t, "\n; results: thread t stores r0..r%u then p0..p%u at %u + t * %u + %u\n",
-         l->num_dumped_registers - 1, l->num_dumped_predicates - 1, l->output_base,
-         l->output_slot_bytes, l->dump_offset);
-  append(&t, "; run: wavesim FILE --grid %u,%u,%u --device-memory %u", l->grid[0], l->grid[1],
-         l->grid[2], l->device_memory_size);
+  wave_strbuf_printf(&t, "\n; results: thread t stores r0..r%u then p0..p%u at %u + t * %u + %u\n",
+                     l->num_dumped_registers - 1, l->num_dumped_predicates - 1, l->output_base,
+                     l->output_slot_bytes, l->dump_offset);
+  wave_strbuf_printf(&t, "; run: wavesim FILE --grid %u,%u,%u --device-memory %u", l->grid[0],
+                     l->grid[1], l->grid[2], l->device_memory_size);
   for (unsigned i = 0; i < l->num_args; i++)
-    append(&t, " --set-reg %u:%u", l->args[i].reg, l->args[i].base);
-  append(&t, "\n");
-  if (t.failed) {
-    free(t.data);
-    return NULL;
-  }
-  return t.data;
+    wave_strbuf_printf(&t, " --set-reg %u:%u", l->args[i].reg, l->args[i].base);
+  wave_strbuf_puts(&t, "\n");
+  return wave_strbuf_take(&t, NULL);
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "interp_internal.h"
+#include "strbuf.h"
 
 #define NO_FRAME UINT32_MAX
 enum { MAX_THREADS_PER_WORKGROUP = 1u << 16 };
@@ -89,6 +90,12 @@ void interp_wg_id(const wave_machine *m, uint32_t index, uint32_t id[3]) {
   id[0] = index % m->grid[0];
   id[1] = index / m->grid[0] % m->grid[1];
   id[2] = index / m->grid[0] / m->grid[1];
+}
+
+void interp_begin_workgroup(wave_machine *m, uint32_t wg, uint32_t id[3]) {
+  interp_wg_id(m, wg, id);
+  m->wgs_started = wg + 1;
+  memset(m->mem.local, 0, m->mem.local_size);
 }
 
 static uint64_t valid_lanes(const wave_machine *m, uint32_t wave) {
@@ -711,10 +718,8 @@ static wave_run_status run_simt(wave_machine *m) {
   }
   for (uint32_t wg = 0; ok && wg < m->num_wgs; wg++) {
     uint32_t id[3];
-    interp_wg_id(m, wg, id);
+    interp_begin_workgroup(m, wg, id);
     r.wg = wg;
-    m->wgs_started = wg + 1;
-    memset(m->mem.local, 0, m->mem.local_size);
     for (uint32_t i = 0; i < m->num_waves; i++)
       start_wave(m, &r.waves[i], id);
     ok = run_workgroup(&r);
@@ -1005,55 +1010,6 @@ const wave_kernel *wave_module_kernel_at(const wave_module *module, size_t index
 
 /* ---- JSON ----------------------------------------------------------------------------- */
 
-typedef struct json_buf {
-  char *text;
-  size_t len, cap;
-  bool failed;
-} json_buf;
-
-static void json_add(json_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void json_add(json_buf *b, const char *fmt, ...) {
-  if (b->failed)
-    return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->text + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      b->failed = true;
-      return;
-    }
-    if ((size_t)n < b->cap - b->len) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t cap = b->cap * 2 + (size_t)n;
-    char *text = realloc(b->text, cap);
-    if (!text) {
-      b->failed = true;
-      return;
-    }
-    b->text = text;
-    b->cap = cap;
-  }
-}
-
-static void json_string(json_buf *b, const char *s) {
-  json_add(b, "\"");
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      json_add(b, "\\%c", c);
-    else if (c < 0x20)
-      json_add(b, "\\u%04x", c);
-    else
-      json_add(b, "%c", c);
-  }
-  json_add(b, "\"");
-}
-
 static const char *const error_kind_names[] = {
     "none", "invalid-program", "invalid-config", "out-of-memory", "division-by-zero",
     "out-of-bounds", "bad-clamp", "depth", "call-depth", "divergent-return", "barrier",
@@ -1063,42 +1019,38 @@ _Static_assert(sizeof error_kind_names / sizeof *error_kind_names == WAVE_ERR_NO
                "one name per error kind");
 
 char *wave_machine_counters_json(const wave_machine *m) {
-  json_buf b = {0};
-  b.cap = 1024;
-  b.text = malloc(b.cap);
-  if (!b.text)
-    return NULL;
+  wave_strbuf b = {0};
   const wave_counters *c = &m->counters;
-  json_add(&b, "{\"kernel\":");
-  json_string(&b, m->kernel->name);
-  json_add(&b, ",\"mode\":\"%s\",\"wave_width\":%" PRIu32 ",\"status\":\"%s\"",
-           m->config.mode == WAVE_MODE_THREAD ? "thread" : "simt", m->width,
-           m->status == WAVE_RUN_OK ? "ok" : m->status == WAVE_RUN_ERROR ? "error" : "not-run");
+  wave_strbuf_puts(&b, "{\"kernel\":");
+  wave_strbuf_json_string(&b, m->kernel->name);
+  wave_strbuf_printf(&b, ",\"mode\":\"%s\",\"wave_width\":%" PRIu32 ",\"status\":\"%s\"",
+                     m->config.mode == WAVE_MODE_THREAD ? "thread" : "simt", m->width,
+                     m->status == WAVE_RUN_OK      ? "ok"
+                     : m->status == WAVE_RUN_ERROR ? "error"
+                                                   : "not-run");
   if (m->status == WAVE_RUN_ERROR) {
-    json_add(&b, ",\"error\":{\"kind\":\"%s\",\"line\":%" PRIu32 ",\"message\":",
-             error_kind_names[m->error.kind], m->error.loc.line);
-    json_string(&b, m->message);
-    json_add(&b, "}");
+    wave_strbuf_printf(&b, ",\"error\":{\"kind\":\"%s\",\"line\":%" PRIu32 ",\"message\":",
+                       error_kind_names[m->error.kind], m->error.loc.line);
+    wave_strbuf_json_string(&b, m->message);
+    wave_strbuf_puts(&b, "}");
   }
-  json_add(&b,
-           ",\"issued\":%" PRIu64 ",\"empty_issues\":%" PRIu64 ",\"lane_instructions\":%" PRIu64
-           ",\"simd_efficiency\":%.6f,\"max_depth\":%" PRIu32 ",\"divergent_ifs\":%" PRIu64
-           ",\"divergent_loops\":%" PRIu64 ",\"mask_ops\":%" PRIu64 ",\"barriers\":%" PRIu64
-           ",\"steps\":%" PRIu64 ",\"instructions\":[",
-           c->issued, c->empty_issues, c->lane_instructions,
-           wave_counters_simd_efficiency(c, m->width), c->max_depth, c->divergent_ifs,
-           c->divergent_loops, c->mask_ops, c->barriers, c->steps);
+  wave_strbuf_printf(&b,
+                     ",\"issued\":%" PRIu64 ",\"empty_issues\":%" PRIu64
+                     ",\"lane_instructions\":%" PRIu64 ",\"simd_efficiency\":%.6f"
+                     ",\"max_depth\":%" PRIu32 ",\"divergent_ifs\":%" PRIu64
+                     ",\"divergent_loops\":%" PRIu64 ",\"mask_ops\":%" PRIu64
+                     ",\"barriers\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"instructions\":[",
+                     c->issued, c->empty_issues, c->lane_instructions,
+                     wave_counters_simd_efficiency(c, m->width), c->max_depth, c->divergent_ifs,
+                     c->divergent_loops, c->mask_ops, c->barriers, c->steps);
   for (size_t i = 0; i < m->prog.len; i++) {
     const wave_program_entry *e = &m->prog.entries[i];
     const char *name = m->prog.code[i].op == INTERP_OP_END ? "<end>" : wave_opcode_table[e->op].mnemonic;
-    json_add(&b, "%s{\"index\":%zu,\"line\":%" PRIu32 ",\"op\":\"%s\",\"issues\":%" PRIu64
-             ",\"lanes\":%" PRIu64 "}",
-             i ? "," : "", i, e->loc.line, name, e->issues, e->lanes);
+    wave_strbuf_printf(&b,
+                       "%s{\"index\":%zu,\"line\":%" PRIu32 ",\"op\":\"%s\",\"issues\":%" PRIu64
+                       ",\"lanes\":%" PRIu64 "}",
+                       i ? "," : "", i, e->loc.line, name, e->issues, e->lanes);
   }
-  json_add(&b, "]}");
-  if (b.failed) {
-    free(b.text);
-    return NULL;
-  }
-  return b.text;
+  wave_strbuf_puts(&b, "]}");
+  return wave_strbuf_take(&b, NULL);
 }

@@ -47,36 +47,28 @@ static inline unsigned lowest_lane(uint64_t m) {
     }                                                                                         \
   } while (0)
 
-/* rd = the expression of x, y per lane */
-#define BINARY(...)                                                                           \
+/* rd = the expression per lane, of x (UNARY), x, y (BINARY) or x, y, z (TERNARY) read from
+ * the source rows; `rows` binds the rows and `load` one lane of them. */
+#define LANEWISE(rows, load, ...)                                                             \
   do {                                                                                        \
     uint32_t *d = w->row[in->d];                                                              \
-    const uint32_t *a = w->row[in->s[0]], *b = w->row[in->s[1]];                              \
+    rows;                                                                                     \
     FOR_LANES(mask, w->width, {                                                               \
-      uint32_t x = a[l], y = b[l];                                                            \
+      load;                                                                                   \
       d[l] = (__VA_ARGS__);                                                                   \
     });                                                                                       \
   } while (0)
 
-#define UNARY(...)                                                                            \
-  do {                                                                                        \
-    uint32_t *d = w->row[in->d];                                                              \
-    const uint32_t *a = w->row[in->s[0]];                                                     \
-    FOR_LANES(mask, w->width, {                                                               \
-      uint32_t x = a[l];                                                                      \
-      d[l] = (__VA_ARGS__);                                                                   \
-    });                                                                                       \
-  } while (0)
+#define UNARY(...) LANEWISE(const uint32_t *a = w->row[in->s[0]], uint32_t x = a[l], __VA_ARGS__)
+
+#define BINARY(...)                                                                           \
+  LANEWISE(const uint32_t *a = w->row[in->s[0]]; const uint32_t *b = w->row[in->s[1]],        \
+           uint32_t x = a[l]; uint32_t y = b[l], __VA_ARGS__)
 
 #define TERNARY(...)                                                                          \
-  do {                                                                                        \
-    uint32_t *d = w->row[in->d];                                                              \
-    const uint32_t *a = w->row[in->s[0]], *b = w->row[in->s[1]], *c = w->row[in->s[2]];       \
-    FOR_LANES(mask, w->width, {                                                               \
-      uint32_t x = a[l], y = b[l], z = c[l];                                                  \
-      d[l] = (__VA_ARGS__);                                                                   \
-    });                                                                                       \
-  } while (0)
+  LANEWISE(const uint32_t *a = w->row[in->s[0]]; const uint32_t *b = w->row[in->s[1]];        \
+           const uint32_t *c = w->row[in->s[2]],                                              \
+           uint32_t x = a[l]; uint32_t y = b[l]; uint32_t z = c[l], __VA_ARGS__)
 
 /* pd = the condition on x, y in the lanes of the mask; other lanes keep their bit */
 #define COMPARE(...)                                                                         \

@@ -170,6 +170,8 @@ struct wave_machine {
 
 /* Workgroup `index` as x, y, z. */
 void interp_wg_id(const struct wave_machine *m, uint32_t index, uint32_t id[3]);
+/* Marks workgroup `wg` started, clears local memory for it and gives its x, y, z in `id`. */
+void interp_begin_workgroup(struct wave_machine *m, uint32_t wg, uint32_t id[3]);
 /* Clears the registers of `w`, writes the special registers of lanes first_lane.. of wave
  * `wave_id` in workgroup `id`, and applies the host's presets. */
 void interp_init_regs(struct wave_machine *m, interp_wave *w, const uint32_t id[3],

@@ -205,10 +205,8 @@ wave_run_status interp_thread_run(wave_machine *m) {
     interp_fail(m, WAVE_ERR_OUT_OF_MEMORY, 0, 0, 0, 0, "out of memory");
   for (uint32_t wg = 0; ok && wg < m->num_wgs; wg++) {
     uint32_t id[3];
-    interp_wg_id(m, wg, id);
+    interp_begin_workgroup(m, wg, id);
     r.wg = wg;
-    m->wgs_started = wg + 1;
-    memset(m->mem.local, 0, m->mem.local_size);
     for (uint32_t t = 0; t < m->threads; t++) {
       thread_state *th = &r.threads[t];
       interp_init_regs(m, &th->regs, id, wave_of(m, t), t % m->width);

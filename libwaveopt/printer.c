@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "waveopt/waveopt.h"
 
 enum { OUT_BUF_SIZE = 8192, INDENT_WIDTH = 4, DEFAULT_MAX_INDENT = 16 };
@@ -384,44 +385,18 @@ int wave_print_file(const wave_module *module, const wave_print_options *options
   return fflush(out) != 0 ? -1 : result;
 }
 
-typedef struct string_sink {
-  char *data;
-  size_t len, cap;
-} string_sink;
-
 static int write_string(void *ctx, const char *data, size_t len) {
-  string_sink *s = ctx;
-  if (len >= s->cap - s->len) {
-    size_t cap = s->cap;
-    while (len >= cap - s->len) {
-      if (cap > SIZE_MAX / 2)
-        return -1;
-      cap *= 2;
-    }
-    char *d = realloc(s->data, cap);
-    if (!d)
-      return -1;
-    s->data = d;
-    s->cap = cap;
-  }
-  memcpy(s->data + s->len, data, len);
-  s->len += len;
-  return 0;
+  wave_strbuf *s = ctx;
+  wave_strbuf_append(s, data, len);
+  return s->failed ? -1 : 0;
 }
 
 char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
                            size_t *len) {
-  string_sink s = {malloc(4096), 0, 4096};
-  if (!s.data)
-    return NULL;
-  if (wave_print_module(module, options, write_string, &s) != 0) {
-    free(s.data);
-    return NULL;
-  }
-  s.data[s.len] = '\0';
-  if (len)
-    *len = s.len;
-  return s.data;
+  wave_strbuf s = {0};
+  if (wave_print_module(module, options, write_string, &s) != 0)
+    s.failed = true;
+  return wave_strbuf_take(&s, len);
 }
 
 /* ---- one instruction, for diagnostics ------------------------------------------------------ */

@@ -1,0 +1,39 @@
+/*
+ * The growable text buffer behind every string the library hands out (diagnostic text and
+ * JSON, counters JSON, launch descriptions, printed modules). The first failure is sticky:
+ * later appends do nothing and wave_strbuf_take returns NULL, so a caller builds the whole
+ * text and checks once at the end.
+ */
+#ifndef WAVE_STRBUF_H
+#define WAVE_STRBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Internal: kept out of the shared library's interface. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
+/* Zero-initialise to start; `failed` may also be set by a caller to abandon the text. */
+typedef struct wave_strbuf {
+  char *data; /* malloc'd and NUL-terminated once anything was appended */
+  size_t len, cap;
+  bool failed;
+} wave_strbuf;
+
+void wave_strbuf_append(wave_strbuf *b, const char *s, size_t n);
+void wave_strbuf_puts(wave_strbuf *b, const char *s);
+void wave_strbuf_printf(wave_strbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* `s` quoted, with '"', '\\' and control characters escaped; NULL reads as "". */
+void wave_strbuf_json_string(wave_strbuf *b, const char *s);
+/* Hands over the text (malloc'd, "" when nothing was appended) and its length through `len`
+ * when non-NULL, or frees everything and returns NULL after a failure. Leaves `b` empty. */
+char *wave_strbuf_take(wave_strbuf *b, size_t *len);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#endif
