@@ -1,6 +1,7 @@
 #include "tool_util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,4 +132,52 @@ const char *tool_option_value(const char *arg, const char *name) {
     name++;
   size_t n = strlen(name);
   return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+const char *tool_option_arg(int argc, char **argv, int *i, const char *name, const char *missing) {
+  const char *a = argv[*i];
+  const char *v = tool_option_value(a, name);
+  if (v)
+    return v;
+  if (a[0] != '-' || strcmp(a + (a[1] == '-' ? 2 : 1), name) != 0)
+    return NULL;
+  return *i + 1 < argc ? argv[++*i] : missing;
+}
+
+int tool_usage_error(const char *tool, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: error: ", tool);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nTry '%s --help' for more information.\n", tool);
+  va_end(ap);
+  return 2;
+}
+
+int tool_take_input(const char *tool, const char *arg, const char **input,
+                    const char *unknown_fmt) {
+  if (arg[0] == '-' && arg[1] != '\0')
+    return tool_usage_error(tool, unknown_fmt, arg);
+  if (*input)
+    return tool_usage_error(tool, "more than one input file ('%s')", arg);
+  *input = arg;
+  return -1;
+}
+
+bool tool_parse_u64(const char *s, const char **end, uint64_t max, uint64_t *out) {
+  int base = 10;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s += 2;
+  }
+  if (!*s || !strchr(base == 16 ? "0123456789abcdefABCDEF" : "0123456789", *s))
+    return false;
+  errno = 0;
+  char *e;
+  unsigned long long v = strtoull(s, &e, base);
+  if (errno || v > max)
+    return false;
+  *out = v;
+  *end = e;
+  return true;
 }

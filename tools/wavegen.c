@@ -5,6 +5,12 @@
 #include "tool_util.h"
 #include "waveopt/gen.h"
 
+/* A whole argument as a number; the generator's limits are checked by the callers. */
+static bool parse_number(const char *s, uint64_t *out) {
+  const char *end;
+  return tool_parse_u64(s, &end, UINT64_MAX, out) && *end == '\0';
+}
+
 static const char usage[] =
     "usage: wavegen --seed S [--size N] [--depth D] [--no-wave-ops] [--races]\n"
     "               [--docs-dialect] [-o FILE]\n"
@@ -27,32 +33,6 @@ static const char usage[] =
     "\n"
     "exit status: 0 success, 1 failure (out of memory, cannot write), 2 usage errors\n";
 
-static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "wavegen: error: %s '%s'\nTry 'wavegen --help' for more information.\n",
-          what, arg);
-  return 2;
-}
-
-static bool parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  if (!s || !*s || *s == '-')
-    return false;
-  *out = strtoull(s, &end, 0);
-  return *end == '\0';
-}
-
-/* "--name V" or "--name=V": the value (advancing *i past a separate one), or NULL when `a` is
- * not --name. A --name without a value gives "". */
-static const char *value_of(int argc, char **argv, int *i, const char *name) {
-  const char *a = argv[*i];
-  const char *v = tool_option_value(a, name);
-  if (v)
-    return v;
-  if (strncmp(a, "--", 2) != 0 || strcmp(a + 2, name) != 0)
-    return NULL;
-  return *i + 1 < argc ? argv[++*i] : "";
-}
-
 typedef struct options {
   wave_gen_options gen;
   bool has_seed;
@@ -68,18 +48,18 @@ static int parse_args(int argc, char **argv, options *opt) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage, stdout);
       return 0;
-    } else if ((v = value_of(argc, argv, &i, "seed"))) {
-      if (!parse_u64(v, &n))
-        return usage_error("invalid seed", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "seed", ""))) {
+      if (!parse_number(v, &n))
+        return tool_usage_error("wavegen", "invalid seed '%s'", v);
       opt->gen.seed = n;
       opt->has_seed = true;
-    } else if ((v = value_of(argc, argv, &i, "size"))) {
-      if (!parse_u64(v, &n) || n == 0 || n > 1000000)
-        return usage_error("invalid size (1..1000000):", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "size", ""))) {
+      if (!parse_number(v, &n) || n == 0 || n > 1000000)
+        return tool_usage_error("wavegen", "invalid size (1..1000000): '%s'", v);
       opt->gen.size = (unsigned)n;
-    } else if ((v = value_of(argc, argv, &i, "depth"))) {
-      if (!parse_u64(v, &n) || n > WAVE_GEN_MAX_DEPTH)
-        return usage_error("invalid depth (0..8):", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "depth", ""))) {
+      if (!parse_number(v, &n) || n > WAVE_GEN_MAX_DEPTH)
+        return tool_usage_error("wavegen", "invalid depth (0..8): '%s'", v);
       opt->gen.max_depth = (unsigned)n;
     } else if (strcmp(a, "--no-wave-ops") == 0) {
       opt->gen.wave_ops = false;
@@ -89,14 +69,14 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->gen.docs_dialect = true;
     } else if (strcmp(a, "-o") == 0) {
       if (++i == argc)
-        return usage_error("missing file name after", a);
+        return tool_usage_error("wavegen", "missing file name after '%s'", a);
       opt->output = argv[i];
     } else {
-      return usage_error("unknown argument", a);
+      return tool_usage_error("wavegen", "unknown argument '%s'", a);
     }
   }
   if (!opt->has_seed)
-    return usage_error("missing option", "--seed");
+    return tool_usage_error("wavegen", "missing option '--seed'");
   return -1;
 }
 

@@ -35,13 +35,6 @@ typedef struct options {
   bool no_warnings;
 } options;
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "waveopt: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\nTry 'waveopt --help' for more information.\n");
-  return 2;
-}
-
 /* Returns -1 to go on, or the exit status to stop with. */
 static int parse_args(int argc, char **argv, options *opt) {
   const char *v;
@@ -55,7 +48,7 @@ static int parse_args(int argc, char **argv, options *opt) {
       return 0;
     } else if (strcmp(a, "-o") == 0) {
       if (++i == argc)
-        return usage_error("%s needs a file name", a);
+        return tool_usage_error("waveopt", "%s needs a file name", a);
       opt->output = argv[i];
     } else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0' && a[1] != '-') {
       opt->output = a + 2;
@@ -67,7 +60,7 @@ static int parse_args(int argc, char **argv, options *opt) {
       else if (strcmp(v, "docs") == 0)
         opt->print.dialect = WAVE_DIALECT_DOCS;
       else
-        return usage_error("unknown dialect '%s' (expected asm or docs)", v);
+        return tool_usage_error("waveopt", "unknown dialect '%s' (expected asm or docs)", v);
     } else if (strcmp(a, "-strip-comments") == 0 || strcmp(a, "--strip-comments") == 0) {
       opt->print.strip_comments = true;
     } else if (strcmp(a, "-Werror") == 0) {
@@ -80,13 +73,12 @@ static int parse_args(int argc, char **argv, options *opt) {
       else if (strcmp(v, "json") == 0)
         opt->diag_format = TOOL_DIAGS_JSON;
       else
-        return usage_error("unknown diagnostics format '%s' (expected text or json)", v);
-    } else if (a[0] == '-' && a[1] != '\0') {
-      return usage_error("unknown option '%s'", a);
-    } else if (opt->input) {
-      return usage_error("more than one input file ('%s')", a);
+        return tool_usage_error("waveopt",
+                                "unknown diagnostics format '%s' (expected text or json)", v);
     } else {
-      opt->input = a;
+      int status = tool_take_input("waveopt", a, &opt->input, "unknown option '%s'");
+      if (status >= 0)
+        return status;
     }
   }
   if (!opt->input)

@@ -74,39 +74,13 @@ typedef struct options {
   bool stats, json, trace, no_warnings, dumps;
 } options;
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "wavesim: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\nTry 'wavesim --help' for more information.\n");
-  return 2;
-}
-
 /* ---- number parsing ------------------------------------------------------------------- */
-
-/* A decimal or 0x-hexadecimal number ending at `*end`; false when malformed or too big. */
-static bool parse_u64(const char *s, const char **end, uint64_t max, uint64_t *out) {
-  int base = 10;
-  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s += 2;
-  }
-  if (!*s || !strchr(base == 16 ? "0123456789abcdefABCDEF" : "0123456789", *s))
-    return false;
-  errno = 0;
-  char *e;
-  unsigned long long v = strtoull(s, &e, base);
-  if (errno || v > max)
-    return false;
-  *out = v;
-  *end = e;
-  return true;
-}
 
 /* Parses "A:B" (numbers) into a and b. */
 static bool parse_pair(const char *s, uint64_t *a, uint64_t *b) {
   const char *e;
-  return parse_u64(s, &e, UINT64_MAX, a) && *e == ':' && parse_u64(e + 1, &e, UINT64_MAX, b) &&
-         *e == '\0';
+  return tool_parse_u64(s, &e, UINT64_MAX, a) && *e == ':' &&
+         tool_parse_u64(e + 1, &e, UINT64_MAX, b) && *e == '\0';
 }
 
 /* Parses "X[,Y[,Z]]" into dims (missing ones are 1). */
@@ -114,7 +88,7 @@ static bool parse_dims(const char *s, uint32_t dims[3]) {
   for (int i = 0; i < 3; i++) {
     uint64_t v = 1;
     const char *e = s;
-    if (s && (!parse_u64(s, &e, UINT32_MAX, &v) || v == 0 || (*e && *e != ',')))
+    if (s && (!tool_parse_u64(s, &e, UINT32_MAX, &v) || v == 0 || (*e && *e != ',')))
       return false;
     dims[i] = (uint32_t)v;
     s = s && *e == ',' ? e + 1 : NULL;
@@ -128,10 +102,10 @@ static bool parse_set_reg(const char *s, wave_reg_value *out) {
   uint64_t reg, v;
   if (*s == 'r')
     s++;
-  if (!parse_u64(s, &e, WAVE_MAX_GPR, &reg) || *e != ':')
+  if (!tool_parse_u64(s, &e, WAVE_MAX_GPR, &reg) || *e != ':')
     return false;
   bool negative = e[1] == '-';
-  if (!parse_u64(e + 1 + negative, &e, negative ? 0x80000000u : UINT32_MAX, &v) || *e)
+  if (!tool_parse_u64(e + 1 + negative, &e, negative ? 0x80000000u : UINT32_MAX, &v) || *e)
     return false;
   out->reg = (uint32_t)reg;
   out->value = negative ? (uint32_t)(0u - (uint32_t)v) : (uint32_t)v;
@@ -141,7 +115,7 @@ static bool parse_set_reg(const char *s, wave_reg_value *out) {
 /* OFF:TYPE:COUNT[:SCALE] of the upstream --fill-zero / --fill-iota. */
 static bool parse_fill(const char *s, item *it, bool allow_scale) {
   const char *e;
-  if (!parse_u64(s, &e, UINT64_MAX, &it->a) || *e != ':')
+  if (!tool_parse_u64(s, &e, UINT64_MAX, &it->a) || *e != ':')
     return false;
   s = e + 1;
   if (strncmp(s, "u32:", 4) == 0 || strncmp(s, "i32:", 4) == 0)
@@ -150,7 +124,7 @@ static bool parse_fill(const char *s, item *it, bool allow_scale) {
     it->is_float = true;
   else
     return false;
-  if (!parse_u64(s + 4, &e, UINT64_MAX / 4, &it->b))
+  if (!tool_parse_u64(s + 4, &e, UINT64_MAX / 4, &it->b))
     return false;
   it->scale = 1.0f;
   if (*e == ':' && allow_scale) {
@@ -163,25 +137,13 @@ static bool parse_fill(const char *s, item *it, bool allow_scale) {
 
 /* ---- arguments ------------------------------------------------------------------------ */
 
-/* The value of option `name` at argv[*i]: "--name V", "--name=V" or "-name=V". */
-static const char *option_value(int argc, char **argv, int *i, const char *name) {
-  const char *a = argv[*i];
-  const char *v = tool_option_value(a, name);
-  if (v)
-    return v;
-  const char *bare = a[0] == '-' ? a + (a[1] == '-' ? 2 : 1) : NULL;
-  if (bare && strcmp(bare, name) == 0 && *i + 1 < argc)
-    return argv[++*i];
-  return NULL;
-}
-
 static bool is_option(const char *a, const char *name) {
   return a[0] == '-' && strcmp(a + (a[1] == '-' ? 2 : 1), name) == 0;
 }
 
 static int add_item(options *opt, item it) {
   if (opt->num_items == MAX_ITEMS)
-    return usage_error("too many memory options (at most %s)", "64");
+    return tool_usage_error("wavesim", "too many memory options (at most %s)", "64");
   opt->items[opt->num_items++] = it;
   if (it.kind >= ITEM_DUMP_MEMORY)
     opt->dumps = true;
@@ -192,9 +154,10 @@ static int parse_dump(options *opt, item_kind kind, const char *name, const char
   item it = {0};
   it.kind = kind;
   if (!parse_pair(v, &it.a, &it.b))
-    return usage_error("bad value for --%s (expected OFFSET:COUNT, or START:END)", name);
+    return tool_usage_error("wavesim", "bad value for --%s (expected OFFSET:COUNT, or START:END)",
+                            name);
   if (kind == ITEM_DUMP_MEMORY && it.b <= it.a)
-    return usage_error("--dump-memory %s: END must be greater than START", v);
+    return tool_usage_error("wavesim", "--dump-memory %s: END must be greater than START", v);
   return add_item(opt, it);
 }
 
@@ -214,7 +177,7 @@ static int parse_args(int argc, char **argv, options *opt) {
     int status = -1;
     bool matched = false;
     for (size_t d = 0; d < sizeof dumps / sizeof *dumps && !matched; d++) {
-      if ((v = option_value(argc, argv, &i, dumps[d].name))) {
+      if ((v = tool_option_arg(argc, argv, &i, dumps[d].name, NULL))) {
         matched = true;
         status = parse_dump(opt, dumps[d].kind, dumps[d].name, v);
       }
@@ -230,51 +193,53 @@ static int parse_args(int argc, char **argv, options *opt) {
     } else if (is_option(a, "version")) {
       printf("wavesim (libwaveopt) %s\n", wave_version());
       return 0;
-    } else if ((v = option_value(argc, argv, &i, "kernel"))) {
+    } else if ((v = tool_option_arg(argc, argv, &i, "kernel", NULL))) {
       opt->kernel = v;
-    } else if ((v = option_value(argc, argv, &i, "grid"))) {
+    } else if ((v = tool_option_arg(argc, argv, &i, "grid", NULL))) {
       if (!parse_dims(v, opt->config.grid))
-        return usage_error("bad --grid '%s' (expected X,Y,Z, each at least 1)", v);
-    } else if ((v = option_value(argc, argv, &i, "workgroup"))) {
+        return tool_usage_error("wavesim", "bad --grid '%s' (expected X,Y,Z, each at least 1)", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "workgroup", NULL))) {
       if (!parse_dims(v, opt->config.workgroup))
-        return usage_error("bad --workgroup '%s' (expected X,Y,Z, each at least 1)", v);
-    } else if ((v = option_value(argc, argv, &i, "wave-width"))) {
-      if (!parse_u64(v, &e, WAVE_MAX_WAVE_WIDTH, &n) || *e || n < WAVE_MIN_WAVE_WIDTH)
-        return usage_error("bad --wave-width '%s' (expected 8..64)", v);
+        return tool_usage_error("wavesim", "bad --workgroup '%s' (expected X,Y,Z, each at least 1)",
+                                v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "wave-width", NULL))) {
+      if (!tool_parse_u64(v, &e, WAVE_MAX_WAVE_WIDTH, &n) || *e || n < WAVE_MIN_WAVE_WIDTH)
+        return tool_usage_error("wavesim", "bad --wave-width '%s' (expected 8..64)", v);
       opt->config.wave_width = (uint32_t)n;
-    } else if ((v = option_value(argc, argv, &i, "device-memory"))) {
-      if (!parse_u64(v, &e, (uint64_t)1 << 32, &n) || *e || n == 0)
-        return usage_error("bad --device-memory '%s' (expected 1..4294967296 bytes)", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "device-memory", NULL))) {
+      if (!tool_parse_u64(v, &e, (uint64_t)1 << 32, &n) || *e || n == 0)
+        return tool_usage_error("wavesim",
+                                "bad --device-memory '%s' (expected 1..4294967296 bytes)", v);
       opt->config.device_memory_size = (size_t)n;
-    } else if ((v = option_value(argc, argv, &i, "local-memory"))) {
-      if (!parse_u64(v, &e, UINT32_MAX, &n) || *e || n == 0)
-        return usage_error("bad --local-memory '%s'", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "local-memory", NULL))) {
+      if (!tool_parse_u64(v, &e, UINT32_MAX, &n) || *e || n == 0)
+        return tool_usage_error("wavesim", "bad --local-memory '%s'", v);
       opt->config.local_memory_size = (uint32_t)n;
-    } else if ((v = option_value(argc, argv, &i, "mode"))) {
+    } else if ((v = tool_option_arg(argc, argv, &i, "mode", NULL))) {
       if (strcmp(v, "simt") == 0)
         opt->config.mode = WAVE_MODE_SIMT;
       else if (strcmp(v, "thread") == 0)
         opt->config.mode = WAVE_MODE_THREAD;
       else
-        return usage_error("unknown mode '%s' (expected simt or thread)", v);
-    } else if ((v = option_value(argc, argv, &i, "max-instructions"))) {
-      if (!parse_u64(v, &e, UINT64_MAX, &n) || *e)
-        return usage_error("bad --max-instructions '%s'", v);
+        return tool_usage_error("wavesim", "unknown mode '%s' (expected simt or thread)", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "max-instructions", NULL))) {
+      if (!tool_parse_u64(v, &e, UINT64_MAX, &n) || *e)
+        return tool_usage_error("wavesim", "bad --max-instructions '%s'", v);
       opt->config.max_steps = n ? n : UINT64_MAX / WAVE_MAX_WAVE_WIDTH;
-    } else if ((v = option_value(argc, argv, &i, "max-depth"))) {
-      if (!parse_u64(v, &e, UINT32_MAX, &n) || *e)
-        return usage_error("bad --max-depth '%s'", v);
+    } else if ((v = tool_option_arg(argc, argv, &i, "max-depth", NULL))) {
+      if (!tool_parse_u64(v, &e, UINT32_MAX, &n) || *e)
+        return tool_usage_error("wavesim", "bad --max-depth '%s'", v);
       opt->config.max_depth = (uint32_t)n;
-    } else if ((v = option_value(argc, argv, &i, "set-reg"))) {
+    } else if ((v = tool_option_arg(argc, argv, &i, "set-reg", NULL))) {
       wave_reg_value *p = &opt->presets[opt->config.num_presets];
       if (opt->config.num_presets > WAVE_MAX_GPR || !parse_set_reg(v, p))
-        return usage_error("bad --set-reg '%s' (expected R:V, R in 0..254)", v);
+        return tool_usage_error("wavesim", "bad --set-reg '%s' (expected R:V, R in 0..254)", v);
       opt->config.num_presets++;
-    } else if ((v = option_value(argc, argv, &i, "arg"))) {
+    } else if ((v = tool_option_arg(argc, argv, &i, "arg", NULL))) {
       item it = {ITEM_ARG, 0, 0, false, false, 0.0f, NULL};
       const char *colon = strchr(v, ':');
-      if (!colon || !parse_u64(v, &e, UINT64_MAX, &it.a) || e != colon || !colon[1])
-        return usage_error("bad --arg '%s' (expected OFFSET:FILE)", v);
+      if (!colon || !tool_parse_u64(v, &e, UINT64_MAX, &it.a) || e != colon || !colon[1])
+        return tool_usage_error("wavesim", "bad --arg '%s' (expected OFFSET:FILE)", v);
       it.file = colon + 1;
       if ((status = add_item(opt, it)) >= 0)
         return status;
@@ -289,7 +254,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       if (v) {
         it.whole = false;
         if (!parse_fill(v, &it, iota))
-          return usage_error("bad memory fill '%s' (expected OFFSET:TYPE:COUNT[:SCALE])", v);
+          return tool_usage_error("wavesim",
+                                  "bad memory fill '%s' (expected OFFSET:TYPE:COUNT[:SCALE])", v);
       }
       if ((status = add_item(opt, it)) >= 0)
         return status;
@@ -305,16 +271,13 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->trace = true;
     } else if (strcmp(a, "-w") == 0) {
       opt->no_warnings = true;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      return usage_error("unknown option or missing value: '%s'", a);
-    } else if (opt->input) {
-      return usage_error("more than one input file ('%s')", a);
-    } else {
-      opt->input = a;
+    } else if ((status = tool_take_input("wavesim", a, &opt->input,
+                                         "unknown option or missing value: '%s'")) >= 0) {
+      return status;
     }
   }
   if (!opt->input)
-    return usage_error("no input file%s", "");
+    return tool_usage_error("wavesim", "no input file");
   return -1;
 }
 
@@ -353,7 +316,8 @@ static bool load_file(uint8_t *mem, size_t size, const item *it) {
 static bool fill(uint8_t *mem, size_t size, const item *it) {
   uint64_t offset = it->whole ? 0 : it->a;
   uint64_t words = it->whole ? size / 4 : it->b;
-  if (!in_range(offset, words * 4, size, it->kind == ITEM_FILL_IOTA ? "--fill-iota" : "--fill-zero"))
+  if (!in_range(offset, words * 4, size,
+                it->kind == ITEM_FILL_IOTA ? "--fill-iota" : "--fill-zero"))
     return false;
   for (uint64_t i = 0; i < words; i++) {
     uint32_t v = 0;

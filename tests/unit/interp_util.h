@@ -40,6 +40,20 @@ uint32_t iu_reg(const iu_result *r, uint32_t thread, uint32_t reg);
 bool iu_pred(const iu_result *r, uint32_t thread, uint32_t pred);
 const wave_counters *iu_counters(const iu_result *r);
 
+/* wave-isa.md §10, example 2 up to its end: thread t sums the numbers below t that are not
+ * multiples of 3, stopping past 40, into r3. Each test appends how it stores r3. */
+#define IU_LOOP_DEMO_HEAD                                                                     \
+  ".kernel loop_demo\n.registers 16\n"                                                        \
+  "    mov_sr   r1, sr_thread_id_x\n"                                                         \
+  "    mov_imm  r2, 0\n    mov_imm  r3, 0\n    mov_imm  r4, 1\n    mov_imm  r5, 3\n"          \
+  "    mov_imm  r6, 0\n    mov_imm  r7, 40\n"                                                 \
+  "    loop\n"                                                                                \
+  "        icmp_ge  p1, r2, r1\n        break    p1\n"                                        \
+  "        mov      r8, r2\n        iadd     r2, r2, r4\n"                                    \
+  "        imod     r9, r8, r5\n        icmp_eq  p2, r9, r6\n        continue p2\n"           \
+  "        iadd     r3, r3, r8\n        icmp_gt  p3, r3, r7\n        break    p3\n"           \
+  "    endloop\n"
+
 /* Bits of a float, and a float from bits. */
 uint32_t iu_bits(float f);
 float iu_float(uint32_t bits);

@@ -34,6 +34,16 @@ static uint64_t issues_at(const iu_result *r, uint32_t line, wave_opcode op) {
 #define STORE_R3                                                                              \
   "    mov_sr r14, sr_thread_id_x\n    shl r14, r14, 2\n    device_store_u32 r14, r3\n    halt\n"
 
+/* Runs `text` on one wave of 8 threads, checks that it finished and that lane t stored want[t]
+ * (STORE_R3). Returns the result for further checks; the caller frees it. */
+static iu_result *run_8_lanes(const char *text, const uint32_t want[8]) {
+  iu_result *r = run_wg(text, 8, 8);
+  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  for (uint32_t t = 0; t < 8; t++)
+    cr_assert_eq(iu_u32(r, 4 * t), want[t], "lane %u", t);
+  return r;
+}
+
 /* ---- break, continue, halt ------------------------------------------------------------ */
 
 Test(cf, break_inside_if_leaves_at_once) {
@@ -127,12 +137,9 @@ Test(cf, halt_inside_if_ends_only_those_lanes) {
                      "        mov_imm r3, 9\n"
                      "    endif\n"
                      "    iadd r3, r3, 1\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 8, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  for (uint32_t t = 0; t < 8; t++) {
-    cr_assert_eq(iu_u32(r, 4 * t), t < 4 ? 5 : 10, "lane %u", t);
-    cr_assert_eq(wave_machine_lane_state(r->machine, 0, t), WAVE_LANE_FINISHED);
-  }
+  iu_result *r = run_8_lanes(text, (const uint32_t[8]){5, 5, 5, 5, 10, 10, 10, 10});
+  for (uint32_t t = 0; t < 8; t++)
+    cr_assert_eq(wave_machine_lane_state(r->machine, 0, t), WAVE_LANE_FINISHED, "lane %u", t);
   iu_free(r);
 }
 
@@ -147,10 +154,7 @@ Test(cf, guarded_halt_and_top_level_return_end_lanes) {
                      "        return\n"             /* empty call stack: lane 5 ends */
                      "    endif\n"
                      "    mov_imm r3, 2\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 8, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  for (uint32_t t = 0; t < 8; t++)
-    cr_assert_eq(iu_u32(r, 4 * t), t < 2 || t == 5 ? 0 : 2, "lane %u", t);
+  iu_result *r = run_8_lanes(text, (const uint32_t[8]){0, 0, 2, 2, 2, 0, 2, 2});
   iu_free(r);
 }
 
@@ -202,10 +206,7 @@ Test(cf, every_lane_breaking_deep_inside_reconverges_after_the_loop) {
                      "        iadd r3, r3, 100\n"
                      "    endloop\n"
                      "    iadd r3, r3, 1\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 8, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  for (uint32_t t = 0; t < 8; t++)
-    cr_assert_eq(iu_u32(r, 4 * t), 1, "lane %u", t);
+  iu_result *r = run_8_lanes(text, (const uint32_t[8]){1, 1, 1, 1, 1, 1, 1, 1});
   /* nothing after the breaks was issued */
   cr_assert_eq(issues_at(r, 12, WAVE_OP_IADD), 0);
   cr_assert_eq(issues_at(r, 17, WAVE_OP_IADD), 0);
@@ -285,17 +286,7 @@ Test(cf, divergent_if_runs_then_side_first_then_else_side) {
 
 /* ---- wave widths and partial waves ---------------------------------------------------- */
 
-static const char loop_demo[] =
-    ".kernel loop_demo\n.registers 16\n"
-    "    mov_sr   r1, sr_thread_id_x\n"
-    "    mov_imm  r2, 0\n    mov_imm  r3, 0\n    mov_imm  r4, 1\n    mov_imm  r5, 3\n"
-    "    mov_imm  r6, 0\n    mov_imm  r7, 40\n"
-    "    loop\n"
-    "        icmp_ge  p1, r2, r1\n        break    p1\n"
-    "        mov      r8, r2\n        iadd     r2, r2, r4\n"
-    "        imod     r9, r8, r5\n        icmp_eq  p2, r9, r6\n        continue p2\n"
-    "        iadd     r3, r3, r8\n        icmp_gt  p3, r3, r7\n        break    p3\n"
-    "    endloop\n" STORE_R3 ".end\n";
+static const char loop_demo[] = IU_LOOP_DEMO_HEAD STORE_R3 ".end\n";
 
 static void check_loop_demo(uint32_t threads, uint32_t width) {
   static const uint32_t expected[14] = {0, 0, 1, 3, 3, 7, 12, 12, 19, 27, 27, 37, 48, 48};
@@ -405,33 +396,33 @@ Test(cf, barrier_inside_a_uniform_if_is_fine) {
   iu_free(r);
 }
 
-Test(cf, barrier_while_another_wave_finished_deadlocks) {
-  const char *text = ".kernel k\n.registers 8\n"
-                     "    mov_sr r1, sr_wave_id\n"
-                     "    icmp_eq p1, r1, 1\n"
-                     "    @p1 halt\n"
-                     "    barrier\n"
-                     "    halt\n.end\n";
+/* Two waves of 32 threads where p1 holds only in wave 1; `rest` must make them disagree at a
+ * barrier, which fails the launch with a message containing `why`. */
+static void expect_barrier_error(const char *rest, const char *why) {
+  char text[256];
+  snprintf(text, sizeof text,
+           ".kernel k\n.registers 8\n    mov_sr r1, sr_wave_id\n    icmp_eq p1, r1, 1\n%s", rest);
   iu_result *r = run_wg(text, 64, 32);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_BARRIER);
-  cr_assert_not_null(strstr(iu_error_message(r), "deadlock"), "%s", iu_error_message(r));
+  cr_assert_eq(iu_error_kind(r), WAVE_ERR_BARRIER, "%s", why);
+  cr_assert_not_null(strstr(iu_error_message(r), why), "%s", iu_error_message(r));
   iu_free(r);
 }
 
+Test(cf, barrier_while_another_wave_finished_deadlocks) {
+  expect_barrier_error("    @p1 halt\n"
+                       "    barrier\n"
+                       "    halt\n.end\n",
+                       "deadlock");
+}
+
 Test(cf, waves_at_different_barriers_are_an_error) {
-  const char *text = ".kernel k\n.registers 8\n"
-                     "    mov_sr r1, sr_wave_id\n"
-                     "    icmp_eq p1, r1, 1\n"
-                     "    if p1\n"
-                     "        barrier\n"
-                     "    else\n"
-                     "        barrier\n"
-                     "    endif\n"
-                     "    halt\n.end\n";
-  iu_result *r = run_wg(text, 64, 32);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_BARRIER);
-  cr_assert_not_null(strstr(iu_error_message(r), "another barrier"), "%s", iu_error_message(r));
-  iu_free(r);
+  expect_barrier_error("    if p1\n"
+                       "        barrier\n"
+                       "    else\n"
+                       "        barrier\n"
+                       "    endif\n"
+                       "    halt\n.end\n",
+                       "another barrier");
 }
 
 Test(cf, spin_wait_on_another_wave_terminates) {
@@ -583,10 +574,7 @@ Test(cf, call_and_return_run_with_the_current_mask) {
                      "    endif\n"
                      "    halt\n"
                      ".end\n";
-  iu_result *r = run_wg(text, 8, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  for (uint32_t t = 0; t < 8; t++)
-    cr_assert_eq(iu_u32(r, 4 * t), t < 4 ? 8 : 2, "lane %u", t);
+  iu_result *r = run_8_lanes(text, (const uint32_t[8]){8, 8, 8, 8, 2, 2, 2, 2});
   iu_free(r);
 }
 
@@ -638,10 +626,7 @@ Test(cf, halt_inside_a_subroutine_abandons_the_call) {
                      "stop:\n"
                      "    halt\n"
                      ".end\n";
-  iu_result *r = run_wg(text, 8, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  for (uint32_t t = 0; t < 8; t++)
-    cr_assert_eq(iu_u32(r, 4 * t), t < 2 ? 0 : 3, "lane %u", t);
+  iu_result *r = run_8_lanes(text, (const uint32_t[8]){0, 0, 3, 3, 3, 3, 3, 3});
   iu_free(r);
 }
 

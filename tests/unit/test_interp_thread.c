@@ -87,16 +87,7 @@ Test(thread_mode, agrees_with_simt_on_break_continue_and_halt) {
 }
 
 Test(thread_mode, agrees_with_simt_on_example_2) {
-  const char *text = ".kernel loop_demo\n.registers 16\n"
-                     "    mov_sr   r1, sr_thread_id_x\n"
-                     "    mov_imm  r2, 0\n    mov_imm  r3, 0\n    mov_imm  r4, 1\n    mov_imm  r5, 3\n"
-                     "    mov_imm  r6, 0\n    mov_imm  r7, 40\n"
-                     "    loop\n"
-                     "        icmp_ge  p1, r2, r1\n        break    p1\n"
-                     "        mov      r8, r2\n        iadd     r2, r2, r4\n"
-                     "        imod     r9, r8, r5\n        icmp_eq  p2, r9, r6\n        continue p2\n"
-                     "        iadd     r3, r3, r8\n        icmp_gt  p3, r3, r7\n        break    p3\n"
-                     "    endloop\n" STORE_R3 ".end\n";
+  const char *text = IU_LOOP_DEMO_HEAD STORE_R3 ".end\n";
   agree(text, 3, 32, 8);
 }
 
