@@ -36,6 +36,18 @@ unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot) {
              : 0;
 }
 
+const char *wave_slot_kind_noun(char kind) {
+  switch (kind) {
+  case 'q': case 'p': return "predicate register";
+  case 's': return "special register";
+  case 'i': return "immediate";
+  case 'l': return "label";
+  case 'c': return "scope specifier";
+  case 'f': return "register naming an MMA fragment";
+  default: return "register";
+  }
+}
+
 static bool name_is(wave_opcode op, const char *name, size_t len) {
   const char *m = wave_opcode_table[op].mnemonic;
   return strncmp(m, name, len) == 0 && m[len] == '\0';

@@ -149,16 +149,6 @@ bool wave_parse_mnemonic(wave_parser *p, wave_opcode *op, wave_cache_hint *hint)
   return true;
 }
 
-static const char *slot_noun(char kind) {
-  switch (kind) {
-  case 'q': case 'p': return "predicate register";
-  case 's': return "special register";
-  case 'c': return "scope specifier";
-  case 'l': return "label";
-  default: return "register";
-  }
-}
-
 bool wave_parse_immediate(wave_parser *p, const wave_token *t, wave_opcode op, unsigned slot,
                           wave_operand *out) {
   char kind = wave_opcode_slot_kind(op, slot);
@@ -166,7 +156,7 @@ bool wave_parse_immediate(wave_parser *p, const wave_token *t, wave_opcode op, u
   /* Operands past the shape are kept as written: the verifier reports the count. */
   if (kind != 'i' && kind != '\0' && !wave_opcode_accepts_docs_immediate(op, slot)) {
     wave_parser_report(p, WAVE_SEV_ERROR, NULL, t->line, t->col,
-                       "expected %s, found immediate '%.*s'", slot_noun(kind), shown, t->text);
+                       "expected %s, found immediate '%.*s'", wave_slot_kind_noun(kind), shown, t->text);
     return false;
   }
   out->kind = WAVE_OPERAND_IMM;

@@ -86,18 +86,6 @@ static bool build_kernel_tables(wave_verify *v) {
 
 /* ---- operands ----------------------------------------------------------------------------- */
 
-static const char *slot_noun(char kind) {
-  switch (kind) {
-  case 'q': case 'p': return "predicate register";
-  case 's': return "special register";
-  case 'i': return "immediate";
-  case 'l': return "label";
-  case 'c': return "scope";
-  case 'f': return "register naming an MMA fragment";
-  default: return "register";
-  }
-}
-
 static bool operand_fits(const wave_instr *instr, unsigned slot, char kind) {
   const wave_operand *o = &instr->operands[slot];
   bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
@@ -163,7 +151,7 @@ static void check_operand(wave_verify *v, const wave_instr *instr, unsigned slot
   char kind = wave_opcode_slot_kind(op, slot);
   wave_loc loc = wave_verify_operand_loc(instr->src.loc, o);
   if (!operand_fits(instr, slot, kind)) {
-    VERIFY_ERROR(v, loc, "expected %s as operand %u of '%s'", slot_noun(kind), slot + 1,
+    VERIFY_ERROR(v, loc, "expected %s as operand %u of '%s'", wave_slot_kind_noun(kind), slot + 1,
                  mnemonic_of(instr));
     return;
   }

@@ -84,6 +84,8 @@ static inline bool wave_opcode_has(wave_opcode op, uint32_t flags) {
 unsigned wave_opcode_num_slots(wave_opcode op);
 char wave_opcode_slot_kind(wave_opcode op, unsigned slot);   /* 'd' 'u' 'o' 'q' 'p' ... */
 unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot);
+/* What a slot kind takes, for "expected ..." diagnostics ("predicate register", "scope"). */
+const char *wave_slot_kind_noun(char kind);
 
 /* Finds the opcode spelled name[0..len): a real mnemonic first, else a documentation-dialect
  * form (so "and" finds the GPR `and`; the parser picks PAND from its predicate operands). */

@@ -374,7 +374,7 @@ Test(verify, operand_kinds_per_slot) {
   expect_error(&t, 3, 15, "expected predicate register as operand 2 of 'select'");
   expect_error(&t, 4, 16, "expected special register as operand 2 of 'mov_sr'");
   expect_error(&t, 5, 17, "expected immediate as operand 2 of 'mov_imm'");
-  expect_error(&t, 6, 18, "expected scope as operand 4 of 'atomic_add'");
+  expect_error(&t, 6, 18, "expected scope specifier as operand 4 of 'atomic_add'");
   expect_error(&t, 7, 19, "expected label as operand 1 of 'call'");
   expect_error(&t, 8, 20, "expected register naming an MMA fragment as operand 2");
   expect_error(&t, 9, 21, "expected register as operand 2 of 'device_store_u32'");
@@ -1178,7 +1178,7 @@ Test(verify_text, errors_point_at_the_operand) {
                           "registers as 0");
   expect_error(&t, 5, 10, "register r16 (part of the 2-register operand r15)");
   expect_error(&t, 6, 16, "expected special register as operand 2 of 'mov_sr'");
-  expect_error(&t, 7, 19, "expected scope as operand 1 of 'fence_acquire'");
+  expect_error(&t, 7, 19, "expected scope specifier as operand 1 of 'fence_acquire'");
   cr_assert_eq(t.d.count, 5);
   cr_assert_str_eq(t.d.items[0].source_line, "    iadd r0, p1, r2");
   teardown(&t);
