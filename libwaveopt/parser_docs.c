@@ -156,7 +156,8 @@ bool wave_parse_immediate(wave_parser *p, const wave_token *t, wave_opcode op, u
   /* Operands past the shape are kept as written: the verifier reports the count. */
   if (kind != 'i' && kind != '\0' && !wave_opcode_accepts_docs_immediate(op, slot)) {
     wave_parser_report(p, WAVE_SEV_ERROR, NULL, t->line, t->col,
-                       "expected %s, found immediate '%.*s'", wave_slot_kind_noun(kind), shown, t->text);
+                       "expected %s, found immediate '%.*s'", wave_slot_kind_noun(kind), shown,
+                       t->text);
     return false;
   }
   out->kind = WAVE_OPERAND_IMM;
