@@ -673,12 +673,11 @@ static bool parse_instruction(wave_parser *p) {
     guard = WAVE_NO_GUARD;
   }
   if (ok && is_structured_keyword(op)) {
-    if (guard != WAVE_NO_GUARD) {
+    /* A guarded opener is still opened (and a guarded closer still closes), so that its
+     * partner does not draw a second, cascading error. */
+    if (guard != WAVE_NO_GUARD)
       ERROR_AT(p, first.line, first.col, "guard on a structured control-flow instruction");
-      ok = false;
-    } else {
-      ok = parse_structured(p, op, ops, n, &src, first_ref);
-    }
+    ok = parse_structured(p, op, ops, n, &src, first_ref) && guard == WAVE_NO_GUARD;
     if (!ok)
       p->num_refs = first_ref;
     return ok;
