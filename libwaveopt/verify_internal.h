@@ -12,6 +12,11 @@
 
 #include "waveopt/waveopt.h"
 
+/* Library internals: kept out of the shared library's interface. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
 #define WAVE_VERIFY_NONE ((size_t)-1)
 
 /* One open if or loop of the reachability walk. */
@@ -76,5 +81,9 @@ void wave_verify_toolchain_region_end(wave_verify *v);
 /* Decides whether the kernel can run past its end; needs every region's falls_through and the
  * call targets, so it runs after the last region. */
 void wave_verify_toolchain_kernel_end(wave_verify *v);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif
