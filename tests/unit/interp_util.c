@@ -24,6 +24,12 @@ wave_launch_config iu_config(uint32_t grid_x, uint32_t workgroup_x) {
   return c;
 }
 
+wave_launch_config iu_wave_config(uint32_t threads, uint32_t width) {
+  wave_launch_config c = iu_config(1, threads);
+  c.wave_width = width;
+  return c;
+}
+
 iu_result *iu_run_kernel(const char *text, const char *kernel, const wave_launch_config *config) {
   iu_result *r = calloc(1, sizeof *r);
   cr_assert_not_null(r);
@@ -51,6 +57,17 @@ void iu_free(iu_result *r) {
 
 bool iu_ok(const iu_result *r) {
   return wave_machine_status(r->machine) == WAVE_RUN_OK;
+}
+
+iu_result *iu_ok_or_fail(iu_result *r) {
+  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  return r;
+}
+
+void iu_free_expecting(iu_result *r, wave_error_kind kind) {
+  cr_assert_eq(iu_error_kind(r), kind, "error kind %d, want %d: %s", (int)iu_error_kind(r),
+               (int)kind, iu_error_message(r));
+  iu_free(r);
 }
 
 wave_error_kind iu_error_kind(const iu_result *r) {
@@ -93,6 +110,21 @@ bool iu_pred(const iu_result *r, uint32_t thread, uint32_t pred) {
 
 const wave_counters *iu_counters(const iu_result *r) {
   return wave_machine_counters(r->machine);
+}
+
+void iu_expect_regs(const iu_result *r, uint32_t thread, const iu_want *w, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t got = iu_reg(r, thread, w[i].at);
+    cr_assert_eq(got, w[i].want, "r%u of thread %u is 0x%x, want 0x%x", w[i].at, thread, got,
+                 w[i].want);
+  }
+}
+
+void iu_expect_words(const iu_result *r, const iu_want *w, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t got = iu_u32(r, w[i].at);
+    cr_assert_eq(got, w[i].want, "word at 0x%x is 0x%x, want 0x%x", w[i].at, got, w[i].want);
+  }
 }
 
 uint32_t iu_bits(float f) {

@@ -22,11 +22,17 @@ wave_module *iu_parse(const char *text, wave_diags *diags);
 
 /* A launch configuration with the defaults and the given grid/workgroup x (0 = default). */
 wave_launch_config iu_config(uint32_t grid_x, uint32_t workgroup_x);
+/* One workgroup of `threads` threads in waves `width` wide (0 = default). */
+wave_launch_config iu_wave_config(uint32_t threads, uint32_t width);
 
 /* Parses and runs; `config` may be NULL for the defaults. Never NULL. */
 iu_result *iu_run(const char *text, const wave_launch_config *config);
 iu_result *iu_run_kernel(const char *text, const char *kernel, const wave_launch_config *config);
 void iu_free(iu_result *r);
+/* Fails the test, with the run error, unless r ran to completion; returns r. */
+iu_result *iu_ok_or_fail(iu_result *r);
+/* Fails the test unless r stopped with a run error of this kind; frees r. */
+void iu_free_expecting(iu_result *r, wave_error_kind kind);
 
 bool iu_ok(const iu_result *r);
 wave_error_kind iu_error_kind(const iu_result *r);
@@ -39,6 +45,19 @@ float iu_f32(const iu_result *r, size_t address);
 uint32_t iu_reg(const iu_result *r, uint32_t thread, uint32_t reg);
 bool iu_pred(const iu_result *r, uint32_t thread, uint32_t pred);
 const wave_counters *iu_counters(const iu_result *r);
+
+/* One expected value: register number or device byte address `at` holds `want`. */
+typedef struct iu_want {
+  uint32_t at;
+  uint32_t want;
+} iu_want;
+/* Checks registers of one thread of the last workgroup / device words, naming each miss. */
+void iu_expect_regs(const iu_result *r, uint32_t thread, const iu_want *w, size_t n);
+void iu_expect_words(const iu_result *r, const iu_want *w, size_t n);
+#define IU_WANTS(...) (const iu_want[]){__VA_ARGS__}, \
+  sizeof((const iu_want[]){__VA_ARGS__}) / sizeof(iu_want)
+#define IU_EXPECT_REGS(r, thread, ...) iu_expect_regs(r, thread, IU_WANTS(__VA_ARGS__))
+#define IU_EXPECT_WORDS(r, ...) iu_expect_words(r, IU_WANTS(__VA_ARGS__))
 
 /* wave-isa.md §10, example 2 up to its end: thread t sums the numbers below t that are not
  * multiples of 3, stopping past 40, into r3. Each test appends how it stores r3. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "waveopt/waveopt.h"
 
 /* ---- opcode table ------------------------------------------------------------------------ */
@@ -116,29 +117,21 @@ Test(opcodes, docs_immediates_only_in_single_register_alu_reads) {
 
 /* ---- builder and walker ------------------------------------------------------------------ */
 
-static wave_instr *add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
-                       const wave_operand *ops) {
-  wave_instr *i = wave_instr_create(m, op, WAVE_NO_GUARD, false, n, ops);
-  cr_assert_not_null(i);
-  wave_block_append(block, i);
-  return i;
-}
-
 /* Builds: block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
 static wave_kernel *build_sample(wave_module *m) {
   wave_kernel *k = wave_kernel_create(m, "k");
   cr_assert_not_null(k);
   wave_node_list *body = &k->first_region->body;
   wave_node *b0 = wave_node_list_tail_block(m, body);
-  add(m, b0, WAVE_OP_NOP, 0, NULL);
+  tu_add(m, b0, WAVE_OP_NOP, 0, NULL);
   wave_node *iff = wave_if_create(m, wave_pred(1));
   wave_node_list_append(body, iff);
-  add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
+  tu_add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
   wave_node *loop = wave_loop_create(m);
   wave_node_list_append(&iff->u.if_.else_body, loop);
   wave_operand p2 = wave_pred(2);
-  add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
-  add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
+  tu_add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
+  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
   return k;
 }
 
@@ -184,8 +177,8 @@ Test(builder, instruction_list_edits) {
   wave_module *m = wave_module_create(NULL);
   wave_kernel *k = wave_kernel_create(m, "k");
   wave_node *b = wave_node_list_tail_block(m, &k->first_region->body);
-  wave_instr *a = add(m, b, WAVE_OP_NOP, 0, NULL);
-  wave_instr *c = add(m, b, WAVE_OP_HALT, 0, NULL);
+  wave_instr *a = tu_add(m, b, WAVE_OP_NOP, 0, NULL);
+  wave_instr *c = tu_add(m, b, WAVE_OP_HALT, 0, NULL);
   wave_instr *mid = wave_instr_create(m, WAVE_OP_WAIT, WAVE_NO_GUARD, false, 0, NULL);
   wave_instr_insert_after(a, mid);
   cr_assert_eq(a->next, mid);

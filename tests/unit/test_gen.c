@@ -452,11 +452,16 @@ static bool is_final_halt(const wave_instr *in) {
   return in->op == WAVE_OP_HALT && in->guard == WAVE_NO_GUARD && !in->block->list->parent;
 }
 
-static bool drop_last_store(wave_module *m, void *ctx, wave_diags *d) {
-  wave_instr *in = last_instr(m, is_store);
+/* Removes the last instruction that `match` picks, if any: a wrong transformation. */
+static bool remove_last(wave_module *m, bool (*match)(const wave_instr *)) {
+  wave_instr *in = last_instr(m, match);
   if (in)
     wave_instr_remove(in);
   return true;
+}
+
+static bool drop_last_store(wave_module *m, void *ctx, wave_diags *d) {
+  return remove_last(m, is_store);
 }
 
 static bool flip_last_iadd(wave_module *m, void *ctx, wave_diags *d) {
@@ -467,10 +472,7 @@ static bool flip_last_iadd(wave_module *m, void *ctx, wave_diags *d) {
 }
 
 static bool drop_final_halt(wave_module *m, void *ctx, wave_diags *d) {
-  wave_instr *in = last_instr(m, is_final_halt);
-  if (in)
-    wave_instr_remove(in);
-  return true;
+  return remove_last(m, is_final_halt);
 }
 
 static bool refuse(wave_module *m, void *ctx, wave_diags *d) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "interp_util.h"
+#include "test_util.h"
 
 /* Runs `code` for one thread with r1, r2, r3, r5 preset to a, b, c, e; returns the machine's
  * result (the caller reads registers). */
@@ -107,8 +108,7 @@ Test(alu_int, division_by_zero_is_an_error_naming_the_line) {
   cr_assert_eq(iu_reg(r, 0, 4), 0);
   iu_free(r);
   r = run1("    imod r4, r1, r2", 5, 0, 0, 0);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_DIV_ZERO);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_DIV_ZERO);
 }
 
 Test(alu_int, emulator_fallbacks_divide_by_zero_to_zero) {
@@ -119,8 +119,7 @@ Test(alu_int, emulator_fallbacks_divide_by_zero_to_zero) {
   cfg.presets = presets;
   cfg.num_presets = 2;
   cfg.emulator_fallbacks = true;
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   cr_assert_eq(iu_reg(r, 0, 4), 0);
   cr_assert_eq(iu_reg(r, 0, 5), 0);
   iu_free(r);
@@ -141,14 +140,11 @@ Test(alu_int, negation_abs_min_max_clamp) {
 
 Test(alu_int, clamp_with_inverted_bounds_is_an_error) {
   iu_result *r = run1("    iclamp r4, r1, r2, r3", 1, 5, 0, 0);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_BAD_CLAMP);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_BAD_CLAMP);
   r = run1("    fclamp r4, r1, r2, r3", F(1.0f), F(2.0f), F(1.0f), 0);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_BAD_CLAMP);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_BAD_CLAMP);
   r = run1("    fclamp r4, r1, r2, r3", F(1.0f), NAN_BITS, F(1.0f), 0);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_BAD_CLAMP);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_BAD_CLAMP);
 }
 
 /* ---- §3.2 bits ------------------------------------------------------------------------ */
@@ -362,8 +358,7 @@ static void f64op(const char *text, double a, double b, double c, double expecte
            "    mov_imm r2, %u\n    mov_imm r3, %u\n    mov_imm r4, %u\n    mov_imm r5, %u\n"
            "    mov_imm r6, %u\n    mov_imm r7, %u\n    %s",
            lo_word(a), hi_word(a), lo_word(b), hi_word(b), lo_word(c), hi_word(c), text);
-  iu_result *r = run1(code, 0, 0, 0, 0);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run1(code, 0, 0, 0, 0));
   cr_assert_eq(iu_reg(r, 0, 8), lo_word(expected), "%s: low word", text);
   cr_assert_eq(iu_reg(r, 0, 9), hi_word(expected), "%s: high word", text);
   iu_free(r);
@@ -431,8 +426,7 @@ Test(alu_moves, special_registers_of_a_3d_workgroup) {
   cfg.workgroup[1] = 3;
   cfg.workgroup[2] = 2;
   cfg.wave_width = 8;
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   cr_assert_eq(wave_machine_num_waves(r->machine), 3);
   /* thread 19 = wave 2, lane 3: x = 19 % 4 = 3, y = (19 / 4) % 3 = 1, z = 19 / 12 = 1 */
   uint32_t expect[20] = {3, 1, 1, 2, 3, 1, 2, 0, 4, 3, 2, 2, 3, 1, 8, 3, 1, 4, 3, 0xDEADBEEFu};
@@ -444,14 +438,6 @@ Test(alu_moves, special_registers_of_a_3d_workgroup) {
   iu_free(r);
 }
 
-static wave_instr *add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
-                       const wave_operand *ops) {
-  wave_instr *i = wave_instr_create(m, op, WAVE_NO_GUARD, false, n, ops);
-  cr_assert_not_null(i);
-  wave_block_append(block, i);
-  return i;
-}
-
 /* Built without the parser: mov from sr_* reads the special register (the assembler emits
  * mov_sr), while an sr_* in another GPR slot reads the GPR of the same number. */
 Test(alu_moves, special_registers_in_gpr_slots) {
@@ -459,10 +445,10 @@ Test(alu_moves, special_registers_in_gpr_slots) {
   wave_kernel *k = wave_kernel_create(m, "k");
   wave_node *b = wave_block_create(m);
   wave_node_list_append(&k->first_region->body, b);
-  add(m, b, WAVE_OP_MOV_IMM, 2, (wave_operand[]){wave_gpr(4), wave_imm(99)});
-  add(m, b, WAVE_OP_MOV, 2, (wave_operand[]){wave_gpr(5), wave_sreg(4)});      /* lane id */
-  add(m, b, WAVE_OP_IADD, 3, (wave_operand[]){wave_gpr(6), wave_sreg(4), wave_imm(1)}); /* r4 */
-  add(m, b, WAVE_OP_HALT, 0, NULL);
+  tu_add(m, b, WAVE_OP_MOV_IMM, 2, (wave_operand[]){wave_gpr(4), wave_imm(99)});
+  tu_add(m, b, WAVE_OP_MOV, 2, (wave_operand[]){wave_gpr(5), wave_sreg(4)});      /* lane id */
+  tu_add(m, b, WAVE_OP_IADD, 3, (wave_operand[]){wave_gpr(6), wave_sreg(4), wave_imm(1)}); /* r4 */
+  tu_add(m, b, WAVE_OP_HALT, 0, NULL);
   wave_launch_config cfg = iu_config(1, 4);
   wave_machine *mach = wave_simulate(k, &cfg, NULL);
   cr_assert_eq(wave_machine_status(mach), WAVE_RUN_OK);
@@ -501,10 +487,8 @@ Test(alu_moves, docs_dialect_immediates_and_predicate_logic) {
                      "    ucmp_eq p2, r1, 5\n"
                      "    select r11, p2, 1, 0\n"
                      "    halt\n.end\n";
-  wave_launch_config cfg = iu_config(1, 8);
-  cfg.wave_width = 8;
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  wave_launch_config cfg = iu_wave_config(8, 8);
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   for (uint32_t t = 0; t < 8; t++) {
     bool p1 = t >= 2, p2 = t < 6;
     cr_assert_eq(iu_reg(r, t, 2), t + 100);
@@ -512,11 +496,8 @@ Test(alu_moves, docs_dialect_immediates_and_predicate_logic) {
     cr_assert_eq(iu_reg(r, t, 4), (uint32_t)(p1 && p2), "and, lane %u", t);
     cr_assert_eq(iu_reg(r, t, 5), (uint32_t)(p1 != p2), "xor, lane %u", t);
     cr_assert_eq(iu_reg(r, t, 6), (uint32_t)!p1, "not, lane %u", t);
-    cr_assert_eq(iu_reg(r, t, 7), 1);
-    cr_assert_eq(iu_reg(r, t, 8), 0);
-    cr_assert_eq(iu_reg(r, t, 9), (uint32_t)(t != 3));
-    cr_assert_eq(iu_reg(r, t, 10), (uint32_t)(t >= 7));
-    cr_assert_eq(iu_reg(r, t, 11), (uint32_t)(t == 5));
+    IU_EXPECT_REGS(r, t, {7, 1}, {8, 0}, {9, (uint32_t)(t != 3)}, {10, (uint32_t)(t >= 7)},
+                   {11, (uint32_t)(t == 5)});
   }
   iu_free(r);
 }
@@ -534,8 +515,7 @@ Test(alu_moves, guards_narrow_one_instruction) {
                      "    @p0 mov_imm r5, 3\n"
                      "    halt\n.end\n";
   wave_launch_config cfg = iu_config(1, 8);
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   for (uint32_t t = 0; t < 8; t++) {
     cr_assert_eq(iu_reg(r, t, 4), t & 1 ? 9u : 8u);
     cr_assert_eq(iu_pred(r, t, 2), (t & 1) != 0);
@@ -561,71 +541,49 @@ static iu_result *run_mem(const char *code, size_t mem_size) {
 }
 
 Test(alu_mem, device_loads_are_little_endian_and_unaligned) {
-  iu_result *r = run_mem("    mov_imm r1, 1\n"
-                         "    device_load_u8 r2, r1\n"
-                         "    device_load_u16 r3, r1\n"
-                         "    device_load_u32 r4, r1\n"
-                         "    device_load_u64 r5, r1\n"
-                         "    device_load_u128 r8, r1\n"
-                         "    mov_imm r12, 3\n"
-                         "    device_load_u32 r12, r12\n", /* rd = address register */
-                         4096);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  cr_assert_eq(iu_reg(r, 0, 2), 0x02);
-  cr_assert_eq(iu_reg(r, 0, 3), 0x0302);
-  cr_assert_eq(iu_reg(r, 0, 4), 0x05040302u);
-  cr_assert_eq(iu_reg(r, 0, 5), 0x05040302u);
-  cr_assert_eq(iu_reg(r, 0, 6), 0x09080706u);
-  cr_assert_eq(iu_reg(r, 0, 8), 0x05040302u);
-  cr_assert_eq(iu_reg(r, 0, 9), 0x09080706u);
-  cr_assert_eq(iu_reg(r, 0, 10), 0x0D0C0B0Au);
-  cr_assert_eq(iu_reg(r, 0, 11), 0x11100F0Eu);
-  cr_assert_eq(iu_reg(r, 0, 12), 0x07060504u);
+  const char *code = "    mov_imm r1, 1\n"
+                     "    device_load_u8 r2, r1\n"
+                     "    device_load_u16 r3, r1\n"
+                     "    device_load_u32 r4, r1\n"
+                     "    device_load_u64 r5, r1\n"
+                     "    device_load_u128 r8, r1\n"
+                     "    mov_imm r12, 3\n"
+                     "    device_load_u32 r12, r12\n"; /* rd = address register */
+  iu_result *r = iu_ok_or_fail(run_mem(code, 4096));
+  IU_EXPECT_REGS(r, 0, {2, 0x02}, {3, 0x0302}, {4, 0x05040302u}, {5, 0x05040302u}, {6, 0x09080706u},
+                 {8, 0x05040302u}, {9, 0x09080706u}, {10, 0x0D0C0B0Au}, {11, 0x11100F0Eu},
+                 {12, 0x07060504u});
   iu_free(r);
 }
 
 Test(alu_mem, stores_write_only_their_width) {
-  iu_result *r = run_mem("    mov_imm r1, 0x100\n    mov_imm r2, 0x12345678\n"
-                         "    mov_imm r3, 0x9ABCDEF0\n    mov_imm r4, 0x0BADF00D\n"
-                         "    mov_imm r5, 0xCAFEBABE\n"
-                         "    device_store_u8 r1, r2\n"
-                         "    mov_imm r6, 0x104\n    device_store_u16 r6, r2\n"
-                         "    mov_imm r6, 0x109\n    device_store_u32 r6, r2\n"
-                         "    mov_imm r6, 0x110\n    device_store_u64 r6, r2\n"
-                         "    mov_imm r6, 0x120\n    device_store_u128 r6, r2\n",
-                         4096);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  cr_assert_eq(iu_u32(r, 0x100), 0x78);
-  cr_assert_eq(iu_u32(r, 0x104), 0x5678);
-  cr_assert_eq(iu_u32(r, 0x108), 0x34567800u);
-  cr_assert_eq(iu_u32(r, 0x10C), 0x12);
-  cr_assert_eq(iu_u32(r, 0x110), 0x12345678u);
-  cr_assert_eq(iu_u32(r, 0x114), 0x9ABCDEF0u);
-  cr_assert_eq(iu_u32(r, 0x118), 0);
-  cr_assert_eq(iu_u32(r, 0x120), 0x12345678u);
-  cr_assert_eq(iu_u32(r, 0x124), 0x9ABCDEF0u);
-  cr_assert_eq(iu_u32(r, 0x128), 0x0BADF00Du);
-  cr_assert_eq(iu_u32(r, 0x12C), 0xCAFEBABEu);
+  const char *code = "    mov_imm r1, 0x100\n    mov_imm r2, 0x12345678\n"
+                     "    mov_imm r3, 0x9ABCDEF0\n    mov_imm r4, 0x0BADF00D\n"
+                     "    mov_imm r5, 0xCAFEBABE\n"
+                     "    device_store_u8 r1, r2\n"
+                     "    mov_imm r6, 0x104\n    device_store_u16 r6, r2\n"
+                     "    mov_imm r6, 0x109\n    device_store_u32 r6, r2\n"
+                     "    mov_imm r6, 0x110\n    device_store_u64 r6, r2\n"
+                     "    mov_imm r6, 0x120\n    device_store_u128 r6, r2\n";
+  iu_result *r = iu_ok_or_fail(run_mem(code, 4096));
+  IU_EXPECT_WORDS(r, {0x100, 0x78}, {0x104, 0x5678}, {0x108, 0x34567800u}, {0x10C, 0x12},
+                 {0x110, 0x12345678u}, {0x114, 0x9ABCDEF0u}, {0x118, 0}, {0x120, 0x12345678u},
+                 {0x124, 0x9ABCDEF0u}, {0x128, 0x0BADF00Du}, {0x12C, 0xCAFEBABEu});
   iu_free(r);
 }
 
 Test(alu_mem, local_memory_round_trip) {
-  iu_result *r = run_mem("    mov_imm r1, 8\n    mov_imm r2, 0x11223344\n    mov_imm r3, 0x55667788\n"
-                         "    local_store_u64 r1, r2\n"
-                         "    local_load_u8 r10, r1\n"
-                         "    local_load_u16 r11, r1\n"
-                         "    mov_imm r4, 11\n    local_load_u32 r12, r4\n"
-                         "    local_load_u64 r13, r1\n"
-                         "    mov_imm r4, 60\n    local_store_u16 r4, r3\n"
-                         "    local_load_u32 r15, r4\n",
-                         4096);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
-  cr_assert_eq(iu_reg(r, 0, 10), 0x44);
-  cr_assert_eq(iu_reg(r, 0, 11), 0x3344);
-  cr_assert_eq(iu_reg(r, 0, 12), 0x66778811u);
-  cr_assert_eq(iu_reg(r, 0, 13), 0x11223344u);
-  cr_assert_eq(iu_reg(r, 0, 14), 0x55667788u);
-  cr_assert_eq(iu_reg(r, 0, 15), 0x7788u);
+  const char *code = "    mov_imm r1, 8\n    mov_imm r2, 0x11223344\n    mov_imm r3, 0x55667788\n"
+                     "    local_store_u64 r1, r2\n"
+                     "    local_load_u8 r10, r1\n"
+                     "    local_load_u16 r11, r1\n"
+                     "    mov_imm r4, 11\n    local_load_u32 r12, r4\n"
+                     "    local_load_u64 r13, r1\n"
+                     "    mov_imm r4, 60\n    local_store_u16 r4, r3\n"
+                     "    local_load_u32 r15, r4\n";
+  iu_result *r = iu_ok_or_fail(run_mem(code, 4096));
+  IU_EXPECT_REGS(r, 0, {10, 0x44}, {11, 0x3344}, {12, 0x66778811u}, {13, 0x11223344u},
+                 {14, 0x55667788u}, {15, 0x7788u});
   iu_free(r);
 }
 
@@ -643,8 +601,7 @@ Test(alu_mem, out_of_bounds_accesses_are_errors) {
   cr_assert_not_null(strstr(iu_error_message(r), "local"), "%s", iu_error_message(r));
   iu_free(r);
   r = run_mem("    mov_imm r1, 0xFFFFFFFF\n    device_store_u8 r1, r1\n", 4096);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_OUT_OF_BOUNDS);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_OUT_OF_BOUNDS);
 }
 
 /* ---- §3.9 atomics --------------------------------------------------------------------- */
@@ -663,47 +620,40 @@ static iu_result *run_lanes(const char *code, uint32_t lanes) {
 
 Test(alu_atomic, lanes_apply_one_at_a_time_in_order) {
   /* lane l adds l + 1 to the word at 0x40: lanes see 0, 1, 3, 6 */
-  iu_result *r = run_lanes("    mov_imm r3, 0x40\n    atomic_add r4, r3, r2, .device\n"
-                           "    mov_imm r5, 0\n    local_atomic_add r6, r5, r2\n"
-                           "    local_load_u32 r7, r5\n",
-                           4);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  const char *code = "    mov_imm r3, 0x40\n    atomic_add r4, r3, r2, .device\n"
+                     "    mov_imm r5, 0\n    local_atomic_add r6, r5, r2\n"
+                     "    local_load_u32 r7, r5\n";
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 4));
   uint32_t olds[4] = {0, 1, 3, 6};
   for (uint32_t t = 0; t < 4; t++) {
-    cr_assert_eq(iu_reg(r, t, 4), olds[t]);
-    cr_assert_eq(iu_reg(r, t, 6), olds[t]);
-    cr_assert_eq(iu_reg(r, t, 7), 10);
+    IU_EXPECT_REGS(r, t, {4, olds[t]}, {6, olds[t]}, {7, 10});
   }
   cr_assert_eq(iu_u32(r, 0x40), 10);
   iu_free(r);
 }
 
 Test(alu_atomic, min_max_are_unsigned_and_others_wrap) {
-  iu_result *r = run_lanes("    mov_imm r3, 0x40\n    mov_imm r4, 0xFFFFFFFF\n"
-                           "    device_store_u32 r3, r4\n"      /* 0x40 = 0xFFFFFFFF */
-                           "    atomic_min r5, r3, r2, .device\n"
-                           "    mov_imm r6, 0x44\n"
-                           "    atomic_max r7, r6, r4, .device\n"
-                           "    mov_imm r6, 0x48\n"
-                           "    atomic_sub r7, r6, r2, .device\n"
-                           "    mov_imm r6, 0x4C\n"
-                           "    atomic_or r7, r6, r2, .device\n"
-                           "    mov_imm r6, 0x50\n"
-                           "    atomic_xor r7, r6, r2, .device\n"
-                           "    mov_imm r6, 0x54\n"
-                           "    atomic_exchange r8, r6, r2, .device\n"
-                           "    mov_imm r6, 0x58\n"
-                           "    atomic_and r7, r6, r2, .device\n",
-                           3);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  const char *code = "    mov_imm r3, 0x40\n    mov_imm r4, 0xFFFFFFFF\n"
+                     "    device_store_u32 r3, r4\n"      /* 0x40 = 0xFFFFFFFF */
+                     "    atomic_min r5, r3, r2, .device\n"
+                     "    mov_imm r6, 0x44\n"
+                     "    atomic_max r7, r6, r4, .device\n"
+                     "    mov_imm r6, 0x48\n"
+                     "    atomic_sub r7, r6, r2, .device\n"
+                     "    mov_imm r6, 0x4C\n"
+                     "    atomic_or r7, r6, r2, .device\n"
+                     "    mov_imm r6, 0x50\n"
+                     "    atomic_xor r7, r6, r2, .device\n"
+                     "    mov_imm r6, 0x54\n"
+                     "    atomic_exchange r8, r6, r2, .device\n"
+                     "    mov_imm r6, 0x58\n"
+                     "    atomic_and r7, r6, r2, .device\n";
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 3));
   cr_assert_eq(iu_u32(r, 0x40), 1);
   cr_assert_eq(iu_reg(r, 0, 5), 0xFFFFFFFFu);
   cr_assert_eq(iu_reg(r, 1, 5), 1);
-  cr_assert_eq(iu_u32(r, 0x44), 0xFFFFFFFFu);
-  cr_assert_eq(iu_u32(r, 0x48), (uint32_t)-6);
-  cr_assert_eq(iu_u32(r, 0x4C), 3);
-  cr_assert_eq(iu_u32(r, 0x50), 1 ^ 2 ^ 3);
-  cr_assert_eq(iu_u32(r, 0x54), 3);
+  IU_EXPECT_WORDS(r, {0x44, 0xFFFFFFFFu}, {0x48, (uint32_t)-6}, {0x4C, 3}, {0x50, 1 ^ 2 ^ 3},
+                 {0x54, 3});
   cr_assert_eq(iu_reg(r, 2, 8), 2);
   cr_assert_eq(iu_u32(r, 0x58), 0);
   iu_free(r);
@@ -711,31 +661,27 @@ Test(alu_atomic, min_max_are_unsigned_and_others_wrap) {
 
 Test(alu_atomic, compare_and_swap_uses_the_documented_order) {
   /* mem = 5; every lane tries cas(expected 5, desired 100 + lane): only lane 0 wins */
-  iu_result *r = run_lanes("    mov_imm r3, 0x40\n    mov_imm r4, 5\n    device_store_u32 r3, r4\n"
-                           "    iadd r5, r1, 100\n"
-                           "    atomic_cas r6, r3, r4, r5, .device\n"
-                           "    mov_imm r7, 4\n    local_store_u32 r7, r4\n"
-                           "    local_atomic_cas r8, r7, r4, r5\n"
-                           "    local_load_u32 r9, r7\n",
-                           3);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  const char *code = "    mov_imm r3, 0x40\n    mov_imm r4, 5\n    device_store_u32 r3, r4\n"
+                     "    iadd r5, r1, 100\n"
+                     "    atomic_cas r6, r3, r4, r5, .device\n"
+                     "    mov_imm r7, 4\n    local_store_u32 r7, r4\n"
+                     "    local_atomic_cas r8, r7, r4, r5\n"
+                     "    local_load_u32 r9, r7\n";
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 3));
   cr_assert_eq(iu_u32(r, 0x40), 100);
   cr_assert_eq(iu_reg(r, 0, 6), 5);
   cr_assert_eq(iu_reg(r, 1, 6), 100);
-  cr_assert_eq(iu_reg(r, 2, 6), 100);
-  cr_assert_eq(iu_reg(r, 2, 8), 100);
-  cr_assert_eq(iu_reg(r, 2, 9), 100);
+  IU_EXPECT_REGS(r, 2, {6, 100}, {8, 100}, {9, 100});
   iu_free(r);
 }
 
 Test(alu_atomic, r0_or_omitted_destination_returns_nothing) {
-  iu_result *r = run_lanes("    mov_imm r0, 1234\n    mov_imm r3, 0x40\n"
-                           "    atomic_add r0, r3, r2, .device\n"
-                           "    atomic_add r3, r2, .device\n"
-                           "    mov_imm r4, 0x20\n    local_atomic_add r4, r2\n"
-                           "    local_load_u32 r5, r4\n",
-                           2);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  const char *code = "    mov_imm r0, 1234\n    mov_imm r3, 0x40\n"
+                     "    atomic_add r0, r3, r2, .device\n"
+                     "    atomic_add r3, r2, .device\n"
+                     "    mov_imm r4, 0x20\n    local_atomic_add r4, r2\n"
+                     "    local_load_u32 r5, r4\n";
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 2));
   cr_assert_eq(iu_reg(r, 0, 0), 1234);
   cr_assert_eq(iu_reg(r, 1, 0), 1234);
   cr_assert_eq(iu_reg(r, 0, 3), 0x40);
@@ -770,8 +716,7 @@ Test(alu_wave, shuffles_read_inactive_sources_and_zero_out_of_range) {
                      "        mov_imm r13, 40\n"
                      "        wave_shuffle r10, r3, r13\n"     /* lane 40 >= W */
                      "    endif\n";
-  iu_result *r = run_lanes(code, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 8));
   for (uint32_t t = 0; t < 8; t++) {
     if (t & 1) {
       cr_assert_eq(iu_reg(r, t, 6), 0xAAAA, "inactive lanes are not written");
@@ -780,21 +725,17 @@ Test(alu_wave, shuffles_read_inactive_sources_and_zero_out_of_range) {
     cr_assert_eq(iu_reg(r, t, 6), 10 * (t + 1));
     cr_assert_eq(iu_reg(r, t, 7), t == 0 ? 0 : 10 * (t - 1));
     /* W is 32: lanes 8..31 exist (inactive, r3 = 0 there); only >= 32 would be out of range */
-    cr_assert_eq(iu_reg(r, t, 8), t + 3 < 8 ? 10 * (t + 3) : 0);
-    cr_assert_eq(iu_reg(r, t, 9), 10 * (t ^ 1));
-    cr_assert_eq(iu_reg(r, t, 10), 0);
+    IU_EXPECT_REGS(r, t, {8, t + 3 < 8 ? 10 * (t + 3) : 0}, {9, 10 * (t ^ 1)}, {10, 0});
   }
   iu_free(r);
 }
 
 Test(alu_wave, shuffle_down_past_the_wave_is_zero) {
-  wave_launch_config cfg = iu_config(1, 8);
-  cfg.wave_width = 8;
+  wave_launch_config cfg = iu_wave_config(8, 8);
   const char *text = ".kernel t\n.registers 8\n    mov_sr r1, sr_lane_id\n    iadd r2, r1, 1\n"
                      "    mov_imm r3, 2\n    wave_shuffle_down r4, r2, r3\n"
                      "    wave_shuffle_up r5, r2, r3\n    halt\n.end\n";
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   for (uint32_t t = 0; t < 8; t++) {
     cr_assert_eq(iu_reg(r, t, 4), t + 2 < 8 ? t + 3 : 0);
     cr_assert_eq(iu_reg(r, t, 5), t >= 2 ? t - 1 : 0);
@@ -816,8 +757,7 @@ Test(alu_wave, broadcast_ballot_any_all) {
                      "    wave_all p1, p1\n"                        /* lanes 0, 1 say no */
                      "    icmp_eq p2, r1, r1\n"
                      "    wave_all p2, p2\n";
-  iu_result *r = run_lanes(code, 6);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 6));
   for (uint32_t t = 2; t < 6; t++) {
     cr_assert_eq(iu_reg(r, t, 7), 35);
     cr_assert_eq(iu_reg(r, t, 8), 0x14); /* lanes 2 and 4 */
@@ -831,13 +771,11 @@ Test(alu_wave, broadcast_ballot_any_all) {
 }
 
 Test(alu_wave, ballot_keeps_bits_0_to_31_in_a_64_wide_wave) {
-  wave_launch_config cfg = iu_config(1, 64);
-  cfg.wave_width = 64;
+  wave_launch_config cfg = iu_wave_config(64, 64);
   const char *text = ".kernel t\n.registers 8\n    mov_sr r1, sr_lane_id\n"
                      "    mov_imm r2, 30\n    icmp_ge p1, r1, r2\n    wave_ballot r3, p1\n"
                      "    halt\n.end\n";
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   cr_assert_eq(iu_reg(r, 0, 3), 0xC0000000u);
   cr_assert_eq(iu_reg(r, 63, 3), 0xC0000000u);
   iu_free(r);
@@ -853,15 +791,12 @@ Test(alu_wave, scans_and_reductions_over_active_lanes) {
                      "        wave_reduce_max r11, r7\n"
                      "        wave_prefix_sum r2, r2\n"             /* rd = ra */
                      "    endif\n";
-  iu_result *r = run_lanes(code, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 8));
   uint32_t prefix[8] = {0, 0, 1, 0, 4, 0, 9, 0};
   for (uint32_t t = 0; t < 8; t += 2) {
     cr_assert_eq(iu_reg(r, t, 8), prefix[t], "lane %u", t);
     cr_assert_eq(iu_reg(r, t, 2), prefix[t], "lane %u", t);
-    cr_assert_eq(iu_reg(r, t, 9), 16);
-    cr_assert_eq(iu_reg(r, t, 10), 1);
-    cr_assert_eq(iu_reg(r, t, 11), 0xFFFFFFFFu);
+    IU_EXPECT_REGS(r, t, {9, 16}, {10, 1}, {11, 0xFFFFFFFFu});
   }
   cr_assert_eq(iu_reg(r, 1, 9), 0);
   cr_assert_eq(iu_reg(r, 1, 2), 2);
@@ -873,8 +808,7 @@ Test(alu_wave, reductions_wrap_and_a_guard_selects_participants) {
                      "    wave_reduce_add r4, r3\n"           /* 4 * 2^31 wraps to 0 */
                      "    icmp_lt p1, r1, 2\n"
                      "    @p1 wave_reduce_add r5, r2\n";       /* lanes 0, 1: 1 + 2 */
-  iu_result *r = run_lanes(code, 4);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_lanes(code, 4));
   cr_assert_eq(iu_reg(r, 0, 4), 0);
   cr_assert_eq(iu_reg(r, 1, 5), 3);
   cr_assert_eq(iu_reg(r, 3, 5), 0);
@@ -907,8 +841,7 @@ Test(alu_mma, per_lane_tiles_from_local_memory) {
            "    mma_store_c r10, r13, r7\n"); /* never computed: zeros over A */
   char text[8192];
   snprintf(text, sizeof text, ".kernel t\n.registers 16\n.local_memory 512\n%s    halt\n.end\n", code);
-  iu_result *r = iu_run(text, NULL);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, NULL));
   size_t size;
   const uint8_t *local = wave_machine_local_memory(r->machine, &size);
   cr_assert_eq(size, 512);

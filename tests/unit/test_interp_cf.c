@@ -9,8 +9,7 @@
 
 /* Runs `text` with `threads` threads in one workgroup of waves `width` wide, r0 = 0. */
 static iu_result *run_wg(const char *text, uint32_t threads, uint32_t width) {
-  wave_launch_config cfg = iu_config(1, threads);
-  cfg.wave_width = width;
+  wave_launch_config cfg = iu_wave_config(threads, width);
   cfg.device_memory_size = 1 << 16;
   return iu_run(text, &cfg);
 }
@@ -37,14 +36,26 @@ static uint64_t issues_at(const iu_result *r, uint32_t line, wave_opcode op) {
 /* Runs `text` on one wave of 8 threads, checks that it finished and that lane t stored want[t]
  * (STORE_R3). Returns the result for further checks; the caller frees it. */
 static iu_result *run_8_lanes(const char *text, const uint32_t want[8]) {
-  iu_result *r = run_wg(text, 8, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 8, 8));
   for (uint32_t t = 0; t < 8; t++)
     cr_assert_eq(iu_u32(r, 4 * t), want[t], "lane %u", t);
   return r;
 }
 
 /* ---- break, continue, halt ------------------------------------------------------------ */
+
+/* A loop over i = 1, 2, ... up to the lane id (i in r2, r3 = 0 before it) that sets p1 on even
+ * i; each test appends the rest of the loop body. */
+#define COUNT_TO_LANE_HEAD                                                                    \
+  ".kernel k\n.registers 16\n"                                                                \
+  "    mov_sr r1, sr_lane_id\n"                                                               \
+  "    mov_imm r2, 0\n    mov_imm r3, 0\n"                                                    \
+  "    loop\n"                                                                                \
+  "        iadd r2, r2, 1\n"                                                                  \
+  "        icmp_gt p3, r2, r1\n"                                                              \
+  "        break p3\n"                                                                        \
+  "        and r4, r2, 1\n"                                                                   \
+  "        icmp_eq p1, r4, 0\n"
 
 Test(cf, break_inside_if_leaves_at_once) {
   const char *text = ".kernel k\n.registers 16\n"
@@ -60,8 +71,7 @@ Test(cf, break_inside_if_leaves_at_once) {
                      "        icmp_ge p2, r2, 10\n"
                      "        break p2\n"
                      "    endloop\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 32, 32);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 32, 32));
   for (uint32_t t = 0; t < 32; t++)
     cr_assert_eq(iu_u32(r, 4 * t), t < 10 ? t : 10, "lane %u", t);
   cr_assert_eq(iu_counters(r)->divergent_loops, 1);
@@ -70,20 +80,11 @@ Test(cf, break_inside_if_leaves_at_once) {
 
 Test(cf, continue_skips_the_rest_of_the_iteration) {
   /* sum of the odd i in 1..lane */
-  const char *text = ".kernel k\n.registers 16\n"
-                     "    mov_sr r1, sr_lane_id\n"
-                     "    mov_imm r2, 0\n    mov_imm r3, 0\n"
-                     "    loop\n"
-                     "        iadd r2, r2, 1\n"
-                     "        icmp_gt p3, r2, r1\n"
-                     "        break p3\n"
-                     "        and r4, r2, 1\n"
-                     "        icmp_eq p1, r4, 0\n"
+  const char *text = COUNT_TO_LANE_HEAD
                      "        continue p1\n"
                      "        iadd r3, r3, r2\n"
                      "    endloop\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 32, 32);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 32, 32));
   for (uint32_t t = 0; t < 32; t++) {
     uint32_t sum = 0;
     for (uint32_t i = 1; i <= t; i += 2)
@@ -95,15 +96,7 @@ Test(cf, continue_skips_the_rest_of_the_iteration) {
 
 Test(cf, continue_inside_if_rejoins_next_iteration) {
   /* even i: the if continues (after adding 100 on its way); odd i: the else adds 1 */
-  const char *text = ".kernel k\n.registers 16\n"
-                     "    mov_sr r1, sr_lane_id\n"
-                     "    mov_imm r2, 0\n    mov_imm r3, 0\n"
-                     "    loop\n"
-                     "        iadd r2, r2, 1\n"
-                     "        icmp_gt p3, r2, r1\n"
-                     "        break p3\n"
-                     "        and r4, r2, 1\n"
-                     "        icmp_eq p1, r4, 0\n"
+  const char *text = COUNT_TO_LANE_HEAD
                      "        if p1\n"
                      "            iadd r3, r3, 100\n"
                      "            continue p1\n"
@@ -113,8 +106,7 @@ Test(cf, continue_inside_if_rejoins_next_iteration) {
                      "        endif\n"
                      "        iadd r3, r3, 1000\n"      /* only odd iterations get here */
                      "    endloop\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 16, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 16, 8));
   for (uint32_t t = 0; t < 16; t++) {
     uint32_t lane = t % 8, even = lane / 2, odd = (lane + 1) / 2;
     cr_assert_eq(iu_u32(r, 4 * t), 100 * even + 1001 * odd, "thread %u", t);
@@ -177,8 +169,7 @@ Test(cf, inner_break_leaves_only_the_inner_loop) {
                      "        icmp_ge p2, r5, 3\n"
                      "        break p2\n"
                      "    endloop\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 16, 16);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 16, 16));
   for (uint32_t t = 0; t < 16; t++)
     cr_assert_eq(iu_u32(r, 4 * t), 3 * (t + 1), "lane %u", t);
   cr_assert_eq(iu_counters(r)->max_depth, 3);
@@ -239,8 +230,7 @@ Test(cf, uniform_if_skips_the_untaken_side) {
                      "        iadd r6, r6, 1\n"
                      "    endif\n"
                      "    halt\n.end\n";
-  iu_result *r = run_wg(text, 32, 32);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 32, 32));
   const wave_counters *c = iu_counters(r);
   /* mov icmp if iadd iadd else | icmp if iadd(else-side) endif | if | halt */
   cr_assert_eq(c->issued, 12, "issued %lu", (unsigned long)c->issued);
@@ -251,9 +241,7 @@ Test(cf, uniform_if_skips_the_untaken_side) {
   cr_assert_eq(issues_at(r, 15, WAVE_OP_IADD), 0);
   cr_assert_eq(issues_at(r, 20, WAVE_OP_IADD), 0);
   cr_assert_eq(issues_at(r, 17, WAVE_OP_IADD), 1);
-  cr_assert_eq(iu_reg(r, 0, 2), 2);
-  cr_assert_eq(iu_reg(r, 0, 3), 0);
-  cr_assert_eq(iu_reg(r, 0, 5), 1);
+  IU_EXPECT_REGS(r, 0, {2, 2}, {3, 0}, {5, 1});
   cr_assert_eq(wave_counters_simd_efficiency(c, 32), 1.0);
   iu_free(r);
 }
@@ -268,8 +256,7 @@ Test(cf, divergent_if_runs_then_side_first_then_else_side) {
                      "    else\n"
                      "        atomic_add r3, r5, r1, .device\n"   /* then lanes 8..31 */
                      "    endif\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 32, 32);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 32, 32));
   /* the else-side ran after the then-side: lane 8 saw the then-side's total */
   cr_assert_eq(iu_u32(r, 4 * 8), 28);
   cr_assert_eq(iu_u32(r, 4 * 7), 21);
@@ -312,8 +299,7 @@ Test(cf, partial_last_wave_has_inactive_lanes) {
                      "    mov_imm r5, 1\n    wave_reduce_add r6, r5\n"
                      "    mov_sr r7, sr_wave_id\n    mov_imm r8, 0x400\n    shl r9, r7, 2\n"
                      "    iadd r8, r8, r9\n    device_store_u32 r8, r6\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 40, 32);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 40, 32));
   cr_assert_eq(iu_u32(r, 0x400), 32, "wave 0 has 32 lanes");
   cr_assert_eq(iu_u32(r, 0x404), 8, "wave 1 has 8 lanes");
   for (uint32_t t = 0; t < 64; t++) {
@@ -336,8 +322,7 @@ Test(cf, barrier_orders_local_memory_between_waves) {
                      "    barrier\n"
                      "    iadd r5, r1, 32\n    and r5, r5, 63\n    shl r5, r5, 2\n"
                      "    local_load_u32 r3, r5\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 64, 32);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 64, 32));
   for (uint32_t t = 0; t < 64; t++)
     cr_assert_eq(iu_u32(r, 4 * t), 1000 + (t + 32) % 64, "thread %u", t);
   cr_assert_eq(iu_counters(r)->barriers, 1);
@@ -357,8 +342,7 @@ Test(cf, barrier_in_a_loop_with_uniform_trip_count) {
                      "        barrier\n"
                      "        iadd r2, r2, 1\n"
                      "    endloop\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 16, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 16, 8));
   /* after iteration i the counter holds 16 * (0 + 1 + ... + i) */
   cr_assert_eq(iu_u32(r, 0), 16 * 10);
   cr_assert_eq(iu_u32(r, 4 * 15), 16 * 10);
@@ -391,8 +375,7 @@ Test(cf, barrier_inside_a_uniform_if_is_fine) {
                      "        barrier\n"
                      "    endif\n"
                      "    halt\n.end\n";
-  iu_result *r = run_wg(text, 64, 32);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 64, 32));
   iu_free(r);
 }
 
@@ -446,8 +429,7 @@ Test(cf, spin_wait_on_another_wave_terminates) {
                      "        endloop\n"
                      "        device_store_u32 r5, r2\n"
                      "    endif\n" STORE_R3 ".end\n";
-  iu_result *r = run_wg(text, 16, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 16, 8));
   cr_assert_eq(iu_u32(r, 0x200), 100);
   /* round-robin: one spin (5 instructions) per 5 of the about 405 instructions wave 1 runs
    * before its store */
@@ -496,8 +478,7 @@ Test(cf, divergence_depth_limit) {
   wave_launch_config cfg = iu_config(1, 8);
   cfg.max_depth = 32;
   char *text = nested_ifs(32);
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   cr_assert_eq(iu_counters(r)->max_depth, 32);
   cr_assert_eq(iu_reg(r, 0, 1), 1);
   iu_free(r);
@@ -512,8 +493,7 @@ Test(cf, divergence_depth_limit) {
 
 Test(cf, deep_nesting_runs_without_recursion) {
   char *text = nested_ifs(100000);
-  iu_result *r = iu_run(text, NULL);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, NULL));
   cr_assert_eq(iu_counters(r)->max_depth, 100000);
   cr_assert_eq(iu_reg(r, 0, 1), 1);
   iu_free(r);
@@ -538,8 +518,7 @@ Test(cf, budget_exhaustion_does_not_terminate) {
 
 Test(cf, running_past_the_end_is_an_error) {
   iu_result *r = run_wg(".kernel k\n.registers 8\n    iadd r1, r1, r1\n.end\n", 8, 8);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_END_OF_CODE);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_END_OF_CODE);
 }
 
 Test(cf, guard_that_selects_nobody_is_an_empty_issue) {
@@ -547,8 +526,7 @@ Test(cf, guard_that_selects_nobody_is_an_empty_issue) {
                      "    icmp_ne p1, r0, r0\n"
                      "    @p1 iadd r1, r1, 1\n"
                      "    halt\n.end\n";
-  iu_result *r = run_wg(text, 8, 8);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(run_wg(text, 8, 8));
   cr_assert_eq(iu_counters(r)->empty_issues, 1);
   cr_assert_eq(iu_counters(r)->issued, 2);
   iu_free(r);
@@ -646,8 +624,7 @@ Test(cf, workgroups_run_one_after_another_with_fresh_local_memory) {
   wave_launch_config cfg = iu_config(3, 4);
   cfg.grid[1] = 2;
   cfg.keep_all_registers = true;
-  iu_result *r = iu_run(text, &cfg);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, &cfg));
   cr_assert_eq(iu_u32(r, 0x100), 24);
   for (uint32_t i = 0; i < 24; i++)
     cr_assert_eq(iu_u32(r, 4 * i), i, "thread %u saw the workgroups in order", i);
@@ -688,8 +665,7 @@ Test(cf, invalid_programs_are_reported_not_run) {
   iu_free(r);
   /* a pair reaching past the last register */
   r = run_wg(".kernel k\n.registers 8\n    dadd r7, r0, r2\n    halt\n.end\n", 8, 8);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_INVALID_PROGRAM);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_INVALID_PROGRAM);
 
   /* built by hand: a break outside any loop */
   wave_module *m = wave_module_create("built");
@@ -712,33 +688,28 @@ Test(cf, invalid_programs_are_reported_not_run) {
 
 Test(cf, invalid_launches_are_reported) {
   const char *text = ".kernel k\n.registers 8\n    halt\n.end\n";
-  wave_launch_config cfg = iu_config(1, 8);
-  cfg.wave_width = 7;
+  wave_launch_config cfg = iu_wave_config(8, 7);
   iu_result *r = iu_run(text, &cfg);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_INVALID_CONFIG);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_INVALID_CONFIG);
   cfg = iu_config(1, 8);
   wave_reg_value preset = {8, 1};
   cfg.presets = &preset;
   cfg.num_presets = 1;
   r = iu_run(text, &cfg);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_INVALID_CONFIG);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_INVALID_CONFIG);
   cfg = iu_config(1, 8);
   static const uint8_t bytes[16];
   cfg.device_memory_size = 8;
   cfg.memory_init = bytes;
   cfg.memory_init_size = sizeof bytes;
   r = iu_run(text, &cfg);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_INVALID_CONFIG);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_INVALID_CONFIG);
 }
 
 Test(cf, workgroup_size_comes_from_the_kernel_unless_overridden) {
   const char *text = ".kernel k\n.registers 8\n.workgroup_size 4, 3, 1\n"
                      "    mov_sr r1, sr_workgroup_size_y\n    halt\n.end\n";
-  iu_result *r = iu_run(text, NULL);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, NULL));
   cr_assert_eq(wave_machine_workgroup_threads(r->machine), 12);
   cr_assert_eq(iu_reg(r, 11, 1), 3);
   iu_free(r);

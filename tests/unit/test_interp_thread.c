@@ -7,8 +7,7 @@
 #include "interp_util.h"
 
 static wave_launch_config launch(uint32_t threads, uint32_t width, wave_exec_mode mode) {
-  wave_launch_config cfg = iu_config(1, threads);
-  cfg.wave_width = width;
+  wave_launch_config cfg = iu_wave_config(threads, width);
   cfg.mode = mode;
   cfg.device_memory_size = 1 << 14;
   return cfg;
@@ -214,8 +213,7 @@ Test(deadlock, program_3_parks_lanes_after_the_loop) {
 
 Test(deadlock, default_budget_finds_it_too) {
   iu_result *r = iu_run(program2, NULL);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_SIMT_DEADLOCK, "%s", iu_error_message(r));
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_SIMT_DEADLOCK);
 }
 
 Test(deadlock, the_check_can_be_turned_off) {
@@ -223,8 +221,7 @@ Test(deadlock, the_check_can_be_turned_off) {
   cfg.max_steps = 10000;
   cfg.no_deadlock_check = true;
   iu_result *r = iu_run(program2, &cfg);
-  cr_assert_eq(iu_error_kind(r), WAVE_ERR_NO_TERMINATION);
-  iu_free(r);
+  iu_free_expecting(r, WAVE_ERR_NO_TERMINATION);
 }
 
 Test(deadlock, a_long_loop_that_finishes_is_no_deadlock) {
@@ -240,8 +237,7 @@ Test(deadlock, a_long_loop_that_finishes_is_no_deadlock) {
                      "    mov_sr r4, sr_thread_id_x\n    shl r4, r4, 2\n"
                      "    device_store_u32 r4, r3\n"
                      "    halt\n.end\n";
-  iu_result *r = iu_run(text, NULL);
-  cr_assert(iu_ok(r), "%s", iu_error_message(r));
+  iu_result *r = iu_ok_or_fail(iu_run(text, NULL));
   cr_assert_eq(iu_u32(r, 4 * 31), 100031);
   iu_free(r);
 }

@@ -42,11 +42,19 @@ static void assert_text(const wave_token *t, const char *text) {
   cr_assert(memcmp(t->text, text, t->len) == 0, "token text differs from '%s'", text);
 }
 
-/* The single token of `text` (followed by EOF). */
-static wave_token only(lexed *l, const char *text) {
+/* The single token of `text` (followed by EOF), which must be of this kind. */
+static wave_token only(lexed *l, const char *text, wave_token_kind kind) {
   lex(l, text);
   cr_assert_eq(l->n, 2, "'%s' gave %d tokens", text, l->n - 1);
+  cr_assert_eq(l->t[0].kind, kind, "'%s' kind %d, want %d", text, l->t[0].kind, kind);
   return l->t[0];
+}
+
+/* The single token of `text`, of this kind, with this register or predicate number. */
+static wave_token only_value(lexed *l, const char *text, wave_token_kind kind, uint32_t value) {
+  wave_token t = only(l, text, kind);
+  cr_assert_eq(t.value, value, "'%s' value %u, want %u", text, t.value, value);
+  return t;
 }
 
 static void assert_error(const char *text, uint32_t col, const char *message) {
@@ -119,18 +127,10 @@ Test(lexer, labels_need_the_colon_on_the_same_line) {
 
 Test(lexer, identifiers_and_case) {
   lexed l;
-  wave_token t = only(&l, "R0");
-  cr_assert_eq(t.kind, WAVE_TOK_IDENT, "registers are lower-case only");
-  t = only(&l, "_x9_");
-  cr_assert_eq(t.kind, WAVE_TOK_IDENT);
-  t = only(&l, "return");
-  cr_assert_eq(t.kind, WAVE_TOK_IDENT);
-  t = only(&l, "pand");
-  cr_assert_eq(t.kind, WAVE_TOK_IDENT);
-  t = only(&l, "s");
-  cr_assert_eq(t.kind, WAVE_TOK_IDENT);
-  t = only(&l, "stop");
-  cr_assert_eq(t.kind, WAVE_TOK_IDENT);
+  /* R0: registers are lower-case only */
+  static const char *const idents[] = {"R0", "_x9_", "return", "pand", "s", "stop"};
+  for (size_t i = 0; i < sizeof(idents) / sizeof(idents[0]); i++)
+    only(&l, idents[i], WAVE_TOK_IDENT);
 }
 
 Test(lexer, directives_and_glue) {
@@ -167,8 +167,7 @@ Test(lexer, eof_repeats) {
 
 static void assert_int(const char *text, uint64_t magnitude, bool negative, bool hex) {
   lexed l;
-  wave_token t = only(&l, text);
-  cr_assert_eq(t.kind, WAVE_TOK_INT, "'%s' kind %d", text, t.kind);
+  wave_token t = only(&l, text, WAVE_TOK_INT);
   cr_assert_eq(t.magnitude, magnitude, "'%s' = %llu", text, (unsigned long long)t.magnitude);
   cr_assert_eq(t.negative, negative, "'%s' sign", text);
   cr_assert_eq(t.hex, hex, "'%s' hex", text);
@@ -202,8 +201,7 @@ Test(lexer, float_literals) {
                {"1e-999", 0.0}, {"000.5", 0.5}};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     lexed l;
-    wave_token t = only(&l, cases[i].text);
-    cr_assert_eq(t.kind, WAVE_TOK_FLOAT, "'%s'", cases[i].text);
+    wave_token t = only(&l, cases[i].text, WAVE_TOK_FLOAT);
     cr_assert_eq(t.f64, cases[i].value, "'%s' = %g", cases[i].text, t.f64);
     cr_assert_eq(t.f32, (float)cases[i].value, "'%s'", cases[i].text);
   }
@@ -212,7 +210,7 @@ Test(lexer, float_literals) {
 /* The binary32 value is rounded once from the decimal, not through binary64. */
 Test(lexer, float_bits_are_exact) {
   lexed l;
-  wave_token t = only(&l, "3.14");
+  wave_token t = only(&l, "3.14", WAVE_TOK_FLOAT);
   uint32_t b32;
   uint64_t b64;
   memcpy(&b32, &t.f32, 4);
@@ -221,10 +219,10 @@ Test(lexer, float_bits_are_exact) {
   cr_assert_eq((uint32_t)b64, 0x51EB851Fu, "wave-isa.md §1.4: the low word is 0x51EB851F");
   /* 2^-1 + 2^-25 + 2^-60: within 2^-24 relative of a binary32 halfway point, so a double
    * rounding (decimal -> binary64 -> binary32) would go the wrong way. */
-  t = only(&l, "0.5000000298023223885626742");
+  t = only(&l, "0.5000000298023223885626742", WAVE_TOK_FLOAT);
   memcpy(&b32, &t.f32, 4);
   cr_assert_eq(b32, 0x3F000001u, "got 0x%08X", b32);
-  t = only(&l, "1e99");
+  t = only(&l, "1e99", WAVE_TOK_FLOAT);
   cr_assert(isinf(t.f32), "out of binary32 range becomes inf for the parser to reject");
   cr_assert_not(isinf(t.f64));
 }
@@ -234,8 +232,7 @@ Test(lexer, very_long_mantissa_rounds_correctly) {
   memset(text + 2, '0', 2000);
   strcpy(text + 2002, "1");
   lexed l;
-  wave_token t = only(&l, text);
-  cr_assert_eq(t.kind, WAVE_TOK_FLOAT);
+  wave_token t = only(&l, text, WAVE_TOK_FLOAT);
   cr_assert_eq(t.f64, 1.0);
   cr_assert_eq(t.len, strlen(text));
 }
@@ -261,15 +258,11 @@ Test(lexer, number_errors) {
 
 Test(lexer, general_registers) {
   lexed l;
-  wave_token t = only(&l, "r0");
-  cr_assert_eq(t.kind, WAVE_TOK_GPR);
-  cr_assert_eq(t.value, 0);
+  wave_token t = only_value(&l, "r0", WAVE_TOK_GPR, 0);
   cr_assert_eq(t.half, WAVE_HALF_NONE);
-  t = only(&l, "r254");
-  cr_assert_eq(t.value, 254);
-  t = only(&l, "r007");
-  cr_assert_eq(t.value, 7);
-  t = only(&l, "r3.hi");
+  only_value(&l, "r254", WAVE_TOK_GPR, 254);
+  only_value(&l, "r007", WAVE_TOK_GPR, 7);
+  t = only(&l, "r3.hi", WAVE_TOK_GPR);
   cr_assert_eq(t.half, WAVE_HALF_HI);
   assert_text(&t, "r3.hi");
   assert_error("r255", 1, "register index must be 0-254");
@@ -287,9 +280,7 @@ Test(lexer, predicate_registers) {
   for (uint32_t i = 0; i < 4; i++) {
     char text[4];
     snprintf(text, sizeof(text), "p%u", i);
-    wave_token t = only(&l, text);
-    cr_assert_eq(t.kind, WAVE_TOK_PRED);
-    cr_assert_eq(t.value, i);
+    only_value(&l, text, WAVE_TOK_PRED, i);
   }
   assert_error("p4", 1, "predicate register must be p0-p3");
   assert_error("  p10", 3, "predicate register must be p0-p3");
@@ -298,11 +289,8 @@ Test(lexer, predicate_registers) {
 
 Test(lexer, special_registers) {
   lexed l;
-  for (uint32_t i = 0; i < WAVE_NUM_SREGS; i++) {
-    wave_token t = only(&l, wave_sreg_names[i]);
-    cr_assert_eq(t.kind, WAVE_TOK_SREG, "%s", wave_sreg_names[i]);
-    cr_assert_eq(t.value, i);
-  }
+  for (uint32_t i = 0; i < WAVE_NUM_SREGS; i++)
+    only_value(&l, wave_sreg_names[i], WAVE_TOK_SREG, i);
   assert_error("src", 1, "invalid special register 'src': names begin with 'sr_'");
   assert_error("sr", 1, "invalid special register 'sr'");
   assert_error("a, sr_foo", 4, "unknown special register 'sr_foo'");
@@ -310,13 +298,9 @@ Test(lexer, special_registers) {
 
 Test(lexer, guards) {
   lexed l;
-  wave_token t = only(&l, "@p1");
-  cr_assert_eq(t.kind, WAVE_TOK_GUARD);
-  cr_assert_eq(t.value, 1);
+  wave_token t = only_value(&l, "@p1", WAVE_TOK_GUARD, 1);
   cr_assert_not(t.negated);
-  t = only(&l, "@!p0");
-  cr_assert_eq(t.kind, WAVE_TOK_GUARD);
-  cr_assert_eq(t.value, 0);
+  t = only_value(&l, "@!p0", WAVE_TOK_GUARD, 0);
   cr_assert(t.negated);
   assert_error("@ p1", 1, "'@' must be followed directly by a predicate register");
   assert_error("  @! p1", 3, "'@' must be followed directly");
@@ -329,9 +313,7 @@ Test(lexer, guards) {
 
 Test(lexer, negated_predicate_operand) {
   lexed l;
-  wave_token t = only(&l, "!p2");
-  cr_assert_eq(t.kind, WAVE_TOK_NOT_PRED);
-  cr_assert_eq(t.value, 2);
+  only_value(&l, "!p2", WAVE_TOK_NOT_PRED, 2);
   assert_error("! p1", 1, "'!' must be followed directly by a predicate register");
   assert_error("!r1", 1, "'!' must be followed directly by a predicate register");
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "waveopt/waveopt.h"
 
 static wave_module *mod;
@@ -816,18 +817,7 @@ Test(lower, deep_nesting_does_not_recurse) {
 
 /* ---- parsed documentation-dialect text ------------------------------------------------------- */
 
-static wave_module *parse(const char *text) {
-  wave_diags d;
-  wave_diags_init(&d);
-  wave_module *m = wave_parse_string(text, strlen(text), "docs.wave", &d);
-  for (size_t i = 0; i < d.count; i++) {
-    if (d.items[i].severity == WAVE_SEV_ERROR)
-      cr_log_error("%u:%u: %s", d.items[i].line, d.items[i].col, d.items[i].message);
-  }
-  cr_assert_not_null(m);
-  wave_diags_free(&d);
-  return m;
-}
+static wave_module *parse(const char *text) { return tu_parse_ok(text, "docs.wave", false); }
 
 static const char straight_line_docs[] =
     ".kernel k\n"

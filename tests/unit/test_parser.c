@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_util.h"
 #include "waveopt/waveopt.h"
 
 static wave_module *parse(wave_diags *d, const char *text) {
@@ -13,25 +14,8 @@ static wave_module *parse(wave_diags *d, const char *text) {
   return wave_parse_string(text, strlen(text), "t.wave", d);
 }
 
-static void dump_diags(const wave_diags *d) {
-  for (size_t i = 0; i < d->count; i++) {
-    char *s = wave_diag_format_text(&d->items[i], false);
-    cr_log_error("%s", s ? s : "?");
-    free(s);
-  }
-}
-
 /* Parses text that must be accepted without any diagnostic. */
-static wave_module *parse_ok(const char *text) {
-  wave_diags d;
-  wave_module *m = parse(&d, text);
-  if (!m || d.count)
-    dump_diags(&d);
-  cr_assert_not_null(m, "parse failed:\n%s", text);
-  cr_assert_eq(d.count, 0, "unexpected diagnostics for:\n%s", text);
-  wave_diags_free(&d);
-  return m;
-}
+static wave_module *parse_ok(const char *text) { return tu_parse_ok(text, "t.wave", true); }
 
 static const wave_diag *first_of(const wave_diags *d, wave_severity severity) {
   for (size_t i = 0; i < d->count; i++)
@@ -46,7 +30,7 @@ static void expect_error(const char *text, uint32_t line, uint32_t col, const ch
   wave_module *m = parse(&d, text);
   const wave_diag *e = first_of(&d, WAVE_SEV_ERROR);
   if (!e || e->line != line || e->col != col || !strstr(e->message, message))
-    dump_diags(&d);
+    tu_log_diags(&d);
   cr_assert_null(m, "accepted:\n%s", text);
   cr_assert_not_null(e, "no error for:\n%s", text);
   cr_assert_eq(e->line, line, "line %u, want %u for:\n%s", e->line, line, text);
@@ -858,8 +842,7 @@ Test(parser, recovery_reports_one_error_per_line) {
 
 Test(parser, stops_after_twenty_errors) {
   char text[4096] = ".kernel k\n";
-  for (int i = 0; i < 40; i++)
-    strcat(text, "  bogus\n");
+  tu_repeat(text, sizeof text, "  bogus\n", 40);
   strcat(text, ".end\n");
   wave_diags d;
   cr_assert_null(parse(&d, text));

@@ -2,6 +2,47 @@
 #ifndef WAVE_TEST_UTIL_H
 #define WAVE_TEST_UTIL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "waveopt/waveopt.h"
+
+/* Logs every diagnostic of d, so that a failed assertion shows what the library said. */
+void tu_log_diags(const wave_diags *d);
+
+/* Parses text that must be accepted (failing the test otherwise); `quiet`: not even a warning
+ * or note may be reported. `file` names the text in diagnostics. */
+wave_module *tu_parse_ok(const char *text, const char *file, bool quiet);
+
+/* Appends an unguarded instruction to block, failing the test when it cannot be created. */
+wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
+                   const wave_operand *ops);
+
+/* Appends `count` copies of piece to the string in buf (size bytes), failing on overflow. */
+void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
+
+/* wave-isa.md §10, example 1, with its comments. */
+#define TU_AXPY_TEXT                                                                 \
+    "; y[i] = a * x[i] + y[i] for every i < n (f32 data)\n"                          \
+    ".kernel axpy_guarded\n"                                                         \
+    ".registers 12\n"                                                                \
+    ".workgroup_size 64, 1, 1\n"                                                     \
+    "    mov_sr   r4, sr_workgroup_id_x\n"                                           \
+    "    mov_sr   r5, sr_workgroup_size_x\n"                                         \
+    "    mov_sr   r6, sr_thread_id_x\n"                                              \
+    "    imad     r4, r4, r5, r6          ; i = group * size + local id\n"           \
+    "    ucmp_lt  p1, r4, r2              ; lane in range?\n"                        \
+    "    if p1\n"                                                                    \
+    "        mov_imm  r7, 2\n"                                                       \
+    "        shl      r8, r4, r7          ; byte offset = i << 2\n"                  \
+    "        iadd     r9, r0, r8\n"                                                  \
+    "        iadd     r10, r1, r8\n"                                                 \
+    "        device_load_u32 r9, r9       ; x[i]\n"                                  \
+    "        device_load_u32 r11, r10     ; y[i]\n"                                  \
+    "        fma      r11, r3, r9, r11    ; a*x[i] + y[i]  (4th operand = addend)\n" \
+    "        device_store_u32 r10, r11    ; address first, value second\n"           \
+    "    endif\n"                                                                    \
+    "    halt\n"                                                                     \
+    ".end\n"
 
 #endif

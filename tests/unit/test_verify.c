@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "waveopt/waveopt.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -17,14 +18,16 @@ typedef struct fixture {
   bool ok;              /* what wave_verify_module returned */
 } fixture;
 
-static void setup(fixture *t) {
-  t->m = wave_module_create("t.wave");
-  cr_assert_not_null(t->m);
-  t->k = wave_kernel_create(t->m, "k");
-  cr_assert_not_null(t->k);
-  t->body = &t->k->first_region->body;
-  wave_diags_init(&t->d);
-  t->ok = false;
+static fixture setup(void) {
+  fixture t;
+  t.m = wave_module_create("t.wave");
+  cr_assert_not_null(t.m);
+  t.k = wave_kernel_create(t.m, "k");
+  cr_assert_not_null(t.k);
+  t.body = &t.k->first_region->body;
+  wave_diags_init(&t.d);
+  t.ok = false;
+  return t;
 }
 
 static void teardown(fixture *t) {
@@ -81,6 +84,12 @@ static wave_node *add_loop(fixture *t, wave_node_list *list, uint32_t line) {
 static void halt(fixture *t, wave_node_list *list) { EMIT0(t, list, 999, HALT); }
 
 static void verify(fixture *t) { t->ok = wave_verify_module(t->m, &t->d); }
+
+/* Ends the entry region with a halt, as most kernels here do, and verifies. */
+static void halt_and_verify(fixture *t) {
+  halt(t, t->body);
+  verify(t);
+}
 
 static const wave_diag *find(const fixture *t, const char *text) {
   for (size_t i = 0; i < t->d.count; i++)
@@ -164,8 +173,7 @@ Test(verify, empty_module_is_clean) {
 
 /* An empty kernel runs straight off its end: valid, but the emulator then fails. */
 Test(verify, empty_kernel_only_warns_about_its_end) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   t.k->end_src.loc.line = 2;
   t.k->end_src.loc.col = 1;
   verify(&t);
@@ -176,8 +184,7 @@ Test(verify, empty_kernel_only_warns_about_its_end) {
 }
 
 Test(verify, well_formed_kernel_is_clean) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, MOV_SR, wave_gpr(4), wave_sreg(4));
   EMIT(&t, t.body, 2, MOV_IMM, wave_gpr(5), wave_imm(7));
   EMIT(&t, t.body, 3, ICMP_LT, wave_pred(1), wave_gpr(4), wave_gpr(5));
@@ -194,8 +201,7 @@ Test(verify, well_formed_kernel_is_clean) {
   EMIT(&t, t.body, 13, DEVICE_LOAD_U128, wave_gpr(28), wave_gpr(0));
   EMIT(&t, t.body, 14, MOV, wave_gpr(6), wave_sreg(3));
   GUARDED0(&t, t.body, 15, 1, false, HALT);
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 }
@@ -206,12 +212,10 @@ Test(verify, structured_opcodes_cannot_be_block_instructions) {
   static const wave_opcode ops[] = {WAVE_OP_IF, WAVE_OP_ELSE, WAVE_OP_ENDIF, WAVE_OP_LOOP,
                                     WAVE_OP_ENDLOOP};
   for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-    fixture t;
-    setup(&t);
+    fixture t = setup();
     unsigned n = wave_opcode_num_slots(ops[i]);
     emit_guarded(&t, t.body, 3, WAVE_NO_GUARD, false, ops[i], n, OPS(wave_pred(1)));
-    halt(&t, t.body);
-    verify(&t);
+    halt_and_verify(&t);
     expect_error(&t, 3, 5, "cannot be an instruction in a block");
     cr_assert_not_null(strstr(find(&t, "cannot be")->message, wave_opcode_table[ops[i]].mnemonic));
     cr_assert_eq(t.d.count, 1, "one error, no cascade");
@@ -220,26 +224,22 @@ Test(verify, structured_opcodes_cannot_be_block_instructions) {
 }
 
 Test(verify, structured_control_flow_as_nodes_is_clean) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *i = add_if(&t, t.body, 1, wave_pred(1));
   i->u.if_.has_else = true;
   wave_node *l = add_loop(&t, ELSE(i), 2);
   EMIT(&t, BODY(l), 3, BREAK, wave_pred(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 }
 
 Test(verify, break_and_continue_need_a_loop) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, BREAK, wave_pred(1));
   wave_node *i = add_if(&t, t.body, 2, wave_pred(1));
   EMIT(&t, THEN(i), 3, CONTINUE, wave_pred(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 5, "'break' is not inside a loop");
   expect_error(&t, 3, 5, "'continue' is not inside a loop");
   cr_assert_null(find(&t, "hangs"), "a malformed continue gets no toolchain warning");
@@ -247,22 +247,19 @@ Test(verify, break_and_continue_need_a_loop) {
 }
 
 Test(verify, break_inside_a_loop_is_clean) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *l = add_loop(&t, t.body, 1);
   EMIT(&t, BODY(l), 2, BREAK, wave_pred(1));
   wave_node *inner = add_loop(&t, BODY(l), 3);
   EMIT(&t, BODY(inner), 4, BREAK, wave_pred(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 }
 
 /* A loop around a call does not enclose the subroutine's break. */
 Test(verify, break_needs_a_loop_of_its_own_region) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *l = add_loop(&t, t.body, 1);
   EMIT(&t, BODY(l), 2, CALL, wave_label_operand("sub"));
   EMIT(&t, BODY(l), 3, BREAK, wave_pred(1));
@@ -277,8 +274,7 @@ Test(verify, break_needs_a_loop_of_its_own_region) {
 }
 
 Test(verify, guards_on_break_continue_call_are_errors) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *l = add_loop(&t, t.body, 1);
   GUARDED(&t, BODY(l), 2, 1, false, BREAK, wave_pred(2));
   GUARDED(&t, BODY(l), 3, 2, true, CONTINUE, wave_pred(1));
@@ -296,15 +292,13 @@ Test(verify, guards_on_break_continue_call_are_errors) {
 }
 
 Test(verify, if_condition_must_be_a_predicate) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   add_if(&t, t.body, 1, at_col(wave_gpr(1), 8));
   add_if(&t, t.body, 2, wave_pred(4));
   add_if(&t, t.body, 3, wave_sreg(2));
   add_if(&t, t.body, 4, wave_pred(3));
   add_if(&t, t.body, 5, wave_not_pred(1));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 8, "the condition of 'if' must be a predicate register");
   expect_error(&t, 2, 5, "predicate p4 does not exist");
   cr_assert_eq(count(&t, "must be a predicate register"), 2);
@@ -315,15 +309,13 @@ Test(verify, if_condition_must_be_a_predicate) {
 /* ---- operand counts and kinds ------------------------------------------------------------- */
 
 Test(verify, operand_count_follows_the_shape) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, IADD, wave_gpr(1), wave_gpr(2));
   EMIT0(&t, t.body, 2, FENCE_ACQUIRE);
   EMIT(&t, t.body, 3, NOP, wave_gpr(1));
   EMIT(&t, t.body, 4, ATOMIC_ADD, wave_gpr(4), wave_gpr(2), wave_scope_operand(WAVE_SCOPE_DEVICE));
   EMIT(&t, t.body, 5, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 5, "'iadd' expects 3 operands, got 2");
   expect_error(&t, 2, 5, "'fence_acquire' expects 1 operand, got 0");
   expect_error(&t, 3, 5, "'nop' expects 0 operands, got 1");
@@ -334,27 +326,23 @@ Test(verify, operand_count_follows_the_shape) {
 
 /* The no-return atomic omits its destination: that slot, and only that one, may be empty. */
 Test(verify, omitted_operand_only_in_optional_slot) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, ATOMIC_CAS, none(), wave_gpr(1), wave_gpr(2), wave_gpr(3),
        wave_scope_operand(WAVE_SCOPE_SYSTEM));
   EMIT(&t, t.body, 2, LOCAL_ATOMIC_ADD, none(), wave_gpr(1), wave_gpr(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 
-  setup(&t);
+  t = setup();
   EMIT(&t, t.body, 1, LOCAL_ATOMIC_ADD, wave_gpr(3), at_col(none(), 22), wave_gpr(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 22, "expected register as operand 2 of 'local_atomic_add'");
   teardown(&t);
 }
 
 Test(verify, operand_kinds_per_slot) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, IADD, at_col(wave_pred(1), 10), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 2, ICMP_EQ, at_col(wave_gpr(1), 13), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 3, SELECT, wave_gpr(1), at_col(wave_gpr(1), 15), wave_gpr(2), wave_gpr(3));
@@ -367,8 +355,7 @@ Test(verify, operand_kinds_per_slot) {
   EMIT(&t, t.body, 10, WAVE_ANY, wave_pred(1), at_col(wave_gpr(3), 22));
   EMIT(&t, t.body, 11, IADD, wave_gpr(1), wave_gpr(2), at_col(wave_scope_operand(WAVE_SCOPE_WAVE), 23));
   EMIT(&t, t.body, 12, CALL, at_col(wave_label_operand(NULL), 24));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 10, "expected register as operand 1 of 'iadd'");
   expect_error(&t, 2, 13, "expected predicate register as operand 1 of 'icmp_eq'");
   expect_error(&t, 3, 15, "expected predicate register as operand 2 of 'select'");
@@ -387,8 +374,7 @@ Test(verify, operand_kinds_per_slot) {
 
 /* Documentation-dialect forms are valid IR (lowered before printing) and get no warning. */
 Test(verify, documentation_dialect_forms_are_clean) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, IADD, wave_gpr(1), wave_gpr(1), wave_imm(1));
   EMIT(&t, t.body, 2, SHL, wave_gpr(1), wave_imm(2), wave_gpr(1));
   EMIT(&t, t.body, 3, PAND, wave_pred(1), wave_pred(2), wave_pred(3));
@@ -399,8 +385,7 @@ Test(verify, documentation_dialect_forms_are_clean) {
   EMIT(&t, t.body, 8, SELECT, wave_gpr(1), wave_not_pred(2), wave_imm(1), wave_gpr(3));
   add_if(&t, t.body, 9, wave_not_pred(1));
   EMIT(&t, t.body, 10, MOV, wave_gpr(1), wave_imm(5));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 }
@@ -408,15 +393,13 @@ Test(verify, documentation_dialect_forms_are_clean) {
 /* A negated predicate read is documentation dialect (lowering computes the inverse); a negated
  * destination means nothing. */
 Test(verify, negated_predicates_only_as_sources) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, ICMP_EQ, at_col(wave_not_pred(1), 13), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 2, PAND, wave_not_pred(2), wave_pred(2), wave_pred(3));
   EMIT(&t, t.body, 3, SELECT, wave_gpr(1), wave_not_pred(2), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 4, PAND, wave_pred(1), wave_pred(2), wave_not_pred(3));
   EMIT(&t, t.body, 5, WAVE_ANY, wave_pred(1), wave_not_pred(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 13, "a predicate destination cannot be negated ('!p1')");
   expect_error(&t, 2, 5, "a predicate destination cannot be negated ('!p2')");
   cr_assert_eq(t.d.count, 2, "negated sources on lines 3-5 are fine");
@@ -426,8 +409,7 @@ Test(verify, negated_predicates_only_as_sources) {
 /* ---- register ranges ---------------------------------------------------------------------- */
 
 Test(verify, registers_must_lie_below_dot_registers) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, IADD, at_col(wave_gpr(40), 10), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 2, IADD, wave_gpr(1), at_col(wave_gpr(32), 15), wave_gpr(3));
   EMIT(&t, t.body, 3, DADD, at_col(wave_gpr(31), 10), wave_gpr(2), wave_gpr(4));
@@ -435,8 +417,7 @@ Test(verify, registers_must_lie_below_dot_registers) {
   EMIT(&t, t.body, 5, DEVICE_STORE_U64, wave_gpr(0), wave_gpr(31));
   EMIT(&t, t.body, 6, IADD, wave_gpr(31), wave_gpr(31), wave_gpr(31));
   EMIT(&t, t.body, 7, DEVICE_LOAD_U128, wave_gpr(28), wave_gpr(0));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 10, "register r40 is beyond .registers 32 (the emulator drops such "
                           "writes; ptxas rejects them)");
   expect_error(&t, 2, 15, "register r32 is beyond .registers 32 (the emulator reads such "
@@ -451,27 +432,23 @@ Test(verify, registers_must_lie_below_dot_registers) {
 }
 
 Test(verify, dot_registers_bounds_the_check) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   t.k->registers = 8;
   EMIT(&t, t.body, 1, IADD, wave_gpr(7), wave_gpr(0), wave_gpr(6));
   EMIT(&t, t.body, 2, IADD, wave_gpr(8), wave_gpr(0), wave_gpr(6));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 2, 5, "register r8 is beyond .registers 8");
   cr_assert_eq(t.d.num_errors, 1);
   teardown(&t);
 }
 
 Test(verify, registers_must_be_encodable) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   t.k->registers = 255;
   EMIT(&t, t.body, 1, IADD, wave_gpr(255), wave_gpr(0), wave_gpr(0));
   EMIT(&t, t.body, 2, DADD, wave_gpr(254), wave_gpr(0), wave_gpr(0));
   EMIT(&t, t.body, 3, IADD, wave_gpr(254), wave_gpr(0), wave_gpr(0));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 5, "register r255 does not exist (registers are r0-r254)");
   cr_assert_eq(count(&t, "register r255 does not exist"), 2, "the pair r254:r255 too");
   cr_assert_eq(t.d.num_errors, 2);
@@ -480,12 +457,10 @@ Test(verify, registers_must_be_encodable) {
 
 /* Fragment ids are register numbers but name no register: .registers does not bound them. */
 Test(verify, fragment_ids_are_not_registers) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, MMA_COMPUTE, wave_gpr(40), wave_gpr(41), wave_gpr(42));
   EMIT(&t, t.body, 2, MMA_COMPUTE, wave_gpr(255), wave_gpr(1), wave_gpr(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert_null(find(&t, "beyond .registers"));
   expect_error(&t, 2, 5, "register r255 does not exist");
   cr_assert_eq(t.d.num_errors, 1);
@@ -493,8 +468,7 @@ Test(verify, fragment_ids_are_not_registers) {
 }
 
 Test(verify, predicate_special_scope_and_guard_ranges) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, ICMP_EQ, at_col(wave_pred(4), 13), wave_gpr(1), wave_gpr(2));
   EMIT(&t, t.body, 2, MOV_SR, wave_gpr(1), at_col(wave_sreg(20), 16));
   EMIT(&t, t.body, 3, FENCE_ACQUIRE, at_col(wave_scope_operand((wave_scope)4), 19));
@@ -503,8 +477,7 @@ Test(verify, predicate_special_scope_and_guard_ranges) {
   EMIT(&t, t.body, 6, MOV_SR, wave_gpr(1), wave_sreg(19));
   EMIT(&t, t.body, 7, FENCE_ACQUIRE, wave_scope_operand(WAVE_SCOPE_SYSTEM));
   GUARDED(&t, t.body, 8, 3, false, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 13, "predicate p4 does not exist (predicates are p0-p3)");
   expect_error(&t, 2, 16, "special register 20 does not exist");
   expect_error(&t, 3, 19, "scope 4 does not exist");
@@ -515,13 +488,11 @@ Test(verify, predicate_special_scope_and_guard_ranges) {
 
 /* sr_N in a GPR slot is the GPR rN (wave-isa.md §1.5), so rN must exist too. */
 Test(verify, special_register_in_gpr_slot_is_range_checked_as_its_gpr) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   t.k->registers = 16;
   EMIT(&t, t.body, 1, IADD, wave_gpr(1), at_col(wave_sreg(19), 14), wave_gpr(2));
   EMIT(&t, t.body, 2, MOV, wave_gpr(1), wave_sreg(19));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 1, 14, "register r19 is beyond .registers 16");
   cr_assert_eq(t.d.num_errors, 1, "mov reads sr_mma_k itself, not r19");
   cr_assert_eq(t.d.count, 1, "an instruction with errors gets no toolchain warnings");
@@ -531,8 +502,7 @@ Test(verify, special_register_in_gpr_slot_is_range_checked_as_its_gpr) {
 /* ---- call targets ------------------------------------------------------------------------- */
 
 Test(verify, call_target_must_be_a_label_of_the_kernel) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, CALL, at_col(wave_label_operand("other_sub"), 10));
   EMIT(&t, t.body, 2, CALL, wave_label_operand("nowhere"));
   EMIT(&t, t.body, 3, CALL, wave_label_operand("sub"));
@@ -553,12 +523,10 @@ Test(verify, call_target_must_be_a_label_of_the_kernel) {
 /* ---- guards ------------------------------------------------------------------------------- */
 
 Test(verify, p0_guard_is_no_guard) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   GUARDED(&t, t.body, 1, 0, false, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
   GUARDED(&t, t.body, 2, 0, false, DEVICE_STORE_U32, wave_gpr(1), wave_gpr(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok, "warnings do not fail verification");
   expect_warning(&t, 1, 5, "'@p0' is not a guard: every real tool runs 'iadd' unguarded");
   cr_assert_eq(count(&t, "'@p0' is not a guard"), 2);
@@ -567,21 +535,18 @@ Test(verify, p0_guard_is_no_guard) {
 }
 
 Test(verify, negated_p0_guard_is_lost_by_wave_ptx) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   GUARDED(&t, t.body, 1, 0, true, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
   GUARDED(&t, t.body, 2, 1, true, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
   GUARDED(&t, t.body, 3, 1, false, MOV_IMM, wave_gpr(1), wave_imm(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_warning(&t, 1, 5, "'@!p0' guard is dropped by wave-ptx");
   cr_assert_eq(t.d.count, 1, "@!p1 and @p1 on ALU work survive every tool");
   teardown(&t);
 }
 
 Test(verify, guards_wave_ptx_drops) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   GUARDED(&t, t.body, 1, 1, false, DEVICE_STORE_U32, wave_gpr(1), wave_gpr(2));
   GUARDED(&t, t.body, 2, 2, true, LOCAL_LOAD_U32, wave_gpr(1), wave_gpr(2));
   GUARDED(&t, t.body, 3, 1, false, ATOMIC_ADD, wave_gpr(3), wave_gpr(1), wave_gpr(2),
@@ -592,8 +557,7 @@ Test(verify, guards_wave_ptx_drops) {
   GUARDED0(&t, t.body, 7, 1, false, RETURN);
   GUARDED0(&t, t.body, 8, 2, false, BARRIER);
   GUARDED0(&t, t.body, 9, 3, false, HALT);
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 1, 5, "guard on 'device_store_u32' is dropped by wave-ptx");
   expect_warning(&t, 2, 5, "guard on 'local_load_u32' is dropped by wave-ptx");
@@ -610,15 +574,13 @@ Test(verify, guards_wave_ptx_drops) {
 /* ---- operand warnings --------------------------------------------------------------------- */
 
 Test(verify, r0_as_atomic_destination) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, ATOMIC_ADD, at_col(wave_gpr(0), 16), wave_gpr(1), wave_gpr(2),
        wave_scope_operand(WAVE_SCOPE_DEVICE));
   EMIT(&t, t.body, 2, LOCAL_ATOMIC_EXCHANGE, wave_gpr(0), wave_gpr(1), wave_gpr(2));
   EMIT(&t, t.body, 3, LOCAL_ATOMIC_EXCHANGE, wave_gpr(5), wave_gpr(1), wave_gpr(2));
   EMIT(&t, t.body, 4, LOCAL_ATOMIC_EXCHANGE, none(), wave_gpr(0), wave_gpr(0));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_warning(&t, 1, 16, "r0 as an atomic destination means 'no return': the old value is "
                             "not written");
   cr_assert_eq(t.d.count, 2, "r5 and an omitted destination are fine; r0 as a source too");
@@ -626,14 +588,12 @@ Test(verify, r0_as_atomic_destination) {
 }
 
 Test(verify, special_registers_outside_mov_sr) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, IADD, wave_gpr(0), at_col(wave_sreg(4), 14), wave_gpr(1));
   EMIT(&t, t.body, 2, FADD, at_col(wave_sreg(0), 10), wave_gpr(1), wave_gpr(2));
   EMIT(&t, t.body, 3, MOV_SR, wave_gpr(4), wave_sreg(4));
   EMIT(&t, t.body, 4, MOV, wave_gpr(4), wave_sreg(14));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok, "the assembler accepts it");
   expect_warning(&t, 1, 14, "special register 'sr_lane_id' outside mov_sr is encoded as "
                             "register r4 (read it with mov_sr first)");
@@ -643,13 +603,11 @@ Test(verify, special_registers_outside_mov_sr) {
 }
 
 Test(verify, half_registers_are_ignored_by_every_tool) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, HADD2, at_col(half(wave_gpr(1), WAVE_HALF_LO), 11), wave_gpr(2),
        at_col(half(wave_gpr(3), WAVE_HALF_HI), 23));
   EMIT(&t, t.body, 2, HADD2, wave_gpr(1), wave_gpr(2), wave_gpr(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_warning(&t, 1, 11, "half register '.lo' is ignored by every tool");
   expect_warning(&t, 1, 23, "half register '.hi' is ignored by every tool");
   cr_assert_eq(t.d.count, 2);
@@ -659,15 +617,13 @@ Test(verify, half_registers_are_ignored_by_every_tool) {
 /* ---- control-flow warnings ---------------------------------------------------------------- */
 
 Test(verify, every_continue_warns) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *l = add_loop(&t, t.body, 1);
   EMIT(&t, BODY(l), 2, CONTINUE, wave_pred(1));
   wave_node *i = add_if(&t, BODY(l), 3, wave_pred(2));
   EMIT(&t, THEN(i), 4, CONTINUE, wave_not_pred(1));
   EMIT(&t, BODY(l), 5, BREAK, wave_pred(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 2, 5, "'continue' hangs or overflows the control-flow stack on the "
                            "upstream emulator");
@@ -677,8 +633,7 @@ Test(verify, every_continue_warns) {
 }
 
 Test(verify, break_nested_in_if_is_deferred_by_the_emulator) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *l = add_loop(&t, t.body, 1);
   wave_node *i = add_if(&t, BODY(l), 2, wave_pred(1));
   EMIT(&t, THEN(i), 3, BREAK, wave_pred(2));
@@ -686,8 +641,7 @@ Test(verify, break_nested_in_if_is_deferred_by_the_emulator) {
   wave_node *inner = add_loop(&t, ELSE(i2), 5);
   EMIT(&t, BODY(inner), 6, BREAK, wave_pred(3));
   EMIT(&t, BODY(l), 7, BREAK, wave_pred(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 3, 5, "'break' inside an 'if' is deferred by the upstream emulator: its "
                            "lanes run the rest of the loop body once more");
@@ -696,8 +650,7 @@ Test(verify, break_nested_in_if_is_deferred_by_the_emulator) {
 }
 
 Test(verify, call_warns) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, CALL, wave_label_operand("sub"));
   halt(&t, t.body);
   wave_region *sub = wave_region_create(t.k, "sub");
@@ -717,15 +670,13 @@ static void nest_ifs(fixture *t, wave_node_list *list, unsigned levels, uint32_t
 }
 
 Test(verify, nesting_beyond_32_frames) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   nest_ifs(&t, t.body, 32, 1);
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 
-  setup(&t);
+  t = setup();
   nest_ifs(&t, t.body, 31, 1);
   wave_node_list *deep = t.body;
   for (unsigned i = 0; i < 31; i++)
@@ -734,8 +685,7 @@ Test(verify, nesting_beyond_32_frames) {
   EMIT(&t, BODY(l), 101, BREAK, wave_pred(1));
   add_loop(&t, BODY(l), 102);
   nest_ifs(&t, t.body, 40, 200);
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 102, 5, "'loop' opens nesting level 33, deeper than the 32 "
                              "divergence-stack frames of the upstream emulator");
@@ -744,8 +694,7 @@ Test(verify, nesting_beyond_32_frames) {
 }
 
 Test(verify, nesting_warning_once_per_kernel_at_the_first_excess) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   nest_ifs(&t, t.body, 33, 1);
   halt(&t, t.body);
   wave_kernel *k2 = wave_kernel_create(t.m, "k2");
@@ -760,6 +709,7 @@ Test(verify, nesting_warning_once_per_kernel_at_the_first_excess) {
 
 /* ---- running off the end ------------------------------------------------------------------ */
 
+/* Verifies, checks whether the kernel was found to run off its end, and frees the fixture. */
 static void expect_falls_off(fixture *t, bool falls) {
   t->k->end_src.loc.line = 50;
   verify(t);
@@ -768,112 +718,95 @@ static void expect_falls_off(fixture *t, bool falls) {
     expect_warning(t, 50, 0, "kernel 'k' can run past its end");
   else
     cr_assert_null(find(t, "past its end"), "kernel should always stop");
+  teardown(t);
 }
 
 Test(verify, kernel_without_halt_falls_off) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
   expect_falls_off(&t, true);
-  teardown(&t);
 
-  setup(&t);
+  t = setup();
   EMIT0(&t, t.body, 1, RETURN);
   expect_falls_off(&t, false);
-  teardown(&t);
 }
 
 Test(verify, guarded_halt_does_not_end_the_path) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   GUARDED0(&t, t.body, 1, 1, false, HALT);
   expect_falls_off(&t, true);
-  teardown(&t);
 }
 
 Test(verify, halt_on_one_side_of_an_if_is_not_enough) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *i = add_if(&t, t.body, 1, wave_pred(1));
   halt(&t, THEN(i));
   expect_falls_off(&t, true);
-  teardown(&t);
 
-  setup(&t);
+  t = setup();
   i = add_if(&t, t.body, 1, wave_pred(1));
   halt(&t, ELSE(i));
   expect_falls_off(&t, true);
-  teardown(&t);
 
-  setup(&t);
+  t = setup();
   i = add_if(&t, t.body, 1, wave_pred(1));
   halt(&t, THEN(i));
   EMIT0(&t, ELSE(i), 3, RETURN);
   expect_falls_off(&t, false);
-  teardown(&t);
 }
 
 Test(verify, loop_without_break_never_finishes) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node *l = add_loop(&t, t.body, 1);
   EMIT(&t, BODY(l), 2, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   EMIT(&t, t.body, 3, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   expect_falls_off(&t, false);
-  teardown(&t);
 
   /* An inner loop's break leaves only the inner loop. */
-  setup(&t);
+  t = setup();
   l = add_loop(&t, t.body, 1);
   wave_node *inner = add_loop(&t, BODY(l), 2);
   EMIT(&t, BODY(inner), 3, BREAK, wave_pred(1));
   expect_falls_off(&t, false);
-  teardown(&t);
 
   /* A break anywhere in the loop's own body, even inside an if, ends it. */
-  setup(&t);
+  t = setup();
   l = add_loop(&t, t.body, 1);
   wave_node *i = add_if(&t, BODY(l), 2, wave_pred(1));
   EMIT(&t, THEN(i), 3, BREAK, wave_pred(2));
   expect_falls_off(&t, true);
-  teardown(&t);
 
-  setup(&t);
+  t = setup();
   l = add_loop(&t, t.body, 1);
   EMIT(&t, BODY(l), 2, BREAK, wave_pred(2));
   halt(&t, t.body);
   expect_falls_off(&t, false);
-  teardown(&t);
 }
 
 Test(verify, regions_fall_through_in_source_order) {
   /* The entry region runs into the next region, which halts. */
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   wave_region *next = wave_region_create(t.k, "next");
   halt(&t, &next->body);
   expect_falls_off(&t, false);
-  teardown(&t);
 
   /* A subroutine nobody calls and nobody falls into is never run. */
-  setup(&t);
+  t = setup();
   halt(&t, t.body);
   wave_region *dead = wave_region_create(t.k, "dead");
   EMIT(&t, &dead->body, 3, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   expect_falls_off(&t, false);
-  teardown(&t);
 
   /* A called subroutine that never returns runs off the kernel's end. */
-  setup(&t);
+  t = setup();
   EMIT(&t, t.body, 1, CALL, wave_label_operand("sub"));
   halt(&t, t.body);
   wave_region *sub = wave_region_create(t.k, "sub");
   EMIT(&t, &sub->body, 3, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   expect_falls_off(&t, true);
-  teardown(&t);
 
-  setup(&t);
+  t = setup();
   EMIT(&t, t.body, 1, CALL, wave_label_operand("sub"));
   halt(&t, t.body);
   sub = wave_region_create(t.k, "sub");
@@ -881,14 +814,12 @@ Test(verify, regions_fall_through_in_source_order) {
   wave_region *tail = wave_region_create(t.k, "tail");
   EMIT(&t, &tail->body, 5, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   expect_falls_off(&t, false);
-  teardown(&t);
 }
 
 /* ---- target limits ------------------------------------------------------------------------ */
 
 Test(verify, f16_scalar_and_f32_mma_are_rejected_by_ptxas) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   EMIT(&t, t.body, 1, HADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 2, HSUB, wave_gpr(1), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 3, HMUL, wave_gpr(1), wave_gpr(2), wave_gpr(3));
@@ -899,8 +830,7 @@ Test(verify, f16_scalar_and_f32_mma_are_rejected_by_ptxas) {
   EMIT(&t, t.body, 8, HADD2, wave_gpr(1), wave_gpr(2), wave_gpr(3));
   EMIT(&t, t.body, 9, HMA, wave_gpr(1), wave_gpr(2), wave_gpr(3), wave_gpr(4));
   EMIT(&t, t.body, 10, BADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 1, 5, "scalar f16 'hadd' is rejected by ptxas in the PTX that wave-ptx makes");
   expect_warning(&t, 2, 5, "scalar f16 'hsub'");
@@ -914,57 +844,50 @@ Test(verify, f16_scalar_and_f32_mma_are_rejected_by_ptxas) {
 }
 
 Test(verify, workgroup_size_beyond_the_spec_limit) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   t.k->has_workgroup_size = true;
   t.k->workgroup_size[0] = 16;
   t.k->workgroup_size[1] = 32;
   t.k->workgroup_size[2] = 1;
   t.k->workgroup_size_src.loc.line = 3;
   t.k->workgroup_size_src.loc.col = 1;
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 3, 1, ".workgroup_size 16, 32, 1 has 512 threads, more than the spec's "
                            "MAX_WORKGROUP_SIZE of 256");
   teardown(&t);
 
-  setup(&t);
+  t = setup();
   t.k->workgroup_size[0] = 0x10000;
   t.k->workgroup_size[1] = 0x10000;
   t.k->workgroup_size[2] = 0x10000;
   t.k->kernel_src.loc.line = 1;
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_warning(&t, 1, 0, "has 281474976710656 threads");
   teardown(&t);
 
-  setup(&t);
+  t = setup();
   t.k->workgroup_size[0] = 64;
   t.k->workgroup_size[1] = 4;
   t.k->workgroup_size[2] = 1;
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 }
 
 Test(verify, registers_directive_beyond_the_encoding) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   t.k->registers = 300;
   t.k->registers_src.loc.line = 2;
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 2, 0, ".registers 300 is more than 254: only r0-r254 can be encoded");
   teardown(&t);
 
-  setup(&t);
+  t = setup();
   t.k->registers = 254;
   EMIT(&t, t.body, 1, IADD, wave_gpr(253), wave_gpr(0), wave_gpr(0));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
 }
@@ -977,8 +900,7 @@ static void build_warned_kernel(fixture *t) {
 }
 
 Test(verify, ignored_warnings_are_dropped) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   build_warned_kernel(&t);
   t.d.ignore_warnings = true;
   verify(&t);
@@ -988,8 +910,7 @@ Test(verify, ignored_warnings_are_dropped) {
 }
 
 Test(verify, warnings_as_errors_fail_verification) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   build_warned_kernel(&t);
   t.d.warnings_as_errors = true;
   verify(&t);
@@ -1002,8 +923,7 @@ Test(verify, warnings_as_errors_fail_verification) {
 
 /* Earlier errors in the list do not make a clean module fail. */
 Test(verify, result_counts_only_this_call) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   halt(&t, t.body);
   wave_loc loc = {"x", 1, 1};
   wave_diag_report(&t.d, WAVE_SEV_ERROR, NULL, loc, NULL, 0, "earlier");
@@ -1014,8 +934,7 @@ Test(verify, result_counts_only_this_call) {
 }
 
 Test(verify, source_line_is_quoted_when_known) {
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   static const char text[] = ".kernel k\n    iadd r40, r1, r2\n    halt\n.end\n";
   static const uint32_t starts[] = {0, 10, 31, 40};
   t.m->source = text;
@@ -1023,8 +942,7 @@ Test(verify, source_line_is_quoted_when_known) {
   t.m->line_starts = starts;
   t.m->num_lines = 4;
   EMIT(&t, t.body, 2, IADD, at_col(wave_gpr(40), 10), wave_gpr(1), wave_gpr(2));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   expect_error(&t, 2, 10, "register r40 is beyond");
   cr_assert_str_eq(t.d.items[0].source_line, "    iadd r40, r1, r2");
   teardown(&t);
@@ -1036,8 +954,7 @@ Test(verify, source_line_is_quoted_when_known) {
  * inside an if) verify without recursion and in linear time. */
 Test(verify, deep_nesting_is_linear_and_stackless, .timeout = 20) {
   enum { DEPTH = 100000 };
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   wave_node_list *list = t.body;
   for (unsigned i = 0; i < DEPTH; i++) {
     if (i % 2 == 0) {
@@ -1051,8 +968,7 @@ Test(verify, deep_nesting_is_linear_and_stackless, .timeout = 20) {
     }
   }
   EMIT(&t, list, DEPTH + 1, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
-  halt(&t, t.body);
-  verify(&t);
+  halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 33, 5, "'loop' opens nesting level 33");
   cr_assert_eq(count(&t, "opens nesting level"), 1);
@@ -1065,8 +981,7 @@ Test(verify, deep_nesting_is_linear_and_stackless, .timeout = 20) {
 /* Many subroutines, each calling the next: label lookups go through a hash table. */
 Test(verify, many_regions_and_calls_are_linear, .timeout = 20) {
   enum { REGIONS = 50000 };
-  fixture t;
-  setup(&t);
+  fixture t = setup();
   char name[32];
   wave_node_list *list = t.body;
   for (unsigned i = 0; i < REGIONS; i++) {
@@ -1086,12 +1001,8 @@ Test(verify, many_regions_and_calls_are_linear, .timeout = 20) {
 /* ---- parsed text -------------------------------------------------------------------------- */
 
 static void parse(fixture *t, const char *text) {
+  t->m = tu_parse_ok(text, "t.wave", true);
   wave_diags_init(&t->d);
-  t->m = wave_parse_string(text, strlen(text), "t.wave", &t->d);
-  if (!t->m)
-    dump(t);
-  cr_assert_not_null(t->m, "the parser must accept this text");
-  cr_assert_eq(t->d.count, 0, "the parser reports nothing here");
   t->k = t->m->first_kernel;
   t->body = t->k ? &t->k->first_region->body : NULL;
   verify(t);
@@ -1100,27 +1011,7 @@ static void parse(fixture *t, const char *text) {
 /* wave-isa.md §10, examples 1 and 3: correct kernels on every tool. */
 Test(verify_text, reference_examples_are_clean) {
   fixture t;
-  parse(&t, "; y[i] = a * x[i] + y[i]\n"
-            ".kernel axpy_guarded\n"
-            ".registers 12\n"
-            ".workgroup_size 64, 1, 1\n"
-            "    mov_sr   r4, sr_workgroup_id_x\n"
-            "    mov_sr   r5, sr_workgroup_size_x\n"
-            "    mov_sr   r6, sr_thread_id_x\n"
-            "    imad     r4, r4, r5, r6\n"
-            "    ucmp_lt  p1, r4, r2\n"
-            "    if p1\n"
-            "        mov_imm  r7, 2\n"
-            "        shl      r8, r4, r7\n"
-            "        iadd     r9, r0, r8\n"
-            "        iadd     r10, r1, r8\n"
-            "        device_load_u32 r9, r9\n"
-            "        device_load_u32 r11, r10\n"
-            "        fma      r11, r3, r9, r11\n"
-            "        device_store_u32 r10, r11\n"
-            "    endif\n"
-            "    halt\n"
-            ".end\n"
+  parse(&t, TU_AXPY_TEXT
             ".kernel wave_sums\n"
             ".registers 16\n"
             "    mov_sr   r10, sr_lane_id\n"
@@ -1277,11 +1168,9 @@ Test(verify_text, directives_beyond_spec_limits) {
 
 Test(verify_text, nesting_of_33_ifs_in_text) {
   char text[4096] = ".kernel k\n";
-  for (int i = 0; i < 33; i++)
-    strcat(text, "if p1\n");
+  tu_repeat(text, sizeof text, "if p1\n", 33);
   strcat(text, "nop\n");
-  for (int i = 0; i < 33; i++)
-    strcat(text, "endif\n");
+  tu_repeat(text, sizeof text, "endif\n", 33);
   strcat(text, "halt\n.end\n");
   fixture t;
   parse(&t, text);
