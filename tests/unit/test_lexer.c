@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lexer.h"
+#include "asm/lexer.h"
 #include "waveopt/ir.h"
 
 enum { MAX_TOKENS = 64 };

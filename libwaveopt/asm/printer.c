@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "support/strbuf.h"
 #include "waveopt/waveopt.h"
 
 enum { OUT_BUF_SIZE = 8192, INDENT_WIDTH = 4, DEFAULT_MAX_INDENT = 16 };

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "support/strbuf.h"
 #include "waveopt/gen.h"
 #include "waveopt/waveopt.h"
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "interp_internal.h"
+#include "interp/interp_internal.h"
 
 double interp_f64(uint32_t lo, uint32_t hi) {
   uint64_t bits = (uint64_t)hi << 32 | lo;

@@ -1,4 +1,4 @@
-#include "lexer.h"
+#include "asm/lexer.h"
 
 #include <stdarg.h>
 #include <stdio.h>

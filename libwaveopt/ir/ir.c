@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "support/arena.h"
 #include "waveopt/waveopt.h"
 
 const char *wave_version(void) { return "0.1.0"; }

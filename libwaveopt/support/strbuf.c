@@ -1,4 +1,4 @@
-#include "strbuf.h"
+#include "support/strbuf.h"
 
 #include <stdarg.h>
 #include <stdint.h>

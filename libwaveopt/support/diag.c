@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strbuf.h"
+#include "support/strbuf.h"
 #include "waveopt/waveopt.h"
 
 void wave_diags_init(wave_diags *diags) { memset(diags, 0, sizeof(*diags)); }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parser_internal.h"
+#include "asm/parser_internal.h"
 
 enum { DEFAULT_ERROR_LIMIT = 20, MESSAGE_MAX = 512 };
 

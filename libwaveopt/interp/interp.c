@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp_internal.h"
-#include "strbuf.h"
+#include "interp/interp_internal.h"
+#include "support/strbuf.h"
 
 #define NO_FRAME UINT32_MAX
 enum { MAX_THREADS_PER_WORKGROUP = 1u << 16 };

@@ -6,7 +6,7 @@
 #ifndef WAVE_PARSER_INTERNAL_H
 #define WAVE_PARSER_INTERNAL_H
 
-#include "lexer.h"
+#include "asm/lexer.h"
 #include "waveopt/waveopt.h"
 
 /* Library internals: kept out of the shared library's interface. */
