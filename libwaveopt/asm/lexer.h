@@ -12,9 +12,6 @@
 #include <stdint.h>
 
 /* Library internals: kept out of the shared library's interface. */
-#if defined(__GNUC__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef enum wave_token_kind {
   WAVE_TOK_EOF,
@@ -72,8 +69,5 @@ void wave_lex_next(wave_lexer *lexer, wave_token *token);
 /* Bytes of a token's text worth quoting in a message: long names are cut. */
 int wave_lex_quote_len(size_t len);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 #endif

@@ -10,9 +10,6 @@
 #include "waveopt/waveopt.h"
 
 /* Library internals: kept out of the shared library's interface. */
-#if defined(__GNUC__)
-#pragma GCC visibility push(hidden)
-#endif
 
 /* A label definition in the file's single namespace (wave-isa.md §1.10). */
 typedef struct wave_label_entry {
@@ -83,8 +80,5 @@ bool wave_parse_immediate(wave_parser *p, const wave_token *t, wave_opcode op, u
  * predicate logic on and/or/xor/not, `mov rD, sr_x`, atomics without scope or destination. */
 void wave_normalize_docs(wave_opcode *op, wave_operand *ops, unsigned *num_operands);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 #endif

@@ -24,9 +24,6 @@
 
 /* Internal functions stay out of the shared library's interface, which also spares the hot
  * calls between the interpreter's files an indirection through the PLT. */
-#if defined(__GNUC__)
-#pragma GCC visibility push(hidden)
-#endif
 
 /* Internal opcode past the table: reached when execution falls off the kernel's end. */
 #define INTERP_OP_END ((uint16_t)WAVE_OP_COUNT)
@@ -202,8 +199,5 @@ static inline unsigned interp_popcount(uint64_t m) {
   return (unsigned)((m * 0x0101010101010101ull) >> 56);
 }
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 #endif

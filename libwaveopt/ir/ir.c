@@ -4,7 +4,7 @@
 #include "support/arena.h"
 #include "waveopt/waveopt.h"
 
-const char *wave_version(void) { return "0.1.0"; }
+const char *wave_version(void) { return WAVE_VERSION; }
 
 wave_module *wave_module_create(const char *file) {
   wave_arena *arena = wave_arena_create();

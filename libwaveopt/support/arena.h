@@ -8,9 +8,6 @@
 #include <stddef.h>
 
 /* Library internals: kept out of the shared library's interface. */
-#if defined(__GNUC__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct wave_arena wave_arena;
 
@@ -19,8 +16,5 @@ void wave_arena_destroy(wave_arena *arena);
 /* Zeroed memory aligned for any object; NULL when memory runs out or size overflows. */
 void *wave_arena_alloc(wave_arena *arena, size_t size);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 #endif

@@ -11,9 +11,6 @@
 #include <stddef.h>
 
 /* Internal: kept out of the shared library's interface. */
-#if defined(__GNUC__)
-#pragma GCC visibility push(hidden)
-#endif
 
 /* Zero-initialise to start; `failed` may also be set by a caller to abandon the text. */
 typedef struct wave_strbuf {
@@ -32,8 +29,5 @@ void wave_strbuf_json_string(wave_strbuf *b, const char *s);
  * when non-NULL, or frees everything and returns NULL after a failure. Leaves `b` empty. */
 char *wave_strbuf_take(wave_strbuf *b, size_t *len);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 #endif

@@ -13,9 +13,6 @@
 #include "waveopt/waveopt.h"
 
 /* Library internals: kept out of the shared library's interface. */
-#if defined(__GNUC__)
-#pragma GCC visibility push(hidden)
-#endif
 
 #define WAVE_VERIFY_NONE ((size_t)-1)
 
@@ -82,8 +79,5 @@ void wave_verify_toolchain_region_end(wave_verify *v);
  * call targets, so it runs after the last region. */
 void wave_verify_toolchain_kernel_end(wave_verify *v);
 
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
 
 #endif

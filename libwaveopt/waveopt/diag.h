@@ -5,6 +5,8 @@
 #ifndef WAVEOPT_DIAG_H
 #define WAVEOPT_DIAG_H
 
+#include "waveopt/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,22 +52,22 @@ typedef struct wave_diags {
   bool out_of_memory;      /* a record could not be stored */
 } wave_diags;
 
-void wave_diags_init(wave_diags *diags);
-void wave_diags_free(wave_diags *diags);
-bool wave_diags_has_errors(const wave_diags *diags);
+WAVE_API void wave_diags_init(wave_diags *diags);
+WAVE_API void wave_diags_free(wave_diags *diags);
+WAVE_API bool wave_diags_has_errors(const wave_diags *diags);
 
 /* Records one diagnostic. source_line may be NULL. Never fails loudly: on allocation failure
  * the list keeps counting and sets out_of_memory. */
-void wave_diag_report(wave_diags *diags, wave_severity severity, const char *flag,
-                      wave_loc loc, const char *source_line, size_t source_line_len,
-                      const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+WAVE_API void wave_diag_report(wave_diags *diags, wave_severity severity, const char *flag,
+                               wave_loc loc, const char *source_line, size_t source_line_len,
+                               const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 /* Formats one diagnostic as GCC/Clang do: "file:line:col: error: message [-Wflag]", then the
  * source line and a caret line. Returns a malloc'd string (caller frees) or NULL. */
-char *wave_diag_format_text(const wave_diag *diag, bool color);
+WAVE_API char *wave_diag_format_text(const wave_diag *diag, bool color);
 
 /* Formats one diagnostic as a single JSON object (no trailing newline), malloc'd. */
-char *wave_diag_format_json(const wave_diag *diag);
+WAVE_API char *wave_diag_format_json(const wave_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #ifndef WAVEOPT_GEN_H
 #define WAVEOPT_GEN_H
 
+#include "waveopt/api.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -48,7 +50,7 @@ typedef struct wave_gen_options {
 } wave_gen_options;
 
 /* Defaults: every feature on except races and docs_dialect. */
-void wave_gen_options_init(wave_gen_options *options);
+WAVE_API void wave_gen_options_init(wave_gen_options *options);
 
 #define WAVE_GEN_MAX_ARGS 8
 
@@ -75,12 +77,12 @@ typedef struct wave_gen_launch {
 
 /* Builds a module holding one kernel. Returns NULL (with an error in diags) when memory runs
  * out. `launch` receives what the kernel expects. */
-wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *launch,
-                           wave_diags *diags);
+WAVE_API wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *launch,
+                                    wave_diags *diags);
 
 /* The launch as comment lines ("; ..."), naming the seed and a wavesim command line that runs
  * the kernel; malloc'd, NUL-terminated, NULL when memory runs out. */
-char *wave_gen_describe(const wave_gen_options *options, const wave_gen_launch *launch);
+WAVE_API char *wave_gen_describe(const wave_gen_options *options, const wave_gen_launch *launch);
 
 #ifdef __cplusplus
 }

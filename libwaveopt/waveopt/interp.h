@@ -26,6 +26,8 @@
 #ifndef WAVEOPT_INTERP_H
 #define WAVEOPT_INTERP_H
 
+#include "waveopt/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,7 +97,7 @@ typedef struct wave_launch_config {
 } wave_launch_config;
 
 /* Fills in the defaults above (all zeros except what the zeros mean). */
-void wave_launch_config_init(wave_launch_config *config);
+WAVE_API void wave_launch_config_init(wave_launch_config *config);
 
 typedef enum wave_run_status {
   WAVE_RUN_OK,                /* every workgroup finished */
@@ -158,45 +160,45 @@ typedef struct wave_machine wave_machine;
  * memory_init). Returns NULL only when memory runs out. A machine that cannot run (invalid
  * program or configuration) is still returned, with status WAVE_RUN_ERROR and the reason in
  * wave_machine_error; the reason is also reported to diags when diags is not NULL. */
-wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_config *config,
-                                  wave_diags *diags);
-void wave_machine_destroy(wave_machine *machine);
+WAVE_API wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_config *config,
+                                           wave_diags *diags);
+WAVE_API void wave_machine_destroy(wave_machine *machine);
 
 /* Device memory: writable before the run (to load inputs), readable after it. */
-uint8_t *wave_machine_device_memory(wave_machine *machine, size_t *size);
+WAVE_API uint8_t *wave_machine_device_memory(wave_machine *machine, size_t *size);
 /* The last workgroup's local memory after the run. */
-const uint8_t *wave_machine_local_memory(const wave_machine *machine, size_t *size);
+WAVE_API const uint8_t *wave_machine_local_memory(const wave_machine *machine, size_t *size);
 
 /* Runs the launch once. Errors go to the machine (and to diags when not NULL). */
-wave_run_status wave_machine_run(wave_machine *machine, wave_diags *diags);
+WAVE_API wave_run_status wave_machine_run(wave_machine *machine, wave_diags *diags);
 
 /* create + run; NULL only when memory runs out. */
-wave_machine *wave_simulate(const wave_kernel *kernel, const wave_launch_config *config,
-                            wave_diags *diags);
+WAVE_API wave_machine *wave_simulate(const wave_kernel *kernel, const wave_launch_config *config,
+                                     wave_diags *diags);
 
-wave_run_status wave_machine_status(const wave_machine *machine);
+WAVE_API wave_run_status wave_machine_status(const wave_machine *machine);
 /* NULL when there was no error. */
-const wave_run_error *wave_machine_error(const wave_machine *machine);
-const wave_counters *wave_machine_counters(const wave_machine *machine);
+WAVE_API const wave_run_error *wave_machine_error(const wave_machine *machine);
+WAVE_API const wave_counters *wave_machine_counters(const wave_machine *machine);
 
 /* Launch geometry as resolved from the kernel and the configuration. */
-uint32_t wave_machine_wave_width(const wave_machine *machine);
-uint32_t wave_machine_num_workgroups(const wave_machine *machine);   /* gx * gy * gz */
-uint32_t wave_machine_workgroup_threads(const wave_machine *machine); /* X * Y * Z */
-uint32_t wave_machine_num_waves(const wave_machine *machine);        /* per workgroup */
+WAVE_API uint32_t wave_machine_wave_width(const wave_machine *machine);
+WAVE_API uint32_t wave_machine_num_workgroups(const wave_machine *machine);   /* gx * gy * gz */
+WAVE_API uint32_t wave_machine_workgroup_threads(const wave_machine *machine); /* X * Y * Z */
+WAVE_API uint32_t wave_machine_num_waves(const wave_machine *machine);        /* per workgroup */
 
 /* Per-lane results. `workgroup` is the linear index x + gx * (y + gy * z); `thread` is the
  * linear index t = wave * W + lane inside it, 0 <= t < num_waves * W. Registers and
  * predicates are readable for the last workgroup that ran, or for every workgroup with
  * keep_all_registers; otherwise (and for out-of-range arguments) these return false. */
-wave_lane_state wave_machine_lane_state(const wave_machine *machine, uint32_t workgroup,
-                                        uint32_t thread);
-bool wave_machine_read_gpr(const wave_machine *machine, uint32_t workgroup, uint32_t thread,
-                           uint32_t reg, uint32_t *value);
-bool wave_machine_read_pred(const wave_machine *machine, uint32_t workgroup, uint32_t thread,
-                            uint32_t pred, bool *value);
+WAVE_API wave_lane_state wave_machine_lane_state(const wave_machine *machine, uint32_t workgroup,
+                                                 uint32_t thread);
+WAVE_API bool wave_machine_read_gpr(const wave_machine *machine, uint32_t workgroup, uint32_t thread,
+                                    uint32_t reg, uint32_t *value);
+WAVE_API bool wave_machine_read_pred(const wave_machine *machine, uint32_t workgroup, uint32_t thread,
+                                     uint32_t pred, bool *value);
 /* GPRs each lane has (the kernel's .registers). */
-uint32_t wave_machine_num_registers(const wave_machine *machine);
+WAVE_API uint32_t wave_machine_num_registers(const wave_machine *machine);
 
 /* The flattened program: instruction index -> what it is and how often it ran. Indices are
  * stable for one machine; the structured if/else/endif/loop/endloop statements have entries
@@ -211,23 +213,23 @@ typedef struct wave_program_entry {
   uint64_t lanes;             /* active lanes summed over those issues */
 } wave_program_entry;
 
-size_t wave_machine_program_size(const wave_machine *machine);
-const wave_program_entry *wave_machine_program_entry(const wave_machine *machine, size_t index);
+WAVE_API size_t wave_machine_program_size(const wave_machine *machine);
+WAVE_API const wave_program_entry *wave_machine_program_entry(const wave_machine *machine, size_t index);
 
 /* SIMD efficiency = lane_instructions / (issued * W); 0 when nothing was issued. */
-double wave_counters_simd_efficiency(const wave_counters *counters, uint32_t wave_width);
+WAVE_API double wave_counters_simd_efficiency(const wave_counters *counters, uint32_t wave_width);
 
 /* The counters (and the per-instruction counts with their source lines) as one JSON object,
  * malloc'd and NUL-terminated; NULL when memory runs out. */
-char *wave_machine_counters_json(const wave_machine *machine);
+WAVE_API char *wave_machine_counters_json(const wave_machine *machine);
 
 /* The value of a binary16 (bf16 false) or bfloat16 bit pattern, exactly as the interpreter
  * reads it. */
-float wave_half_to_float(uint16_t bits, bool bf16);
+WAVE_API float wave_half_to_float(uint16_t bits, bool bf16);
 
 /* Kernel lookup: by name (NULL = the first kernel), or by position. NULL when absent. */
-const wave_kernel *wave_module_find_kernel(const wave_module *module, const char *name);
-const wave_kernel *wave_module_kernel_at(const wave_module *module, size_t index);
+WAVE_API const wave_kernel *wave_module_find_kernel(const wave_module *module, const char *name);
+WAVE_API const wave_kernel *wave_module_kernel_at(const wave_module *module, size_t index);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 #ifndef WAVEOPT_IR_H
 #define WAVEOPT_IR_H
 
+#include "waveopt/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,7 +73,7 @@ typedef struct wave_opcode_info {
   uint8_t size;          /* bytes in the upstream encoding; 0 for pseudo forms */
 } wave_opcode_info;
 
-extern const wave_opcode_info wave_opcode_table[WAVE_OP_COUNT];
+WAVE_API extern const wave_opcode_info wave_opcode_table[WAVE_OP_COUNT];
 
 static inline const wave_opcode_info *wave_opcode_get(wave_opcode op) {
   return &wave_opcode_table[op];
@@ -81,28 +83,28 @@ static inline bool wave_opcode_has(wave_opcode op, uint32_t flags) {
 }
 
 /* Operand slots of an opcode, read from its shape string. */
-unsigned wave_opcode_num_slots(wave_opcode op);
-char wave_opcode_slot_kind(wave_opcode op, unsigned slot);   /* 'd' 'u' 'o' 'q' 'p' ... */
-unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot);
+WAVE_API unsigned wave_opcode_num_slots(wave_opcode op);
+WAVE_API char wave_opcode_slot_kind(wave_opcode op, unsigned slot);   /* 'd' 'u' 'o' 'q' 'p' ... */
+WAVE_API unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot);
 /* What a slot kind takes, for "expected ..." diagnostics ("predicate register", "scope"). */
-const char *wave_slot_kind_noun(char kind);
+WAVE_API const char *wave_slot_kind_noun(char kind);
 
 /* Finds the opcode spelled name[0..len): a real mnemonic first, else a documentation-dialect
  * form (so "and" finds the GPR `and`; the parser picks PAND from its predicate operands). */
-bool wave_opcode_lookup(const char *name, size_t len, wave_opcode *out);
+WAVE_API bool wave_opcode_lookup(const char *name, size_t len, wave_opcode *out);
 
 /* A name -> opcode hash table for callers that look up many names (the parser). It is built
  * per caller rather than kept as a global so the library holds no mutable state. */
 typedef struct wave_opcode_index {
   int16_t slots[512];
 } wave_opcode_index;
-void wave_opcode_index_init(wave_opcode_index *index);
-bool wave_opcode_index_find(const wave_opcode_index *index, const char *name, size_t len,
-                            wave_opcode *out);
+WAVE_API void wave_opcode_index_init(wave_opcode_index *index);
+WAVE_API bool wave_opcode_index_find(const wave_opcode_index *index, const char *name, size_t len,
+                                     wave_opcode *out);
 
 /* Whether the documentation dialect may write an immediate in this GPR-read slot
  * (`iadd r0, r0, 1`): single-register reads of ALU, compare, select and conversion ops. */
-bool wave_opcode_accepts_docs_immediate(wave_opcode op, unsigned slot);
+WAVE_API bool wave_opcode_accepts_docs_immediate(wave_opcode op, unsigned slot);
 
 /* ---- operands ----------------------------------------------------------------------------- */
 
@@ -174,8 +176,8 @@ static inline wave_operand wave_label_operand(const char *label) {
 }
 
 /* Special register names, indexed by their encoding (wave-isa.md §1.5). */
-extern const char *const wave_sreg_names[WAVE_NUM_SREGS];
-extern const char *const wave_scope_names[4];
+WAVE_API extern const char *const wave_sreg_names[WAVE_NUM_SREGS];
+WAVE_API extern const char *const wave_scope_names[4];
 
 /* ---- source positions and comments -------------------------------------------------------- */
 
@@ -288,38 +290,38 @@ typedef struct wave_module {
 /* ---- builder ------------------------------------------------------------------------------ */
 
 /* All constructors return NULL when memory runs out; nothing is half-linked then. */
-wave_module *wave_module_create(const char *file);
-void wave_module_destroy(wave_module *module);
-void *wave_module_alloc(wave_module *module, size_t size);   /* zeroed, arena-owned */
-const char *wave_module_strdup(wave_module *module, const char *s, size_t len);
+WAVE_API wave_module *wave_module_create(const char *file);
+WAVE_API void wave_module_destroy(wave_module *module);
+WAVE_API void *wave_module_alloc(wave_module *module, size_t size);   /* zeroed, arena-owned */
+WAVE_API const char *wave_module_strdup(wave_module *module, const char *s, size_t len);
 
 /* Appends a kernel with default metadata and one empty, unlabelled entry region. */
-wave_kernel *wave_kernel_create(wave_module *module, const char *name);
+WAVE_API wave_kernel *wave_kernel_create(wave_module *module, const char *name);
 /* Appends a labelled region (a subroutine) to the kernel. */
-wave_region *wave_region_create(wave_kernel *kernel, const char *label);
+WAVE_API wave_region *wave_region_create(wave_kernel *kernel, const char *label);
 
-wave_node *wave_block_create(wave_module *module);
-wave_node *wave_if_create(wave_module *module, wave_operand cond);
-wave_node *wave_loop_create(wave_module *module);
+WAVE_API wave_node *wave_block_create(wave_module *module);
+WAVE_API wave_node *wave_if_create(wave_module *module, wave_operand cond);
+WAVE_API wave_node *wave_loop_create(wave_module *module);
 
 /* An instruction with the given operands; guard is WAVE_NO_GUARD or 0..3. */
-wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
-                              unsigned num_operands, const wave_operand *operands);
+WAVE_API wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
+                                       unsigned num_operands, const wave_operand *operands);
 
-void wave_node_list_append(wave_node_list *list, wave_node *node);
-void wave_node_list_prepend(wave_node_list *list, wave_node *node);
-void wave_node_insert_before(wave_node *pos, wave_node *node);
-void wave_node_insert_after(wave_node *pos, wave_node *node);
-void wave_node_remove(wave_node *node);
+WAVE_API void wave_node_list_append(wave_node_list *list, wave_node *node);
+WAVE_API void wave_node_list_prepend(wave_node_list *list, wave_node *node);
+WAVE_API void wave_node_insert_before(wave_node *pos, wave_node *node);
+WAVE_API void wave_node_insert_after(wave_node *pos, wave_node *node);
+WAVE_API void wave_node_remove(wave_node *node);
 
-void wave_block_append(wave_node *block, wave_instr *instr);
-void wave_block_prepend(wave_node *block, wave_instr *instr);
-void wave_instr_insert_before(wave_instr *pos, wave_instr *instr);
-void wave_instr_insert_after(wave_instr *pos, wave_instr *instr);
-void wave_instr_remove(wave_instr *instr);
+WAVE_API void wave_block_append(wave_node *block, wave_instr *instr);
+WAVE_API void wave_block_prepend(wave_node *block, wave_instr *instr);
+WAVE_API void wave_instr_insert_before(wave_instr *pos, wave_instr *instr);
+WAVE_API void wave_instr_insert_after(wave_instr *pos, wave_instr *instr);
+WAVE_API void wave_instr_remove(wave_instr *instr);
 
 /* The block at the end of a list, created and appended if the list ends in an if or loop. */
-wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list);
+WAVE_API wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list);
 
 /* ---- register references ------------------------------------------------------------------ */
 
@@ -337,7 +339,7 @@ typedef struct wave_reg_ref {
 #define WAVE_MAX_REG_REFS 8
 
 /* Fills refs (at least WAVE_MAX_REG_REFS entries) and returns how many there are. */
-unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs);
+WAVE_API unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs);
 
 #ifdef __cplusplus
 }

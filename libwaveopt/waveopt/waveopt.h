@@ -8,6 +8,8 @@
 #ifndef WAVEOPT_WAVEOPT_H
 #define WAVEOPT_WAVEOPT_H
 
+#include "waveopt/api.h"
+
 #include <stdio.h>
 
 #include "waveopt/diag.h"
@@ -17,7 +19,7 @@
 extern "C" {
 #endif
 
-const char *wave_version(void);
+WAVE_API const char *wave_version(void);
 
 /* ---- region-tree walking ------------------------------------------------------------------ */
 
@@ -43,30 +45,30 @@ typedef struct wave_walker {
   bool started;
 } wave_walker;
 
-void wave_walk_init(wave_walker *walker, wave_node_list *root);
-bool wave_walk_next(wave_walker *walker);
+WAVE_API void wave_walk_init(wave_walker *walker, wave_node_list *root);
+WAVE_API bool wave_walk_next(wave_walker *walker);
 
 /* ---- parsing ------------------------------------------------------------------------------ */
 
 /* Parses WAVE assembly, real or documentation dialect. Returns the module, or NULL when there
  * were errors (all reported in diags) or memory ran out. `filename` names the text in
  * diagnostics. The module keeps a copy of the text. */
-wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
-                               wave_diags *diags);
+WAVE_API wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
+                                        wave_diags *diags);
 
 /* Reads and parses a file; "-" is not special here. I/O errors are reported in diags. */
-wave_module *wave_parse_file(const char *path, wave_diags *diags);
+WAVE_API wave_module *wave_parse_file(const char *path, wave_diags *diags);
 
 /* ---- verification ------------------------------------------------------------------------- */
 
 /* Checks structure, operands, register ranges and what the downstream tools mishandle
  * (wave-isa.md §12). Returns true when no error was found; warnings do not count. */
-bool wave_verify_module(const wave_module *module, wave_diags *diags);
+WAVE_API bool wave_verify_module(const wave_module *module, wave_diags *diags);
 
 /* Reports a diagnostic at a location of the module, quoting the source line if known. */
-void wave_module_report(const wave_module *module, wave_diags *diags, wave_severity severity,
-                        const char *flag, wave_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
+WAVE_API void wave_module_report(const wave_module *module, wave_diags *diags, wave_severity severity,
+                                 const char *flag, wave_loc loc, const char *fmt, ...)
+             __attribute__((format(printf, 6, 7)));
 
 /* ---- lowering and printing ----------------------------------------------------------------- */
 
@@ -74,7 +76,7 @@ void wave_module_report(const wave_module *module, wave_diags *diags, wave_sever
  * immediates, compares the assembler lacks) into real instructions, using scratch registers
  * the kernel never mentions and growing .registers for them. Returns false, with an error in
  * diags, when a form cannot be lowered (e.g. no free predicate register). */
-bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags);
+WAVE_API bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags);
 
 typedef enum wave_dialect { WAVE_DIALECT_ASM, WAVE_DIALECT_DOCS } wave_dialect;
 
@@ -89,16 +91,16 @@ typedef int (*wave_write_fn)(void *ctx, const char *data, size_t len);
 
 /* Prints canonical WAVE. In the assembly dialect a remaining documentation-dialect form is an
  * error (lower first). Returns 0, or -1 when writing failed or a form cannot be printed. */
-int wave_print_module(const wave_module *module, const wave_print_options *options,
-                      wave_write_fn write, void *ctx);
-int wave_print_file(const wave_module *module, const wave_print_options *options, FILE *out);
+WAVE_API int wave_print_module(const wave_module *module, const wave_print_options *options,
+                               wave_write_fn write, void *ctx);
+WAVE_API int wave_print_file(const wave_module *module, const wave_print_options *options, FILE *out);
 /* malloc'd, NUL-terminated text; NULL on failure. */
-char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
-                           size_t *len);
+WAVE_API char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
+                                    size_t *len);
 /* Writes one instruction as the printer spells it (documentation dialect, with its guard,
  * without indentation or comments) into buf, truncated to size and NUL-terminated when size is
  * non-zero. Returns the length of the whole text, as snprintf does. For diagnostics. */
-size_t wave_format_instr(const wave_instr *instr, char *buf, size_t size);
+WAVE_API size_t wave_format_instr(const wave_instr *instr, char *buf, size_t size);
 
 #ifdef __cplusplus
 }
