@@ -419,8 +419,6 @@ static void hex_dump(const uint8_t *mem, uint64_t start, uint64_t end) {
       else
         printf("   ");
     }
-    if (n <= 8)
-      printf(" ");
     printf(" |");
     for (uint64_t j = 0; j < n; j++) {
       uint8_t c = mem[row + j];

@@ -91,10 +91,36 @@ static inline uint64_t pred_value(const interp_wave *w, const interp_instr *in, 
   return in->ps_neg[i] ? ~p : p;
 }
 
+/* Which NaN an f32 operation returns is pinned down here rather than left to the host's
+ * instruction selection (x86 returns the NaN of whichever register the compiler made the
+ * destination): the first NaN operand in operand order, made quiet; an invalid operation on
+ * operands that are not NaN (0 * inf, inf - inf, sqrt of a negative) gives x86's default NaN.
+ * Both match what the upstream emulator computes on x86. `r` is the host's result. */
+#define F32_QUIET_BIT 0x00400000u
+#define F32_DEFAULT_NAN 0xFFC00000u
+
+static bool is_nan_bits(uint32_t v) { return (v & 0x7FFFFFFFu) > 0x7F800000u; }
+
+static uint32_t f32_nan3(uint32_t r, uint32_t x, uint32_t y, uint32_t z, unsigned n) {
+  if (!is_nan_bits(r))
+    return r;
+  if (is_nan_bits(x))
+    return x | F32_QUIET_BIT;
+  if (n > 1 && is_nan_bits(y))
+    return y | F32_QUIET_BIT;
+  if (n > 2 && is_nan_bits(z))
+    return z | F32_QUIET_BIT;
+  return F32_DEFAULT_NAN;
+}
+#define F32_NAN1(r, x) f32_nan3((r), (x), 0, 0, 1)
+#define F32_NAN2(r, x, y) f32_nan3((r), (x), (y), 0, 2)
+#define F32_NAN3(r, x, y, z) f32_nan3((r), (x), (y), (z), 3)
+
 static uint32_t fdiv(uint32_t x, uint32_t y) {
   float b = F(y);
-  /* Division by either zero gives +inf whatever the dividend (wave-isa.md §3.3). */
-  return b == 0.0f ? 0x7F800000u : B(F(x) / b);
+  /* Division by either zero gives +inf whatever the dividend, NaN included
+   * (docs/language.md "Floating point"). */
+  return b == 0.0f ? 0x7F800000u : F32_NAN2(B(F(x) / b), x, y);
 }
 
 static uint32_t idiv(uint32_t x, uint32_t y) {
@@ -149,7 +175,11 @@ static uint32_t bfi(uint32_t base, uint32_t ins, uint32_t off, uint32_t wid) {
   return (base & ~m) | ((ins << o) & m);
 }
 
+/* minNum/maxNum: a NaN operand, signalling or quiet, is ignored; the host's fminf would
+ * return NaN for a signalling one. Two NaNs follow the rule of f32_nan3. */
 static uint32_t fminmax(uint32_t x, uint32_t y, bool max) {
+  if (is_nan_bits(x) || is_nan_bits(y))
+    return is_nan_bits(x) ? (is_nan_bits(y) ? x | F32_QUIET_BIT : y) : x;
   return B(max ? fmaxf(F(x), F(y)) : fminf(F(x), F(y)));
 }
 
@@ -477,10 +507,10 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
     break;
   }
   /* §3.3 f32 */
-  case WAVE_OP_FADD: BINARY(B(F(x) + F(y))); break;
-  case WAVE_OP_FSUB: BINARY(B(F(x) - F(y))); break;
-  case WAVE_OP_FMUL: BINARY(B(F(x) * F(y))); break;
-  case WAVE_OP_FMA: TERNARY(B(fmaf(F(x), F(y), F(z)))); break;
+  case WAVE_OP_FADD: BINARY(F32_NAN2(B(F(x) + F(y)), x, y)); break;
+  case WAVE_OP_FSUB: BINARY(F32_NAN2(B(F(x) - F(y)), x, y)); break;
+  case WAVE_OP_FMUL: BINARY(F32_NAN2(B(F(x) * F(y)), x, y)); break;
+  case WAVE_OP_FMA: TERNARY(F32_NAN3(B(fmaf(F(x), F(y), F(z))), x, y, z)); break;
   case WAVE_OP_FDIV: BINARY(fdiv(x, y)); break;
   case WAVE_OP_FNEG: UNARY(x ^ 0x80000000u); break;
   case WAVE_OP_FABS: UNARY(x & 0x7FFFFFFFu); break;

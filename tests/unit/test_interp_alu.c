@@ -212,6 +212,36 @@ Test(alu_f32, min_max_ignore_one_nan) {
   cr_assert_eq(op3("fmax", F(-1.0f), F(2.0f)), F(2.0f));
 }
 
+/* A signalling NaN (quiet bit 22 clear) is ignored by minNum/maxNum like a quiet one: the
+ * host's fminf would turn it into a NaN result. */
+Test(alu_f32, min_max_ignore_a_signalling_nan) {
+  const uint32_t snan = 0x7FA00001u, neg_snan = 0xFF800005u;
+  cr_assert_eq(op3("fmin", snan, F(0.0f)), F(0.0f));
+  cr_assert_eq(op3("fmin", F(0.0f), snan), F(0.0f));
+  cr_assert_eq(op3("fmax", neg_snan, F(-3.0f)), F(-3.0f));
+  cr_assert_eq(op3("fmax", F(7.0f), snan), F(7.0f));
+  /* Two NaNs: the first, quieted. */
+  cr_assert_eq(op3("fmin", snan, neg_snan), 0x7FE00001u);
+  cr_assert_eq(op3("fmax", 0xFFC00002u, snan), 0xFFC00002u);
+}
+
+/* Two NaN operands: the result is the first NaN in operand order with its quiet bit set,
+ * whatever order the host's instruction selection put them in; an invalid operation on
+ * numbers gives the default NaN 0xFFC00000 (docs/language.md "Floating point"). */
+Test(alu_f32, which_nan_an_operation_returns) {
+  const uint32_t snan = 0x7FA00001u, qnan = 0xFFC00002u, inf = 0x7F800000u;
+  cr_assert_eq(op3("fadd", snan, qnan), 0x7FE00001u);
+  cr_assert_eq(op3("fadd", qnan, snan), qnan);
+  cr_assert_eq(op3("fsub", F(1.0f), snan), 0x7FE00001u);
+  cr_assert_eq(op3("fmul", qnan, F(2.0f)), qnan);
+  cr_assert_eq(op3("fdiv", snan, qnan), 0x7FE00001u);
+  cr_assert_eq(op4("fma", F(1.0f), qnan, snan), qnan);
+  cr_assert_eq(op4("fma", F(1.0f), F(2.0f), snan), 0x7FE00001u);
+  cr_assert_eq(op3("fsub", inf, inf), 0xFFC00000u);
+  cr_assert_eq(op3("fmul", F(0.0f), inf), 0xFFC00000u);
+  cr_assert_eq(op3("fdiv", qnan, F(0.0f)), inf); /* division by zero wins over NaN */
+}
+
 Test(alu_f32, compares_with_nan) {
   cr_assert(cmp("fcmp_ne", NAN_BITS, F(1.0f)));
   cr_assert(cmp("fcmp_ne", NAN_BITS, NAN_BITS));
