@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/interp_machine.h"
+#include "interp/interp_thread.h"
 #include "support/strbuf.h"
 
 #define NO_FRAME UINT32_MAX
@@ -86,33 +87,10 @@ void wave_launch_config_init(wave_launch_config *config) {
   config->mode = WAVE_MODE_SIMT;
 }
 
-void interp_wg_id(const wave_machine *m, uint32_t index, uint32_t id[3]) {
-  id[0] = index % m->grid[0];
-  id[1] = index / m->grid[0] % m->grid[1];
-  id[2] = index / m->grid[0] / m->grid[1];
-}
-
-void interp_begin_workgroup(wave_machine *m, uint32_t wg, uint32_t id[3]) {
-  interp_wg_id(m, wg, id);
-  m->wgs_started = wg + 1;
-  memset(m->mem.local, 0, m->mem.local_size);
-}
-
 static uint64_t valid_lanes(const wave_machine *m, uint32_t wave) {
   uint64_t first = (uint64_t)wave * m->width;
   uint64_t n = m->threads - first;
   return n >= m->width ? m->full : (1ull << n) - 1;
-}
-
-/* ---- errors --------------------------------------------------------------------------- */
-
-static void set_error(wave_machine *m, wave_error_kind kind, wave_loc loc, const char *text) {
-  snprintf(m->message, sizeof m->message, "%s", text);
-  memset(&m->error, 0, sizeof m->error);
-  m->error.kind = kind;
-  m->error.message = m->message;
-  m->error.loc = loc;
-  m->status = WAVE_RUN_ERROR;
 }
 
 static void fail_setup(wave_machine *m, wave_error_kind kind, wave_loc loc, const char *fmt, ...)
@@ -124,113 +102,8 @@ static void fail_setup(wave_machine *m, wave_error_kind kind, wave_loc loc, cons
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  set_error(m, kind, loc, text);
+  interp_set_error(m, kind, loc, text);
   m->runnable = false;
-}
-
-static wave_loc pc_loc(const wave_machine *m, size_t pc) {
-  return pc < m->prog.len ? m->prog.entries[pc].loc : m->kernel->kernel_src.loc;
-}
-
-void interp_fail(wave_machine *m, wave_error_kind kind, size_t pc, uint32_t wg, uint32_t wave,
-                 uint64_t lanes, const char *fmt, ...) {
-  char what[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  wave_loc loc = pc_loc(m, pc);
-  uint32_t id[3];
-  interp_wg_id(m, wg, id);
-  char text[sizeof m->message];
-  snprintf(text, sizeof text, "%s at line %" PRIu32 " in workgroup (%" PRIu32 ",%" PRIu32
-           ",%" PRIu32 ") wave %" PRIu32 ", lanes 0x%" PRIx64,
-           what, loc.line, id[0], id[1], id[2], wave, lanes);
-  set_error(m, kind, loc, text);
-  memcpy(m->error.workgroup, id, sizeof id);
-  m->error.wave = wave;
-  m->error.lanes = lanes;
-}
-
-void interp_fail_fault(wave_machine *m, const interp_fault *f, size_t pc, uint32_t wg,
-                       uint32_t wave, unsigned lane_base) {
-  const char *name = wave_opcode_table[m->prog.code[pc].op].mnemonic;
-  uint64_t lanes = f->lanes << lane_base;
-  switch (f->kind) {
-  case WAVE_ERR_DIV_ZERO:
-    interp_fail(m, f->kind, pc, wg, wave, lanes, "integer division by zero (%s)", name);
-    break;
-  case WAVE_ERR_OUT_OF_BOUNDS:
-    interp_fail(m, f->kind, pc, wg, wave, lanes,
-                "%s: %s memory access out of bounds at address 0x%" PRIx64
-                " (%" PRIu32 " bytes; the memory has %zu)",
-                name, f->local ? "local" : "device", f->address, f->bytes,
-                f->local ? m->mem.local_size : m->mem.device_size);
-    break;
-  case WAVE_ERR_BAD_CLAMP:
-    interp_fail(m, f->kind, pc, wg, wave, lanes, "%s with lo > hi or a NaN bound", name);
-    break;
-  default:
-    interp_fail(m, f->kind, pc, wg, wave, lanes,
-                "%s: wave operations have no per-thread meaning", name);
-    break;
-  }
-}
-
-void interp_trace(const wave_machine *m, size_t pc, uint32_t wg, uint32_t wave, uint64_t mask) {
-  wave_trace_event e;
-  interp_wg_id(m, wg, e.workgroup);
-  e.wave = wave;
-  e.mask = mask;
-  e.index = pc;
-  e.op = m->prog.entries[pc].op;
-  e.loc = m->prog.entries[pc].loc;
-  m->config.trace(m->config.trace_ctx, &e);
-}
-
-/* ---- registers ------------------------------------------------------------------------ */
-
-void interp_init_regs(wave_machine *m, interp_wave *w, const uint32_t id[3], uint32_t wave_id,
-                      uint32_t first_lane) {
-  interp_wave_reset(w, &m->prog);
-  uint32_t X = m->wg_size[0], Y = m->wg_size[1];
-  for (uint32_t l = 0; l < w->width; l++) {
-    uint32_t lane = first_lane + l;
-    uint32_t t = wave_id * m->width + lane;
-    uint32_t v[WAVE_NUM_SREGS] = {
-        t % X, t / X % Y, t / X / Y, wave_id, lane, id[0], id[1], id[2],
-        m->wg_size[0], m->wg_size[1], m->wg_size[2], m->grid[0], m->grid[1], m->grid[2],
-        m->width, m->num_waves, 1, INTERP_MMA_DIM, INTERP_MMA_DIM, INTERP_MMA_DIM,
-    };
-    for (uint32_t s = 0; s < WAVE_NUM_SREGS; s++)
-      w->row[m->prog.sreg_row + s][l] = v[s];
-  }
-  for (size_t p = 0; p < m->config.num_presets; p++) {
-    uint32_t *row = w->row[m->presets[p].reg];
-    for (uint32_t l = 0; l < w->width; l++)
-      row[l] = m->presets[p].value;
-  }
-}
-
-static size_t slot_threads(const wave_machine *m) {
-  return (size_t)m->num_waves * m->width;
-}
-
-void interp_save_lanes(wave_machine *m, uint32_t wg, uint32_t first_thread,
-                       const interp_wave *w) {
-  size_t slot = m->config.keep_all_registers ? wg : 0;
-  m->last_wg = wg;
-  uint32_t n = m->prog.num_gprs;
-  size_t first = slot * slot_threads(m) + first_thread;
-  for (uint32_t l = 0; l < w->width; l++) {
-    uint32_t *dst = m->snap_regs + (first + l) * n;
-    for (uint32_t r = 0; r < n; r++)
-      dst[r] = w->row[r][l];
-    uint8_t bits = 0;
-    for (int p = 0; p < WAVE_NUM_PREDS; p++)
-      bits |= (uint8_t)(((w->pred[p] >> l) & 1) << p);
-    m->snap_preds[first + l] = bits;
-  }
 }
 
 /* ---- the divergence stack ------------------------------------------------------------- */
@@ -552,7 +425,7 @@ static bool resolve_barrier(simt_run *r) {
       interp_fail(m, WAVE_ERR_BARRIER, w->pc, r->wg, w->id, m->full & ~w->dead,
                   "barrier divergence: wave %" PRIu32 " waits at the barrier at line %" PRIu32
                   ", wave %" PRIu32 " at another barrier",
-                  first->id, pc_loc(m, first->pc).line, w->id);
+                  first->id, interp_pc_loc(m, first->pc).line, w->id);
       return false;
     }
   }
@@ -641,7 +514,7 @@ static bool describe_parked(const wave_machine *m, const simt_wave *w, char *buf
     if (!lanes)
       continue;
     snprintf(buf, size, "lanes 0x%" PRIx64 " wait %s at line %" PRIu32 " (if/loop at line %" PRIu32
-             ")", lanes, what, pc_loc(m, where).line, pc_loc(m, f->pc).line);
+             ")", lanes, what, interp_pc_loc(m, where).line, interp_pc_loc(m, f->pc).line);
     return true;
   }
   return false;
@@ -676,7 +549,7 @@ static void report_out_of_budget(simt_run *r) {
     }
   }
   size_t where = w->loop_top != NO_FRAME ? w->frames[w->loop_top].pc : w->pc;
-  uint32_t loop_line = pc_loc(m, where).line;
+  uint32_t loop_line = interp_pc_loc(m, where).line;
   char parked[256];
   bool has_parked = describe_parked(m, w, parked, sizeof parked);
   /* The per-thread run may use no more thread-instructions than the SIMT run executed lane
@@ -819,7 +692,7 @@ static bool check_config(wave_machine *m, const wave_kernel *k) {
 static bool allocate(wave_machine *m) {
   const wave_launch_config *c = &m->config;
   size_t slots = c->keep_all_registers ? m->num_wgs : 1;
-  size_t lanes = slots * slot_threads(m);
+  size_t lanes = slots * interp_slot_threads(m);
   if (c->num_presets) {
     m->presets = malloc(c->num_presets * sizeof *m->presets);
     if (!m->presets)
@@ -954,12 +827,12 @@ wave_lane_state wave_machine_lane_state(const wave_machine *m, uint32_t wg, uint
 
 /* The snapshot index of a lane, or false when its registers were not kept. */
 static bool snapshot_index(const wave_machine *m, uint32_t wg, uint32_t thread, size_t *index) {
-  if (!m->snap_regs || wg >= m->wgs_started || thread >= slot_threads(m))
+  if (!m->snap_regs || wg >= m->wgs_started || thread >= interp_slot_threads(m))
     return false;
   if (!m->config.keep_all_registers && wg != m->last_wg)
     return false;
   size_t slot = m->config.keep_all_registers ? wg : 0;
-  *index = slot * slot_threads(m) + thread;
+  *index = slot * interp_slot_threads(m) + thread;
   return true;
 }
 

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/interp_exec.h"
+#include "interp/interp_float.h"
 
 static inline uint64_t full_mask(uint32_t width) {
   return width >= 64 ? ~0ull : (1ull << width) - 1;

@@ -9,7 +9,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/interp_float.h"
+#include "waveopt/interp.h"
+#include "waveopt/ir.h"
 
 double interp_f64(uint32_t lo, uint32_t hi) {
   uint64_t bits = (uint64_t)hi << 32 | lo;

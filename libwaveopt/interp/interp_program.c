@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/interp_program.h"
 
 enum { NO_FRAG = -1, CONST_HASH_MIN = 64 };
 

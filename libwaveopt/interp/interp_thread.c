@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/interp_internal.h"
+#include "interp/interp_thread.h"
 
 enum { THREAD_RUNNING, THREAD_AT_BARRIER, THREAD_DONE };
 
