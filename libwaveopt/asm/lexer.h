@@ -11,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Library internals: kept out of the shared library's interface. */
 
 typedef enum wave_token_kind {
   WAVE_TOK_EOF,

@@ -16,124 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm/parser_internal.h"
+#include "asm/parser_stream.h"
 
-enum { DEFAULT_ERROR_LIMIT = 20, MESSAGE_MAX = 512 };
-
-/* ---- reporting ---------------------------------------------------------------------------- */
-
-void wave_parser_report(wave_parser *p, wave_severity severity, const char *flag, uint32_t line,
-                        uint32_t col, const char *fmt, ...) {
-  char message[MESSAGE_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(message, sizeof(message), fmt, ap);
-  va_end(ap);
-  wave_loc loc = {p->module->file, line, col};
-  wave_module_report(p->module, p->diags, severity, flag, loc, "%s", message);
-}
-
-#define ERROR_AT(p, line, col, ...) \
-  wave_parser_report(p, WAVE_SEV_ERROR, NULL, line, col, __VA_ARGS__)
-#define NOTE_AT(p, line, col, ...) \
-  wave_parser_report(p, WAVE_SEV_NOTE, NULL, line, col, __VA_ARGS__)
-
-/* Quotes a token for "found ..." in messages. */
-static void describe(const wave_token *t, char *buf, size_t size) {
-  if (t->kind == WAVE_TOK_NEWLINE)
-    snprintf(buf, size, "end of line");
-  else if (t->kind == WAVE_TOK_EOF)
-    snprintf(buf, size, "end of file");
-  else if (t->kind == WAVE_TOK_LABEL)
-    snprintf(buf, size, "label '%.*s:'", wave_lex_quote_len(t->len), t->text);
-  else
-    snprintf(buf, size, "'%.*s'", wave_lex_quote_len(t->len), t->text);
-}
-
-void wave_parser_expected(wave_parser *p, const wave_token *t, const char *what) {
-  if (t->kind == WAVE_TOK_ERROR) {
-    ERROR_AT(p, t->line, t->col, "%s", t->message);
-    return;
-  }
-  char found[96];
-  describe(t, found, sizeof(found));
-  ERROR_AT(p, t->line, t->col, "expected %s, found %s", what, found);
-}
-
-static bool out_of_memory(wave_parser *p) {
-  p->out_of_memory = true;
-  return false;
-}
-
-/* ---- comments ----------------------------------------------------------------------------- */
-
-static void add_leading(wave_parser *p, const wave_token *t) {
-  size_t need = p->leading_len + t->len + 2;
-  if (need > p->leading_cap) {
-    size_t cap = p->leading_cap ? p->leading_cap : 256;
-    while (cap < need)
-      cap *= 2;
-    char *grown = realloc(p->leading, cap);
-    if (!grown) {
-      out_of_memory(p);
-      return;
-    }
-    p->leading = grown;
-    p->leading_cap = cap;
-  }
-  if (p->leading_len)
-    p->leading[p->leading_len++] = '\n';
-  memcpy(p->leading + p->leading_len, t->text, t->len);
-  p->leading_len += t->len;
-}
-
-static const char *take_leading(wave_parser *p) {
-  if (!p->leading_len)
-    return NULL;
-  const char *s = wave_module_strdup(p->module, p->leading, p->leading_len);
-  if (!s)
-    out_of_memory(p);
-  p->leading_len = 0;
-  return s;
-}
-
-void wave_parser_advance(wave_parser *p) {
-  for (;;) {
-    wave_lex_next(&p->lexer, &p->tok);
-    if (p->tok.kind != WAVE_TOK_COMMENT)
-      return;
-    if (p->tok.line_start) {
-      add_leading(p, &p->tok);
-    } else {
-      p->trailing = p->tok;
-      p->has_trailing = true;
-    }
-  }
-}
-
-/* A statement's position; its comments are filled in by place_src once it is kept. */
-static wave_src src_at(const wave_parser *p, const wave_token *t) {
-  wave_src src = {{p->module->file, t->line, t->col}, NULL, NULL};
-  return src;
-}
-
-static void place_src(wave_parser *p, wave_src *dst, const wave_src *src) {
-  *dst = *src;
-  dst->leading = take_leading(p);
-  p->last_src = dst;
-}
-
-/* At a line end: the trailing comment goes to the last statement kept on its line. */
-static void end_of_line(wave_parser *p) {
-  if (!p->has_trailing)
-    return;
-  p->has_trailing = false;
-  if (p->last_src && p->last_src->loc.line == p->trailing.line) {
-    p->last_src->comment = wave_module_strdup(p->module, p->trailing.text, p->trailing.len);
-    if (!p->last_src->comment)
-      out_of_memory(p);
-  }
-}
+enum { DEFAULT_ERROR_LIMIT = 20 };
 
 /* ---- labels ------------------------------------------------------------------------------- */
 
@@ -161,7 +46,7 @@ static bool grow_labels(wave_parser *p) {
   size_t cap = p->labels_cap ? p->labels_cap * 2 : 64;
   wave_label_entry *table = calloc(cap, sizeof(*table));
   if (!table)
-    return out_of_memory(p);
+    return wave_parser_out_of_memory(p);
   for (size_t i = 0; i < p->labels_cap; i++) {
     if (!p->labels[i].name)
       continue;
@@ -191,7 +76,7 @@ static const char *define_label(wave_parser *p, const wave_token *t) {
     return NULL;
   const char *name = wave_module_strdup(p->module, t->text, t->len);
   if (!name) {
-    out_of_memory(p);
+    wave_parser_out_of_memory(p);
     return NULL;
   }
   size_t i = hash & (p->labels_cap - 1);
@@ -208,7 +93,7 @@ static bool add_ref(wave_parser *p, const char *name, const wave_token *t) {
     size_t cap = p->refs_cap ? p->refs_cap * 2 : 64;
     wave_label_ref *grown = realloc(p->refs, cap * sizeof(*grown));
     if (!grown)
-      return out_of_memory(p);
+      return wave_parser_out_of_memory(p);
     p->refs = grown;
     p->refs_cap = cap;
   }
@@ -251,7 +136,7 @@ static bool push_open(wave_parser *p, wave_node *node) {
     size_t cap = p->open_cap ? p->open_cap * 2 : 32;
     wave_node **grown = realloc(p->open, cap * sizeof(*grown));
     if (!grown)
-      return out_of_memory(p);
+      return wave_parser_out_of_memory(p);
     p->open = grown;
     p->open_cap = cap;
   }
@@ -296,7 +181,7 @@ static bool scope_word(const char *s, size_t len, uint32_t *scope) {
 
 static bool parse_label(wave_parser *p) {
   wave_token t = p->tok;
-  wave_src src = src_at(p, &t);
+  wave_src src = wave_parser_src_at(p, &t);
   const char *name = define_label(p, &t);
   if (!name)
     return false;
@@ -304,9 +189,9 @@ static bool parse_label(wave_parser *p) {
   if (!p->kernel) {
     wave_stray_label *stray = wave_module_alloc(p->module, sizeof(*stray));
     if (!stray)
-      return out_of_memory(p);
+      return wave_parser_out_of_memory(p);
     stray->name = name;
-    place_src(p, &stray->src, &src);
+    wave_parser_place_src(p, &stray->src, &src);
     if (p->module->last_stray)
       p->module->last_stray->next = stray;
     else
@@ -324,8 +209,8 @@ static bool parse_label(wave_parser *p) {
   }
   wave_region *region = wave_region_create(p->kernel, name);
   if (!region)
-    return out_of_memory(p);
-  place_src(p, &region->label_src, &src);
+    return wave_parser_out_of_memory(p);
+  wave_parser_place_src(p, &region->label_src, &src);
   p->region = region;
   return true;
 }
@@ -364,8 +249,8 @@ static bool parse_kernel(wave_parser *p, const wave_src *src) {
   const char *name = wave_module_strdup(p->module, p->tok.text, p->tok.len);
   wave_kernel *kernel = name ? wave_kernel_create(p->module, name) : NULL;
   if (!kernel)
-    return out_of_memory(p);
-  place_src(p, &kernel->kernel_src, src);
+    return wave_parser_out_of_memory(p);
+  wave_parser_place_src(p, &kernel->kernel_src, src);
   for (wave_stray_label *s = p->unplaced; s; s = s->next)
     s->before = kernel;
   p->unplaced = NULL;
@@ -381,7 +266,7 @@ static bool parse_end(wave_parser *p, const wave_src *src) {
     return false;
   }
   close_open(p, "'.end'");
-  place_src(p, &p->kernel->end_src, src);
+  wave_parser_place_src(p, &p->kernel->end_src, src);
   p->kernel = NULL;
   return true;
 }
@@ -422,22 +307,22 @@ static bool parse_metadata(wave_parser *p, const wave_token *d, const wave_src *
   if (registers) {
     k->registers = value;
     k->has_registers = true;
-    place_src(p, &k->registers_src, src);
+    wave_parser_place_src(p, &k->registers_src, src);
   } else if (!workgroup) {
     k->local_memory = value;
     k->has_local_memory = true;
-    place_src(p, &k->local_memory_src, src);
+    wave_parser_place_src(p, &k->local_memory_src, src);
   } else {
     memcpy(k->workgroup_size, size, sizeof(size));
     k->has_workgroup_size = true;
-    place_src(p, &k->workgroup_size_src, src);
+    wave_parser_place_src(p, &k->workgroup_size_src, src);
   }
   return true;
 }
 
 static bool parse_directive(wave_parser *p) {
   wave_token d = p->tok;
-  wave_src src = src_at(p, &d);
+  wave_src src = wave_parser_src_at(p, &d);
   wave_parser_advance(p);
   if (token_is(&d, ".kernel"))
     return parse_kernel(p, &src);
@@ -501,7 +386,7 @@ static bool parse_operand(wave_parser *p, wave_opcode op, unsigned slot, wave_op
     }
     o->kind = WAVE_OPERAND_LABEL;
     o->label = wave_module_strdup(p->module, t->text, t->len);
-    return o->label ? add_ref(p, o->label, t) : out_of_memory(p);
+    return o->label ? add_ref(p, o->label, t) : wave_parser_out_of_memory(p);
   case WAVE_TOK_DIRECTIVE:
     if (scope_word(t->text + 1, t->len - 1, &o->value)) {
       o->kind = WAVE_OPERAND_SCOPE;
@@ -555,7 +440,7 @@ static bool parse_operands(wave_parser *p, wave_opcode op, wave_operand *ops, un
 
 static bool append_node(wave_parser *p, wave_node *node) {
   if (!node)
-    return out_of_memory(p);
+    return wave_parser_out_of_memory(p);
   wave_node_list_append(current_list(p), node);
   return node->kind == WAVE_NODE_BLOCK || push_open(p, node);
 }
@@ -587,7 +472,7 @@ static bool parse_structured(wave_parser *p, wave_opcode op, const wave_operand 
     wave_node *node = wave_if_create(p->module, ops[0]);
     if (!append_node(p, node))
       return false;
-    place_src(p, &node->u.if_.if_src, src);
+    wave_parser_place_src(p, &node->u.if_.if_src, src);
     return true;
   }
   /* `endif else` reads `else` as an operand; like upstream, it is first a label reference. */
@@ -605,7 +490,7 @@ static bool parse_structured(wave_parser *p, wave_opcode op, const wave_operand 
     wave_node *node = wave_loop_create(p->module);
     if (!append_node(p, node))
       return false;
-    place_src(p, &node->u.loop.loop_src, src);
+    wave_parser_place_src(p, &node->u.loop.loop_src, src);
     return true;
   }
   case WAVE_OP_ELSE:
@@ -618,19 +503,19 @@ static bool parse_structured(wave_parser *p, wave_opcode op, const wave_operand 
       return false;
     }
     top->u.if_.has_else = true;
-    place_src(p, &top->u.if_.else_src, src);
+    wave_parser_place_src(p, &top->u.if_.else_src, src);
     return true;
   case WAVE_OP_ENDIF:
     if (!(top = expect_open(p, src, keyword, true)))
       return false;
     p->depth--;
-    place_src(p, &top->u.if_.endif_src, src);
+    wave_parser_place_src(p, &top->u.if_.endif_src, src);
     return true;
   default:
     if (!(top = expect_open(p, src, keyword, false)))
       return false;
     p->depth--;
-    place_src(p, &top->u.loop.endloop_src, src);
+    wave_parser_place_src(p, &top->u.loop.endloop_src, src);
     return true;
   }
 }
@@ -642,7 +527,7 @@ static bool is_structured_keyword(wave_opcode op) {
 
 static bool parse_instruction(wave_parser *p) {
   wave_token first = p->tok;
-  wave_src src = src_at(p, &first);
+  wave_src src = wave_parser_src_at(p, &first);
   int guard = WAVE_NO_GUARD;
   bool guard_negated = false;
   if (first.kind == WAVE_TOK_GUARD) {
@@ -690,9 +575,9 @@ static bool parse_instruction(wave_parser *p) {
   wave_instr *instr = wave_instr_create(p->module, op, guard, guard_negated, n, ops);
   wave_node *block = instr ? wave_node_list_tail_block(p->module, current_list(p)) : NULL;
   if (!block)
-    return out_of_memory(p);
+    return wave_parser_out_of_memory(p);
   instr->cache_hint = (uint8_t)hint;
-  place_src(p, &instr->src, &src);
+  wave_parser_place_src(p, &instr->src, &src);
   wave_block_append(block, instr);
   return true;
 }
@@ -723,11 +608,11 @@ static void parse_statements(wave_parser *p) {
   wave_parser_advance(p);
   while (!must_stop(p)) {
     if (p->tok.kind == WAVE_TOK_EOF) {
-      end_of_line(p);
+      wave_parser_end_of_line(p);
       return;
     }
     if (p->tok.kind == WAVE_TOK_NEWLINE) {
-      end_of_line(p);
+      wave_parser_end_of_line(p);
       wave_parser_advance(p);
       continue;
     }
@@ -744,7 +629,7 @@ static void finish(wave_parser *p) {
     close_open(p, "the end of the file");
   }
   resolve_labels(p);
-  p->module->trailing = take_leading(p);
+  p->module->trailing = wave_parser_take_leading(p);
 }
 
 /* ---- entry points ------------------------------------------------------------------------- */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "asm/parser_internal.h"
+#include "asm/parser_stream.h"
 
 /* No mnemonic is this long: longer names are never joined or compared. */
 enum { MAX_MNEMONIC = 64 };

@@ -7,7 +7,6 @@
 
 #include <stddef.h>
 
-/* Library internals: kept out of the shared library's interface. */
 
 typedef struct wave_arena wave_arena;
 

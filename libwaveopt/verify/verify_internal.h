@@ -12,7 +12,6 @@
 
 #include "waveopt/waveopt.h"
 
-/* Library internals: kept out of the shared library's interface. */
 
 #define WAVE_VERIFY_NONE ((size_t)-1)
 

@@ -1,15 +1,15 @@
 /*
- * State shared by the statement parser (parser.c) and the documentation-dialect
- * normalizations (parser_docs.c). One wave_parser lives on the stack of wave_parse_string;
- * everything it owns outside the module arena is freed before that call returns.
+ * The parser state and its token stream (parser_stream.c), shared by the statement parser
+ * (parser.c) and the documentation-dialect forms (parser_docs.c). One wave_parser lives on the
+ * stack of wave_parse_string; everything it owns outside the module arena is freed before that
+ * call returns.
  */
-#ifndef WAVE_PARSER_INTERNAL_H
-#define WAVE_PARSER_INTERNAL_H
+#ifndef WAVE_PARSER_STREAM_H
+#define WAVE_PARSER_STREAM_H
 
 #include "asm/lexer.h"
 #include "waveopt/waveopt.h"
 
-/* Library internals: kept out of the shared library's interface. */
 
 /* A label definition in the file's single namespace (wave-isa.md §1.10). */
 typedef struct wave_label_entry {
@@ -55,14 +55,29 @@ typedef struct wave_parser {
   size_t num_refs, refs_cap;
 } wave_parser;
 
-/* ---- parser.c ---------------------------------------------------------------------------- */
+/* ---- parser_stream.c --------------------------------------------------------------------- */
 
 /* Moves to the next token, filing comments on the way. */
 void wave_parser_advance(wave_parser *p);
 void wave_parser_report(wave_parser *p, wave_severity severity, const char *flag, uint32_t line,
                         uint32_t col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+#define ERROR_AT(p, line, col, ...) \
+  wave_parser_report(p, WAVE_SEV_ERROR, NULL, line, col, __VA_ARGS__)
+#define NOTE_AT(p, line, col, ...) \
+  wave_parser_report(p, WAVE_SEV_NOTE, NULL, line, col, __VA_ARGS__)
+
 /* Reports an error at a token: its lexical error if it is one, else "expected WHAT". */
 void wave_parser_expected(wave_parser *p, const wave_token *t, const char *what);
+/* Records that memory ran out; returns false so callers can `return` it. */
+bool wave_parser_out_of_memory(wave_parser *p);
+/* The whole-line comments waiting for the next statement (arena copy), or NULL; clears them. */
+const char *wave_parser_take_leading(wave_parser *p);
+/* A statement's position at token t; comments are filled in by wave_parser_place_src once the
+ * statement is kept. */
+wave_src wave_parser_src_at(const wave_parser *p, const wave_token *t);
+void wave_parser_place_src(wave_parser *p, wave_src *dst, const wave_src *src);
+/* At a line end: the trailing comment goes to the last statement kept on its line. */
+void wave_parser_end_of_line(wave_parser *p);
 
 /* ---- parser_docs.c ----------------------------------------------------------------------- */
 
