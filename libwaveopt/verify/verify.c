@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify/verify_internal.h"
+#include "verify/verify_state.h"
 
 #define VERIFY_ERROR(v, loc, ...) \
   wave_module_report((v)->module, (v)->diags, WAVE_SEV_ERROR, NULL, (loc), __VA_ARGS__)

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "verify/verify_internal.h"
+#include "verify/verify_state.h"
 
 #define TOOLCHAIN_WARN(v, loc, ...) \
   wave_module_report((v)->module, (v)->diags, WAVE_SEV_WARNING, "toolchain", (loc), __VA_ARGS__)

@@ -1,11 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shared state of the verifier. verify.c walks every region once and reports errors (what makes
- * a module meaningless); verify_toolchain.c is called from that same walk and reports warnings
- * about constructs the real toolchain mishandles (wave-isa.md §4.4, §11, §12), including the
- * reachability walk that finds kernels able to run past their end.
+ * The state of the verifier's one walk, beneath both checkers. verify.c walks every region once
+ * and reports errors (what makes a module meaningless); verify_toolchain.c is called from that
+ * same walk and reports warnings about constructs the real toolchain mishandles (wave-isa.md
+ * §4.4, §11, §12), including the reachability walk that finds kernels able to run past their
+ * end. The checkers share this state, not each other's functions.
  */
-#ifndef WAVE_VERIFY_INTERNAL_H
-#define WAVE_VERIFY_INTERNAL_H
+#ifndef WAVE_VERIFY_STATE_H
+#define WAVE_VERIFY_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
