@@ -22,13 +22,6 @@ enum { DEFAULT_ERROR_LIMIT = 20 };
 
 /* ---- labels ------------------------------------------------------------------------------- */
 
-static uint32_t hash_name(const char *s, size_t len) {
-  uint32_t h = 2166136261u; /* FNV-1a */
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
-}
-
 static wave_label_entry *find_label(const wave_parser *p, const char *name, size_t len,
                                     uint32_t hash) {
   if (!p->labels_cap)
@@ -64,7 +57,7 @@ static bool grow_labels(wave_parser *p) {
 /* Enters the label of token t; returns its arena name, or NULL after a duplicate (reported)
  * or when memory ran out. */
 static const char *define_label(wave_parser *p, const wave_token *t) {
-  uint32_t hash = hash_name(t->text, t->len);
+  uint32_t hash = wave_hash_name(t->text, t->len);
   wave_label_entry *prev = find_label(p, t->text, t->len, hash);
   if (prev) {
     ERROR_AT(p, t->line, t->col, "duplicate label '%.*s'", wave_lex_quote_len(t->len), t->text);
@@ -109,7 +102,7 @@ static bool error_limit_reached(const wave_parser *p) {
 static void resolve_labels(wave_parser *p) {
   for (size_t i = 0; i < p->num_refs && !error_limit_reached(p); i++) {
     const wave_label_ref *r = &p->refs[i];
-    if (!find_label(p, r->name, r->len, hash_name(r->name, r->len)))
+    if (!find_label(p, r->name, r->len, wave_hash_name(r->name, r->len)))
       ERROR_AT(p, r->line, r->col, "undefined label '%.*s'", wave_lex_quote_len(r->len), r->name);
     else if (r->owner)
       ERROR_AT(p, r->line, r->col, "'%s' takes no operands", r->owner);

@@ -866,21 +866,6 @@ double wave_counters_simd_efficiency(const wave_counters *c, uint32_t wave_width
   return (double)c->lane_instructions / ((double)c->issued * wave_width);
 }
 
-const wave_kernel *wave_module_find_kernel(const wave_module *module, const char *name) {
-  for (const wave_kernel *k = module->first_kernel; k; k = k->next) {
-    if (!name || (k->name && strcmp(k->name, name) == 0))
-      return k;
-  }
-  return NULL;
-}
-
-const wave_kernel *wave_module_kernel_at(const wave_module *module, size_t index) {
-  const wave_kernel *k = module->first_kernel;
-  for (; k && index; index--)
-    k = k->next;
-  return k;
-}
-
 /* ---- JSON ----------------------------------------------------------------------------- */
 
 static const char *const error_kind_names[] = {

@@ -404,28 +404,18 @@ static bool flatten_region(builder *b, const wave_region *region) {
 
 /* ---- call targets --------------------------------------------------------------------- */
 
-typedef struct label_entry {
-  const char *name;
-  uint32_t start;
-} label_entry;
-
-static int compare_labels(const void *x, const void *y) {
-  return strcmp(((const label_entry *)x)->name, ((const label_entry *)y)->name);
-}
-
-static bool resolve_calls(builder *b, label_entry *labels, size_t num_labels) {
-  qsort(labels, num_labels, sizeof *labels, compare_labels);
+/* starts[i] is the program index where region i of `labels` begins. */
+static bool resolve_calls(builder *b, const wave_label_table *labels, const uint32_t *starts) {
   interp_program *p = b->prog;
   for (size_t i = 0; i < p->len; i++) {
     if (p->code[i].op != WAVE_OP_CALL)
       continue;
     const wave_instr *instr = p->entries[i].instr;
-    const wave_operand *o = &instr->operands[0];
-    label_entry key = {o->label, 0};
-    const label_entry *hit = bsearch(&key, labels, num_labels, sizeof *labels, compare_labels);
-    if (!hit)
-      return fail(b, instr->src.loc, "call: label '%s' is not in this kernel", o->label);
-    p->code[i].target = hit->start;
+    const char *label = instr->operands[0].label;
+    size_t region = wave_label_table_find(labels, label);
+    if (region == WAVE_NO_REGION)
+      return fail(b, instr->src.loc, "call: label '%s' is not in this kernel", label);
+    p->code[i].target = starts[region];
   }
   return true;
 }
@@ -452,24 +442,23 @@ bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char 
   prog->sreg_row = prog->num_gprs;
   prog->const_row = prog->sreg_row + WAVE_NUM_SREGS;
 
-  size_t num_regions = 0;
-  for (const wave_region *r = kernel->first_region; r; r = r->next)
-    num_regions++;
-  label_entry *labels = calloc(num_regions ? num_regions : 1, sizeof *labels);
-  if (!labels)
+  wave_label_table labels;
+  if (!wave_label_table_init(&labels, kernel))
     return out_of_memory(&b);
-  size_t num_labels = 0;
-  bool ok = true;
-  for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
-    if (r->label)
-      labels[num_labels++] = (label_entry){r->label, (uint32_t)prog->len};
-    ok = flatten_region(&b, r);
+  uint32_t *starts = calloc(labels.num_regions, sizeof *starts);
+  bool ok = starts != NULL;
+  if (!ok)
+    out_of_memory(&b);
+  for (size_t i = 0; ok && i < labels.num_regions; i++) {
+    starts[i] = (uint32_t)prog->len;
+    ok = flatten_region(&b, labels.regions[i]);
   }
   if (ok) {
     wave_loc end = kernel->end_src.loc;
-    ok = emit(&b, INTERP_OP_END, end, NULL) != UINT32_MAX && resolve_calls(&b, labels, num_labels);
+    ok = emit(&b, INTERP_OP_END, end, NULL) != UINT32_MAX && resolve_calls(&b, &labels, starts);
   }
-  free(labels);
+  free(starts);
+  wave_label_table_free(&labels);
   free(b.open);
   free(b.const_slots);
   if (!ok)

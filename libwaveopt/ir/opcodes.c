@@ -66,11 +66,8 @@ bool wave_opcode_lookup(const char *name, size_t len, wave_opcode *out) {
 enum { INDEX_SIZE = 512 };
 _Static_assert(WAVE_OP_COUNT * 2 < INDEX_SIZE, "opcode index must stay sparse");
 
-static unsigned hash_name(const char *name, size_t len) {
-  unsigned h = 2166136261u; /* FNV-1a */
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)name[i]) * 16777619u;
-  return h & (INDEX_SIZE - 1);
+static unsigned index_slot(const char *name, size_t len) {
+  return wave_hash_name(name, len) & (INDEX_SIZE - 1);
 }
 
 void wave_opcode_index_init(wave_opcode_index *index) {
@@ -80,7 +77,7 @@ void wave_opcode_index_init(wave_opcode_index *index) {
   for (int op = 0; op < WAVE_OP_COUNT; op++) {
     const char *m = wave_opcode_table[op].mnemonic;
     size_t len = strlen(m);
-    unsigned h = hash_name(m, len);
+    unsigned h = index_slot(m, len);
     bool present = false;
     while (index->slots[h] >= 0 && !present) {
       present = name_is((wave_opcode)index->slots[h], m, len);
@@ -93,7 +90,7 @@ void wave_opcode_index_init(wave_opcode_index *index) {
 
 bool wave_opcode_index_find(const wave_opcode_index *index, const char *name, size_t len,
                             wave_opcode *out) {
-  for (unsigned h = hash_name(name, len); index->slots[h] >= 0; h = (h + 1) & (INDEX_SIZE - 1)) {
+  for (unsigned h = index_slot(name, len); index->slots[h] >= 0; h = (h + 1) & (INDEX_SIZE - 1)) {
     if (name_is((wave_opcode)index->slots[h], name, len)) {
       *out = (wave_opcode)index->slots[h];
       return true;

@@ -24,62 +24,23 @@ static const char *mnemonic_of(const wave_instr *instr) {
 
 /* ---- the kernel's labels ------------------------------------------------------------------ */
 
-static size_t hash_label(const char *s) {
-  size_t h = 2166136261u; /* FNV-1a */
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
-}
-
-static size_t find_label(const wave_verify *v, const char *name) {
-  size_t mask = v->label_capacity - 1;
-  for (size_t h = hash_label(name) & mask; v->label_slots[h]; h = (h + 1) & mask) {
-    size_t index = v->label_slots[h] - 1;
-    if (strcmp(v->regions[index]->label, name) == 0)
-      return index;
-  }
-  return WAVE_VERIFY_NONE;
-}
-
 static void free_kernel_tables(wave_verify *v) {
-  free(v->regions);
-  free(v->label_slots);
+  wave_label_table_free(&v->labels);
   free(v->called);
   free(v->falls_through);
-  v->regions = NULL;
-  v->label_slots = NULL;
   v->called = NULL;
   v->falls_through = NULL;
 }
 
 static bool build_kernel_tables(wave_verify *v) {
-  size_t n = 0;
-  for (const wave_region *r = v->kernel->first_region; r; r = r->next)
-    n++;
-  size_t capacity = 1;
-  while (capacity < 2 * n)
-    capacity *= 2;
-  v->num_regions = n;
-  v->label_capacity = capacity;
-  v->regions = calloc(n + 1, sizeof(*v->regions));
-  v->label_slots = calloc(capacity, sizeof(*v->label_slots));
+  if (!wave_label_table_init(&v->labels, v->kernel))
+    return false;
+  size_t n = v->labels.num_regions;
   v->called = calloc(n + 1, sizeof(*v->called));
   v->falls_through = calloc(n + 1, sizeof(*v->falls_through));
-  if (!v->regions || !v->label_slots || !v->called || !v->falls_through) {
+  if (!v->called || !v->falls_through) {
     free_kernel_tables(v);
     return false;
-  }
-  size_t i = 0;
-  for (wave_region *r = v->kernel->first_region; r; r = r->next, i++) {
-    v->regions[i] = r;
-    /* With duplicate labels (only a builder can make them) the first one wins, as a lookup
-     * of the text would find it first. */
-    if (r->label && find_label(v, r->label) == WAVE_VERIFY_NONE) {
-      size_t h = hash_label(r->label) & (capacity - 1);
-      while (v->label_slots[h])
-        h = (h + 1) & (capacity - 1);
-      v->label_slots[h] = i + 1;
-    }
   }
   return true;
 }
@@ -137,8 +98,8 @@ static void check_gpr_range(wave_verify *v, wave_loc loc, uint32_t first, unsign
 }
 
 static void check_call_target(wave_verify *v, wave_loc loc, const char *label) {
-  size_t target = find_label(v, label);
-  if (target == WAVE_VERIFY_NONE)
+  size_t target = wave_label_table_find(&v->labels, label);
+  if (target == WAVE_NO_REGION)
     VERIFY_ERROR(v, loc, "call target '%s' is not a label of kernel '%s'", label,
                  v->kernel->name);
   else
@@ -284,8 +245,8 @@ static void check_kernel(wave_verify *v, const wave_kernel *kernel) {
   }
   v->nesting_warned = false;
   wave_verify_toolchain_kernel_begin(v);
-  for (v->region_index = 0; v->region_index < v->num_regions; v->region_index++)
-    check_region(v, v->regions[v->region_index]);
+  for (v->region_index = 0; v->region_index < v->labels.num_regions; v->region_index++)
+    check_region(v, v->labels.regions[v->region_index]);
   wave_verify_toolchain_kernel_end(v);
   free_kernel_tables(v);
 }

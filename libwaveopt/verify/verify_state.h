@@ -32,11 +32,8 @@ typedef struct wave_verify {
 
   /* The kernel being verified and its regions, in source order. */
   const wave_kernel *kernel;
-  wave_region **regions;
-  size_t num_regions;
+  wave_label_table labels;
   size_t region_index;     /* the region being walked */
-  size_t *label_slots;     /* open-addressing table: region index + 1, 0 = empty */
-  size_t label_capacity;   /* a power of two */
   bool *called;            /* a `call` names this region */
   bool *falls_through;     /* the region's end is reachable when its start is */
 

@@ -130,7 +130,7 @@ void wave_verify_toolchain_kernel_end(wave_verify *v) {
   if (v->out_of_memory)
     return;
   bool reachable = true;
-  for (size_t i = 0; i < v->num_regions; i++)
+  for (size_t i = 0; i < v->labels.num_regions; i++)
     reachable = (reachable || v->called[i]) && v->falls_through[i];
   if (!reachable)
     return;

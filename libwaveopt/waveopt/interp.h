@@ -227,10 +227,6 @@ WAVE_API char *wave_machine_counters_json(const wave_machine *machine);
  * reads it. */
 WAVE_API float wave_half_to_float(uint16_t bits, bool bf16);
 
-/* Kernel lookup: by name (NULL = the first kernel), or by position. NULL when absent. */
-WAVE_API const wave_kernel *wave_module_find_kernel(const wave_module *module, const char *name);
-WAVE_API const wave_kernel *wave_module_kernel_at(const wave_module *module, size_t index);
-
 #ifdef __cplusplus
 }
 #endif

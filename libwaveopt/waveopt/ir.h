@@ -341,6 +341,32 @@ typedef struct wave_reg_ref {
 /* Fills refs (at least WAVE_MAX_REG_REFS entries) and returns how many there are. */
 WAVE_API unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs);
 
+/* ---- lookup by name (ir/lookup.c) --------------------------------------------------------- */
+
+/* FNV-1a over name[0..len): the hash of every name table in the library. */
+WAVE_API uint32_t wave_hash_name(const char *name, size_t len);
+
+/* Kernel lookup: by name (NULL = the first kernel), or by position. NULL when absent. */
+WAVE_API wave_kernel *wave_module_find_kernel(const wave_module *module, const char *name);
+WAVE_API wave_kernel *wave_module_kernel_at(const wave_module *module, size_t index);
+
+#define WAVE_NO_REGION ((size_t)-1)
+
+/* A kernel's regions in order, and its labels -> region index. Built on demand (a pass that
+ * adds or removes regions builds a new one); malloc'd, freed with wave_label_table_free. */
+typedef struct wave_label_table {
+  wave_region **regions;      /* in kernel order; regions[0] is the entry */
+  size_t num_regions;
+  size_t *slots;              /* open addressing: region index + 1, 0 = empty */
+  size_t capacity;            /* a power of two */
+} wave_label_table;
+
+/* False when memory runs out (the table is then empty and needs no free). */
+WAVE_API bool wave_label_table_init(wave_label_table *table, const wave_kernel *kernel);
+WAVE_API void wave_label_table_free(wave_label_table *table);
+/* The index of the region the label starts, or WAVE_NO_REGION. */
+WAVE_API size_t wave_label_table_find(const wave_label_table *table, const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -351,3 +351,43 @@ Test(diags, module_report_quotes_the_line) {
   wave_diags_free(&d);
   wave_module_destroy(m);
 }
+
+/* ---- lookup by name ---------------------------------------------------------------------- */
+
+Test(lookup, kernels_by_name_and_position) {
+  wave_module *m = wave_module_create("t.wave");
+  wave_kernel *a = wave_kernel_create(m, "alpha");
+  wave_kernel *b = wave_kernel_create(m, "beta");
+  cr_assert_eq(wave_module_find_kernel(m, NULL), a);
+  cr_assert_eq(wave_module_find_kernel(m, "beta"), b);
+  cr_assert_null(wave_module_find_kernel(m, "gamma"));
+  cr_assert_eq(wave_module_kernel_at(m, 1), b);
+  cr_assert_null(wave_module_kernel_at(m, 2));
+  wave_module_destroy(m);
+}
+
+Test(lookup, label_table_maps_labels_to_regions_in_order) {
+  wave_module *m = wave_module_create("t.wave");
+  wave_kernel *k = wave_kernel_create(m, "k");
+  wave_region *sub = wave_region_create(k, "sub");
+  wave_region *other = wave_region_create(k, "other");
+  wave_region *again = wave_region_create(k, "sub"); /* a builder may repeat a label */
+  wave_label_table t;
+  cr_assert(wave_label_table_init(&t, k));
+  cr_assert_eq(t.num_regions, 4);
+  cr_assert_eq(t.regions[0], k->first_region);
+  cr_assert_eq(t.regions[3], again);
+  cr_assert_eq(wave_label_table_find(&t, "sub"), 1, "the first region of a repeated label wins");
+  cr_assert_eq(t.regions[wave_label_table_find(&t, "other")], other);
+  cr_assert_eq(wave_label_table_find(&t, "missing"), WAVE_NO_REGION);
+  cr_assert_eq(t.regions[1], sub);
+  wave_label_table_free(&t);
+  wave_module_destroy(m);
+}
+
+Test(lookup, one_hash_for_every_name_table) {
+  /* FNV-1a reference values: the empty string is the offset basis; "a" is published. */
+  cr_assert_eq(wave_hash_name("", 0), 2166136261u);
+  cr_assert_eq(wave_hash_name("a", 1), 0xe40c292cu);
+  cr_assert_eq(wave_hash_name("ab", 1), wave_hash_name("a", 1), "only len bytes count");
+}
