@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Sets up libwaveopt on Debian (bookworm): installs the packages it needs (as root), builds it,
 # and runs waveopt and wavesim on a bundled example kernel.
 set -eu

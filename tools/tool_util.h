@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the command-line tools share: reading input, printing diagnostics, writing output
  * files without ever leaving a truncated one behind. */
 #ifndef WAVE_TOOL_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wavegen: prints a random, valid, terminating, UB-free kernel for differential testing. */
 #include <stdlib.h>
 #include <string.h>

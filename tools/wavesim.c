@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wavesim: runs one kernel of a WAVE file in libwaveopt's reference interpreter, with the
  * upstream emulator's options (wave-emu) for loading and dumping device memory. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The WAVE lexer (wave-isa.md §1.1, §1.4, §1.5). It turns a byte buffer into tokens one at a
  * time, never reading outside [text, text + len): any byte sequence is safe input. Problems

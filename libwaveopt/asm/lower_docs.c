@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Lowering of the documentation dialect (wave-isa.md §3.6, §6) into what wave-asm accepts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The WAVE parser: tokens -> region tree, in one pass over the text.
  *

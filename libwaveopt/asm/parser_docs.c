@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The documentation dialect (wave-isa.md §6) as the parser accepts it. The guides and the spec
  * write `icmp.lt`, `device_load.u32`, `iadd r0, r0, 1`, `and p2, p0, p1`, `break !p1`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The parser state and its token stream (parser_stream.c), shared by the statement parser
  * (parser.c) and the documentation-dialect forms (parser_docs.c). One wave_parser lives on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The canonical printer. Every statement gets its own line and one spelling, so printing what
  * the parser read back from our own output reproduces it byte for byte: `print(parse(x))` is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wavegen: random kernels that are valid, terminate and have no undefined behaviour, built with
  * the IR builder. Each hazard is ruled out by construction rather than filtered afterwards:

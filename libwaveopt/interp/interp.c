@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The reference interpreter's machine: launch geometry, SIMT control flow (the intended
  * semantics of wave-isa.md §4.5), wave scheduling, barriers, errors and counters.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Data-path semantics of every non-control instruction (wave-isa.md §3), applied to a whole
  * wave at once: each case loops over the lanes of the mask on register rows. Control flow,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Floating-point helpers of the interpreter: bit casts, binary16 and bfloat16 conversions
  * written out by hand (the host may have no _Float16), the saturating conversions of

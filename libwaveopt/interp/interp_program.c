@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Flattens one kernel's region tree into the interpreter's linear program.
  *

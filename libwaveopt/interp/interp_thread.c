@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Per-thread mode, after Habermaier & Knapp ("On the correctness of the SIMT execution
  * model of GPUs"): every thread runs alone with its own program counter and no masks.

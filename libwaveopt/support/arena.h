@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Bump allocator behind every module: IR objects die together with their module, so there is
  * no per-object free and no ownership to track inside passes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The growable text buffer behind every string the library hands out (diagnostic text and
  * JSON, counters JSON, launch descriptions, printed modules). The first failure is sticky:

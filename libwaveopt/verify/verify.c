@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The verifier checks every module, parsed or built: the parser already rejects what the region
  * tree cannot represent, so this file checks what it can represent but must not hold — structured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Warnings (group "toolchain") about programs that are valid WAVE but that the real toolchain
  * runs differently from the spec (wave-isa.md §4.4, §11, §12): guards that some tool drops,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Diagnostics: the library reports problems as values in a list the caller owns.
  * Nothing in libwaveopt prints; tools format and print these records.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Random kernel generator (wavegen): kernels that are valid, terminate and are free of
  * undefined behaviour, so that when a kernel and its transformation disagree in the reference

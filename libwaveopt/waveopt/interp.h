@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The reference interpreter: runs one kernel of a module the way wave-isa.md §4.5 says a
  * conforming machine should (the intended semantics, not the upstream emulator's bugs).

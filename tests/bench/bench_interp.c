@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Interpreter throughput: lane- and wave-instructions per second on three kernels that stress
  * different parts of it — a lane-divergent integer loop (masks and the divergence stack), a
  * reduction (wave operations and atomics) and a GEMM tile (f32 fma over local memory with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* make bench: parse + verify + print throughput on large generated kernels, and 100000-deep
  * nesting. Prints figures; asserts nothing about time. */
 #include <stdio.h>

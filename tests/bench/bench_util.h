@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Timing and memory helpers shared by the benchmarks. */
 #ifndef WAVE_BENCH_UTIL_H
 #define WAVE_BENCH_UTIL_H

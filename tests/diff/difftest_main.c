@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wave-difftest: generates kernels with wavegen and checks transformations on them with the
  * differential harness; reduces each failure to a small kernel. The last line of output is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make check entry for the differential harness: 300 generated kernels through the identity
 # (print/parse round trip) and the documentation-dialect lowering, then 500 kernels without
 # wave operations run in SIMT and per-thread mode. Each run ends with "N passed, M failed";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The differential harness: original and transformed kernel, same inputs, every wave width,
  * compare memory, finished lanes and errors. See difftest.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Differential testing: run a kernel and its transformation in the reference interpreter on the
  * same random inputs and compare what they leave behind: device memory byte for byte, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Test-case reducer: shrinks a kernel on which a transformation misbehaves, in the manner of
  * delta debugging. The items are instructions and whole if/loop regions, in text order; chunks

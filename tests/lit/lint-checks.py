@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Rejects lit tests whose checks could be skipped silently.
 
 FileCheck ignores a directive that lacks its colon ("CHECK foo") and a prefix nobody asked

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lit configuration for the tool-level tests. Run through `make check` (tests/lit/run-lit.sh),
 # which points lit at the build tree; lit.site.cfg.py there says where everything is.
 import os

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared helpers of the interpreter tests: parse a kernel from text, run it, read results. */
 #ifndef INTERP_UTIL_H
 #define INTERP_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shared core: opcode table, builder, walker, register references, diagnostics. */
 #include <criterion/criterion.h>
 #include <stdlib.h>

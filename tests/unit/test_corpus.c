@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The hand-written kernel corpus (the .wave files in tests/corpus). Every file must parse and
  * verify, print to a fixed point that denotes the same instructions (documentation-dialect files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel generator, the differential harness and the reducer. */
 #include <criterion/criterion.h>
 #include <stdlib.h>

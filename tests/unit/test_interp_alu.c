@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The interpreter's per-instruction semantics (wave-isa.md §3), with the edge cases the
  * optimizer's folding must agree with. Expected values are computed by hand. */
 #include <criterion/criterion.h>

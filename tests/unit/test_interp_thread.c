@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-thread mode (Habermaier & Knapp) and the SIMT deadlock diagnosis built on it. */
 #include <criterion/criterion.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The lexer on its own: every token kind, the number, register and guard rules of
  * wave-isa.md §1.1, §1.4, §1.5, and the exact column of every lexical error. */
 #include <criterion/criterion.h>

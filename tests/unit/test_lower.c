@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Lowering of documentation-dialect forms. Every case is checked twice: the shape of the emitted
  * code (unguarded helpers writing only scratch registers, the original guard on the last

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The parser: every mnemonic, every error class at its exact position, the region tree,
  * comments, the documentation-dialect normalizations, deep nesting and error recovery. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The canonical printer: exact text for builder-made modules, dialect rules, write errors. */
 #include <criterion/criterion.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The verifier: every error rule has a failing and a passing case, every toolchain warning a
  * warned and a quiet case. Kernels are built with the builder API, so the verifier sees IR the
  * parser would never produce (structured opcodes in blocks, guarded breaks, p4, ...). */
