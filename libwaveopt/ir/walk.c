@@ -1,4 +1,74 @@
+#include "ir/ir_internal.h"
 #include "waveopt/waveopt.h"
+
+/* ---- text-order navigation ----------------------------------------------------------------- */
+
+static wave_node *first_child(const wave_node *node) {
+  switch (node->kind) {
+  case WAVE_NODE_IF:
+    return node->u.if_.then_body.first ? node->u.if_.then_body.first
+                                       : node->u.if_.else_body.first;
+  case WAVE_NODE_LOOP:
+    return node->u.loop.body.first;
+  case WAVE_NODE_BLOCK:
+    break;
+  }
+  return NULL;
+}
+
+static wave_node *last_child(const wave_node *node) {
+  switch (node->kind) {
+  case WAVE_NODE_IF:
+    return node->u.if_.else_body.last ? node->u.if_.else_body.last : node->u.if_.then_body.last;
+  case WAVE_NODE_LOOP:
+    return node->u.loop.body.last;
+  case WAVE_NODE_BLOCK:
+    break;
+  }
+  return NULL;
+}
+
+static bool is_then_list(const wave_node *owner, const wave_node_list *list) {
+  return owner->kind == WAVE_NODE_IF && list == &owner->u.if_.then_body;
+}
+
+wave_node *wave_tree_next(const wave_node *stop, const wave_node *node) {
+  wave_node *child = first_child(node);
+  if (child)
+    return child;
+  for (const wave_node *n = node; n != stop;) {
+    if (n->next)
+      return n->next;
+    const wave_node_list *list = n->list;
+    if (!list || !list->parent)
+      return NULL;
+    const wave_node *owner = list->parent;
+    if (is_then_list(owner, list) && owner->u.if_.else_body.first)
+      return owner->u.if_.else_body.first;
+    n = owner;
+  }
+  return NULL;
+}
+
+wave_node *wave_tree_prev(const wave_node *node) {
+  wave_node *n = node->prev;
+  const wave_node_list *list = node->list;
+  if (!n) {
+    if (!list || !list->parent)
+      return NULL;
+    const wave_node *owner = list->parent;
+    if (!(owner->kind == WAVE_NODE_IF && list == &owner->u.if_.else_body))
+      return list->parent;
+    n = owner->u.if_.then_body.last;
+    if (!n)
+      return list->parent;
+  }
+  for (wave_node *child; (child = last_child(n)) != NULL;)
+    n = child;
+  return n;
+}
+
+/* ---- the walker ---------------------------------------------------------------------------- */
 
 void wave_walk_init(wave_walker *walker, wave_node_list *root) {
   walker->node = NULL;

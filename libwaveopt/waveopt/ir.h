@@ -214,6 +214,9 @@ typedef enum wave_node_kind { WAVE_NODE_BLOCK, WAVE_NODE_IF, WAVE_NODE_LOOP } wa
 typedef struct wave_node_list {
   struct wave_node *first, *last;
   struct wave_node *parent;   /* the if/loop whose list this is; NULL for a region's body */
+  /* The region the list lies in; every list nested below it names the same one (inserting a
+   * node updates its whole subtree when the region differs). A detached list names the region
+   * its nodes came from, or NULL for nodes never inserted anywhere. */
   struct wave_region *region;
 } wave_node_list;
 
