@@ -1,3 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Moving through the region tree without recursion: parent links replace the stack, so any
+ * depth of nesting is safe and a walk costs one visit per node.
+ *
+ * The walkers (mutable and const) report the statements in text order as events (block, if,
+ * else, endif, loop, endloop); the text-order steps below serve the editing code, which needs
+ * "the node after this one" without a walker's state.
+ */
 #include "ir/ir_internal.h"
 #include "waveopt/waveopt.h"
 
@@ -68,61 +77,89 @@ wave_node *wave_tree_prev(const wave_node *node) {
   return n;
 }
 
-/* ---- the walker ---------------------------------------------------------------------------- */
+/* ---- the walkers ------------------------------------------------------------------------- */
 
-void wave_walk_init(wave_walker *walker, wave_node_list *root) {
-  walker->node = NULL;
-  walker->event = WAVE_WALK_BLOCK;
-  walker->depth = 0;
-  walker->root = root;
-  walker->started = false;
-}
-
-/* Positions the walker on `node` (entering it), or, when node is NULL, on the closing event
- * of the list's owner. Returns false when the walk has left the root list. */
-static bool enter(wave_walker *w, wave_node *node, wave_node_list *list) {
+/* The walk stands on `node` (entering it), or, when node is NULL, on the closing event of the
+ * owner of `list`. NULL once the walk leaves the root list. */
+static wave_node *enter(const wave_node_list *root, wave_node *node, const wave_node_list *list,
+                        wave_walk_event *event, unsigned *depth) {
   if (node) {
-    w->node = node;
-    w->event = node->kind == WAVE_NODE_BLOCK ? WAVE_WALK_BLOCK
-               : node->kind == WAVE_NODE_IF  ? WAVE_WALK_IF
-                                             : WAVE_WALK_LOOP;
-    return true;
+    *event = node->kind == WAVE_NODE_BLOCK ? WAVE_WALK_BLOCK
+             : node->kind == WAVE_NODE_IF  ? WAVE_WALK_IF
+                                           : WAVE_WALK_LOOP;
+    return node;
   }
-  if (list == w->root)
-    return false;
+  if (list == root)
+    return NULL;
   wave_node *owner = list->parent;
-  w->node = owner;
-  w->depth--;
-  if (owner->kind == WAVE_NODE_LOOP) {
-    w->event = WAVE_WALK_ENDLOOP;
-  } else if (list == &owner->u.if_.then_body) {
-    w->event = WAVE_WALK_ELSE;
-  } else {
-    w->event = WAVE_WALK_ENDIF;
-  }
-  return true;
+  (*depth)--;
+  if (owner->kind == WAVE_NODE_LOOP)
+    *event = WAVE_WALK_ENDLOOP;
+  else if (list == &owner->u.if_.then_body)
+    *event = WAVE_WALK_ELSE;
+  else
+    *event = WAVE_WALK_ENDIF;
+  return owner;
 }
 
-bool wave_walk_next(wave_walker *w) {
-  if (!w->started) {
-    w->started = true;
-    return enter(w, w->root->first, w->root);
-  }
-  wave_node *n = w->node;
-  switch (w->event) {
+/* One step of either walker: from the statement (node, *event), or from the start of root
+ * when node is NULL, to the next statement. It reads link fields only, which are plain
+ * pointers, so the const walker shares it without a cast. */
+static wave_node *step(const wave_node_list *root, const wave_node *n, wave_walk_event *event,
+                       unsigned *depth) {
+  if (!n)
+    return enter(root, root->first, root, event, depth);
+  switch (*event) {
   case WAVE_WALK_IF:
-    w->depth++;
-    return enter(w, n->u.if_.then_body.first, &n->u.if_.then_body);
+    (*depth)++;
+    return enter(root, n->u.if_.then_body.first, &n->u.if_.then_body, event, depth);
   case WAVE_WALK_ELSE:
-    w->depth++;
-    return enter(w, n->u.if_.else_body.first, &n->u.if_.else_body);
+    (*depth)++;
+    return enter(root, n->u.if_.else_body.first, &n->u.if_.else_body, event, depth);
   case WAVE_WALK_LOOP:
-    w->depth++;
-    return enter(w, n->u.loop.body.first, &n->u.loop.body);
+    (*depth)++;
+    return enter(root, n->u.loop.body.first, &n->u.loop.body, event, depth);
   case WAVE_WALK_BLOCK:
   case WAVE_WALK_ENDIF:
   case WAVE_WALK_ENDLOOP:
     break;
   }
-  return enter(w, n->next, n->list);
+  return enter(root, n->next, n->list, event, depth);
+}
+
+/* Moves a walker on from `at`: the next node, with *event and *depth updated, or NULL at the
+ * end with both left as they were. */
+static wave_node *advance(const wave_node_list *root, const wave_node *at, bool *started,
+                          wave_walk_event *event, unsigned *depth) {
+  wave_walk_event e = *event;
+  unsigned d = *depth;
+  wave_node *next = step(root, *started ? at : NULL, &e, &d);
+  *started = true;
+  if (next) {
+    *event = e;
+    *depth = d;
+  }
+  return next;
+}
+
+void wave_walk_init(wave_walker *walker, wave_node_list *root) {
+  *walker = (wave_walker){.root = root};
+}
+
+bool wave_walk_next(wave_walker *w) {
+  wave_node *next = advance(w->root, w->node, &w->started, &w->event, &w->depth);
+  if (next)
+    w->node = next;
+  return next != NULL;
+}
+
+void wave_const_walk_init(wave_const_walker *walker, const wave_node_list *root) {
+  *walker = (wave_const_walker){.root = root};
+}
+
+bool wave_const_walk_next(wave_const_walker *w) {
+  const wave_node *next = advance(w->root, w->node, &w->started, &w->event, &w->depth);
+  if (next)
+    w->node = next;
+  return next != NULL;
 }

@@ -78,3 +78,55 @@ Test(regions, every_insertion_function_updates_the_subtree) {
   cr_assert_eq(anchor->next, t.a);
   wave_module_destroy(m);
 }
+
+/* ---- walkers ----------------------------------------------------------------------------- */
+
+/* block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
+static wave_kernel *build_sample(wave_module *m) {
+  wave_kernel *k = wave_kernel_create(m, "k");
+  cr_assert_not_null(k);
+  wave_node_list *body = &k->first_region->body;
+  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
+  wave_node *iff = wave_if_create(m, wave_pred(1));
+  wave_node_list_append(body, iff);
+  tu_add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
+  wave_node *loop = wave_loop_create(m);
+  wave_node_list_append(&iff->u.if_.else_body, loop);
+  wave_operand p2 = wave_pred(2);
+  tu_add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
+  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
+  return k;
+}
+
+Test(walkers, const_walker_reports_the_mutable_walkers_events) {
+  wave_module *m = wave_module_create("t.wave");
+  const wave_kernel *k = build_sample(m);
+  static const wave_walk_event events[] = {
+      WAVE_WALK_BLOCK, WAVE_WALK_IF,      WAVE_WALK_BLOCK, WAVE_WALK_ELSE, WAVE_WALK_LOOP,
+      WAVE_WALK_BLOCK, WAVE_WALK_ENDLOOP, WAVE_WALK_ENDIF, WAVE_WALK_BLOCK};
+  static const unsigned depths[] = {0, 0, 1, 0, 1, 2, 1, 0, 0};
+  static const wave_opcode first_op[] = {WAVE_OP_NOP, 0, WAVE_OP_HALT, 0, 0, WAVE_OP_BREAK,
+                                         0, 0, WAVE_OP_NOP};
+  wave_const_walker w;
+  wave_const_walk_init(&w, &k->first_region->body);
+  unsigned n = 0;
+  while (wave_const_walk_next(&w)) {
+    cr_assert_lt(n, 9);
+    cr_assert_eq(w.event, events[n], "event %u", n);
+    cr_assert_eq(w.depth, depths[n], "depth %u", n);
+    if (w.event == WAVE_WALK_BLOCK)
+      cr_assert_eq(w.node->u.block.first->op, first_op[n], "block at event %u", n);
+    n++;
+  }
+  cr_assert_eq(n, 9);
+  cr_assert_not(wave_const_walk_next(&w), "the walk stays ended");
+  wave_module_destroy(m);
+}
+
+Test(walkers, const_walker_on_an_empty_list_ends_at_once) {
+  const wave_node_list empty = {0};
+  wave_const_walker w;
+  wave_const_walk_init(&w, &empty);
+  cr_assert_not(wave_const_walk_next(&w));
+  cr_assert_null(w.node);
+}
