@@ -316,7 +316,7 @@ unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
     switch (kind) {
     case 'd':
     case 'u':
-      if (gpr)
+      if (gpr && !(o->kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(op, i)))
         add_ref(refs, &n, o->value, width, false, kind == 'd');
       break;
     case 'o':

@@ -86,6 +86,9 @@ static inline bool wave_opcode_has(wave_opcode op, uint32_t flags) {
 WAVE_API unsigned wave_opcode_num_slots(wave_opcode op);
 WAVE_API char wave_opcode_slot_kind(wave_opcode op, unsigned slot);   /* 'd' 'u' 'o' 'q' 'p' ... */
 WAVE_API unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot);
+/* Whether a special register in this slot is read as itself: mov_sr's source, and mov's, which
+ * the assembler turns into mov_sr. In every other slot sr_N is encoded as the GPR rN. */
+WAVE_API bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot);
 /* What a slot kind takes, for "expected ..." diagnostics ("predicate register", "scope"). */
 WAVE_API const char *wave_slot_kind_noun(char kind);
 
@@ -331,7 +334,8 @@ WAVE_API wave_node *wave_node_list_tail_block(wave_module *module, wave_node_lis
 /* One register range an instruction reads or writes, with implicit pair/quad registers
  * (wave-isa.md §5.3) already expanded into `count`. Guards and select/if/break predicates
  * are reads of predicates. Special registers in GPR slots read the GPR of the same number
- * (§1.5); atomics whose destination is r0 or omitted write nothing (§3.9). */
+ * (§1.5) except where wave_opcode_reads_sreg says they are read as themselves; atomics whose
+ * destination is r0 or omitted write nothing (§3.9). */
 typedef struct wave_reg_ref {
   uint32_t first;
   uint8_t count;

@@ -13,7 +13,9 @@
 #include <stdio.h>
 
 #include "waveopt/diag.h"
+#include "waveopt/instr.h"
 #include "waveopt/ir.h"
+#include "waveopt/regset.h"
 
 #ifdef __cplusplus
 extern "C" {
