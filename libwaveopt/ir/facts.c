@@ -21,7 +21,7 @@ bool wave_instr_is_convergent(const wave_instr *instr) {
   return op_has(instr, WAVE_F_CONVERGENT);
 }
 
-/* ---- registers ----------------------------------------------------------------------------- */
+/* ---- registers ---------------------------------------------------------------------------- */
 
 /* The reads (defs false) or writes (defs true) that wave_instr_reg_refs lists. */
 static wave_regset listed_refs(const wave_instr *instr, bool defs) {
@@ -64,7 +64,7 @@ bool wave_instr_writes_reg(const wave_instr *instr, unsigned reg) {
   return wave_regset_test(defs, reg);
 }
 
-/* ---- operand roles ------------------------------------------------------------------------- */
+/* ---- operand roles ------------------------------------------------------------------------ */
 
 /* Whether the shape starts with a written slot (d, o or q): the destination. */
 static bool has_dest_slot(const wave_instr *instr) {

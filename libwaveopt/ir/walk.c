@@ -10,7 +10,7 @@
 #include "ir/ir_internal.h"
 #include "waveopt/waveopt.h"
 
-/* ---- text-order navigation ----------------------------------------------------------------- */
+/* ---- text-order navigation ---------------------------------------------------------------- */
 
 static wave_node *first_child(const wave_node *node) {
   switch (node->kind) {
@@ -77,7 +77,57 @@ wave_node *wave_tree_prev(const wave_node *node) {
   return n;
 }
 
-/* ---- the walkers ------------------------------------------------------------------------- */
+/* node itself when it is a block, else the first block after it in text order. */
+static wave_node *block_from(wave_node *node) {
+  while (node && node->kind != WAVE_NODE_BLOCK)
+    node = wave_tree_next(NULL, node);
+  return node;
+}
+
+wave_node *wave_block_next(const wave_node *block) {
+  return block_from(wave_tree_next(NULL, block));
+}
+
+wave_node *wave_block_prev(const wave_node *block) {
+  wave_node *n = wave_tree_prev(block);
+  while (n && n->kind != WAVE_NODE_BLOCK)
+    n = wave_tree_prev(n);
+  return n;
+}
+
+wave_node *wave_node_enclosing_loop(const wave_node *node) {
+  wave_node *n = wave_node_parent(node);
+  while (n && n->kind != WAVE_NODE_LOOP)
+    n = wave_node_parent(n);
+  return n;
+}
+
+/* ---- blocks of a region or kernel --------------------------------------------------------- */
+
+wave_block_iter wave_block_iter_region(wave_region *region) {
+  return (wave_block_iter){.region = region};
+}
+
+wave_block_iter wave_block_iter_kernel(wave_kernel *kernel) {
+  return (wave_block_iter){.region = kernel->first_region, .whole_kernel = true};
+}
+
+wave_node *wave_block_iter_next(wave_block_iter *it) {
+  if (it->done)
+    return NULL;
+  wave_node *b = it->block ? wave_block_next(it->block)
+                 : it->region ? block_from(it->region->body.first)
+                              : NULL;
+  while (!b && it->whole_kernel && it->region && it->region->next) {
+    it->region = it->region->next;
+    b = block_from(it->region->body.first);
+  }
+  it->block = b;
+  it->done = b == NULL;
+  return b;
+}
+
+/* ---- the walkers -------------------------------------------------------------------------- */
 
 /* The walk stands on `node` (entering it), or, when node is NULL, on the closing event of the
  * owner of `list`. NULL once the walk leaves the root list. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "waveopt/diag.h"
+#include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/ir.h"
 #include "waveopt/regset.h"

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "waveopt/waveopt.h"
 
@@ -17,6 +18,22 @@ wave_module *tu_parse_ok(const char *text, const char *file, bool quiet);
 /* Appends an unguarded instruction to block, failing the test when it cannot be created. */
 wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
                    const wave_operand *ops);
+
+/* Appends `mov_imm r1, tag` at the end of list (joining its tail block): instructions that
+ * tu_shape can tell apart. */
+wave_instr *tu_tag(wave_module *m, wave_node_list *list, uint32_t tag);
+
+/* The tree under list as compact text written independently of the printer: a block is its
+ * instructions in brackets (mov_imm as its immediate, anything else as its mnemonic), an if is
+ * "if{THEN}{ELSE}", a loop "loop{BODY}", nodes separated by one space:
+ * "[1 2] if{[3]}{} loop{[4 halt]}". Fails the test when size is too small. */
+void tu_shape(const wave_node_list *list, char *buf, size_t size);
+
+/* Asserts that the shape of list is `expected`. */
+void tu_assert_shape(const wave_node_list *list, const char *expected);
+
+/* Validates the kernel (context "test"), logging and failing on any diagnostic. */
+void tu_assert_valid(const wave_kernel *kernel);
 
 /* Appends `count` copies of piece to the string in buf (size bytes), failing on overflow. */
 void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
