@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,4 +115,38 @@ void tu_assert_valid(const wave_kernel *kernel) {
   cr_assert(ok, "the kernel does not validate");
   cr_assert_eq(d.count, 0);
   wave_diags_free(&d);
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(((const tu_corpus_file *)a)->name, ((const tu_corpus_file *)b)->name);
+}
+
+static bool has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+size_t tu_list_corpus(tu_corpus_file *files, size_t max) {
+  DIR *dir = opendir(TU_CORPUS_DIR);
+  cr_assert_not_null(dir, "cannot open %s", TU_CORPUS_DIR);
+  size_t n = 0;
+  for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+    if (!has_suffix(e->d_name, ".wave"))
+      continue;
+    cr_assert_lt(n, max, "more than %zu corpus files", max);
+    cr_assert_lt(strlen(e->d_name), sizeof(files[n].name), "file name too long: %s", e->d_name);
+    strcpy(files[n].name, e->d_name);
+    n++;
+  }
+  closedir(dir);
+  qsort(files, n, sizeof(*files), compare_names);
+  return n;
+}
+
+char *tu_corpus_path(const char *name) {
+  size_t n = strlen(TU_CORPUS_DIR) + strlen(name) + 2;
+  char *path = malloc(n);
+  cr_assert_not_null(path);
+  snprintf(path, n, "%s/%s", TU_CORPUS_DIR, name);
+  return path;
 }

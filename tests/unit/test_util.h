@@ -8,6 +8,23 @@
 
 #include "waveopt/waveopt.h"
 
+/* ---- the kernel corpus: the .wave files of tests/corpus ---- */
+
+#define TU_CORPUS_DIR WAVE_SRCDIR "/tests/corpus"
+#define TU_MAX_CORPUS_FILES 128
+
+/* A parameter of per-file tests: a plain array, so the test workers may copy it freely. */
+typedef struct tu_corpus_file {
+  char name[64];
+} tu_corpus_file;
+
+/* The *.wave files of the corpus, sorted by name; at most max of them. */
+size_t tu_list_corpus(tu_corpus_file *files, size_t max);
+/* The path of a corpus file; malloc'd. */
+char *tu_corpus_path(const char *name);
+
+/* ---- diagnostics, parsing and building ---- */
+
 /* Logs every diagnostic of d, so that a failed assertion shows what the library said. */
 void tu_log_diags(const wave_diags *d);
 
