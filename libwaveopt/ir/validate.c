@@ -235,11 +235,11 @@ static bool push(validator *v, const wave_node_list *list) {
 static void check_nested(validator *v, const wave_node *owner, const wave_node_list *list,
                          const char *which) {
   if (list->parent != owner)
-    problem(v, node_loc(owner), "%s of an %s names another parent", which,
-            kind_name(owner->kind));
+    problem(v, node_loc(owner), "the %s's %s names another parent", kind_name(owner->kind),
+            which);
   if (list->region != v->region)
-    problem(v, node_loc(owner), "%s of an %s names another region than '%s'", which,
-            kind_name(owner->kind), region_name(v->region));
+    problem(v, node_loc(owner), "the %s's %s names another region than '%s'",
+            kind_name(owner->kind), which, region_name(v->region));
 }
 
 /* Checks n, reached in `list` after `prev`, and enters its lists. False when memory ran

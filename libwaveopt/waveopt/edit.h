@@ -285,7 +285,9 @@ WAVE_API bool wave_normalize_kernel(wave_kernel *kernel);
  * is an error "internal error: <what> (after <context>)" at the instruction or the kernel;
  * context names what ran last (a pass), NULL leaves the parenthesis out. Returns true when
  * nothing was wrong. Never crashes on a broken tree, cycles included, as long as every
- * pointer it meets points to a node, instruction or region of the module. */
+ * pointer it meets points to a node, instruction or region of the module. Meant for trees
+ * the verifier accepted: the parser takes registers beyond .registers, and reporting those to
+ * a user is the verifier's work, not an internal error. */
 WAVE_API bool wave_validate_kernel(const wave_kernel *kernel, const char *context,
                                    wave_diags *diags);
 /* Every kernel, and the module's kernel list itself. */
