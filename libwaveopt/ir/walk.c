@@ -62,16 +62,17 @@ wave_node *wave_tree_next(const wave_node *stop, const wave_node *node) {
 wave_node *wave_tree_prev(const wave_node *node) {
   wave_node *n = node->prev;
   const wave_node_list *list = node->list;
-  if (!n) {
-    if (!list || !list->parent)
-      return NULL;
-    const wave_node *owner = list->parent;
-    if (!(owner->kind == WAVE_NODE_IF && list == &owner->u.if_.else_body))
-      return list->parent;
+  if (!n && list && list->parent) {
+    /* First in its list: the if or loop itself comes before, except that the else-list
+     * follows the whole then-list. */
+    wave_node *owner = list->parent;
+    bool in_else = owner->kind == WAVE_NODE_IF && list == &owner->u.if_.else_body;
+    if (!in_else || !owner->u.if_.then_body.last)
+      return owner;
     n = owner->u.if_.then_body.last;
-    if (!n)
-      return list->parent;
   }
+  if (!n)
+    return NULL;
   for (wave_node *child; (child = last_child(n)) != NULL;)
     n = child;
   return n;

@@ -122,13 +122,13 @@ typedef struct item {
 } item;
 
 typedef struct item_stream {
-  wave_walker walker;
+  wave_const_walker walker;
   const wave_instr *pending;
   bool blocks;
 } item_stream;
 
 static void stream_init(item_stream *s, const wave_region *region, bool blocks) {
-  wave_walk_init(&s->walker, (wave_node_list *)&region->body);
+  wave_const_walk_init(&s->walker, &region->body);
   s->pending = NULL;
   s->blocks = blocks;
 }
@@ -140,7 +140,7 @@ static item stream_next(item_stream *s) {
       s->pending = s->pending->next;
       return it;
     }
-    if (!wave_walk_next(&s->walker))
+    if (!wave_const_walk_next(&s->walker))
       return (item){ITEM_END, NULL, NULL, 0};
     const wave_node *n = s->walker.node;
     unsigned depth = s->walker.depth;
