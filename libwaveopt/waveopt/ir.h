@@ -7,6 +7,10 @@
  *
  * All memory belongs to the module's arena: nodes and instructions removed from a tree stay
  * allocated until the module is destroyed, so they may be reinserted elsewhere.
+ *
+ * The linking functions below do exactly what they say and nothing more; a tree handed from
+ * one stage to the next is in the normal form of waveopt/edit.h (no empty block, no adjacent
+ * blocks), whose editing functions keep it and whose validator checks it.
  */
 #ifndef WAVEOPT_IR_H
 #define WAVEOPT_IR_H
