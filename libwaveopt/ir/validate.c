@@ -34,8 +34,8 @@ static size_t slot_of(const pointer_set *s, const void *p) {
 }
 
 static bool grow(pointer_set *s) {
-  pointer_set bigger = {calloc(s->capacity ? 2 * s->capacity : 256, sizeof(void *)),
-                        s->capacity ? 2 * s->capacity : 256, s->count};
+  size_t capacity = s->capacity ? 2 * s->capacity : 256;
+  pointer_set bigger = {calloc(capacity, sizeof(void *)), capacity, s->count};
   if (!bigger.slots)
     return false;
   for (size_t i = 0; i < s->capacity; i++) {
