@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/ir_internal.h"
 #include "support/arena.h"
 #include "waveopt/waveopt.h"
 
@@ -125,15 +126,35 @@ wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bo
   return instr;
 }
 
-/* Lists nested in an if or loop learn their region lazily from the enclosing list, so a
- * subtree built detached and then inserted needs no fix-up walk. */
-static void adopt(wave_node_list *list, wave_node *node) {
+/* The list a node's subtree starts with; NULL for a block, which has none. */
+static wave_node_list *first_list(wave_node *node) {
+  switch (node->kind) {
+  case WAVE_NODE_IF:
+    return &node->u.if_.then_body;
+  case WAVE_NODE_LOOP:
+    return &node->u.loop.body;
+  case WAVE_NODE_BLOCK:
+    break;
+  }
+  return NULL;
+}
+
+/* Every list of a subtree names one region: each insertion keeps that true, so the node's own
+ * first list tells whether anything below it needs the walk. A subtree built detached and then
+ * inserted, or moved to another region, is walked once (in text order, no recursion); the
+ * parser's top-down appends put still-empty nodes into their own region's lists and cost O(1). */
+void wave_node_adopt(wave_node_list *list, wave_node *node) {
   node->list = list;
-  if (node->kind == WAVE_NODE_IF) {
-    node->u.if_.then_body.region = list->region;
-    node->u.if_.else_body.region = list->region;
-  } else if (node->kind == WAVE_NODE_LOOP) {
-    node->u.loop.body.region = list->region;
+  wave_node_list *inner = first_list(node);
+  if (!inner || inner->region == list->region)
+    return;
+  for (wave_node *n = node; n; n = wave_tree_next(node, n)) {
+    if (n->kind == WAVE_NODE_IF) {
+      n->u.if_.then_body.region = list->region;
+      n->u.if_.else_body.region = list->region;
+    } else if (n->kind == WAVE_NODE_LOOP) {
+      n->u.loop.body.region = list->region;
+    }
   }
 }
 
@@ -145,7 +166,7 @@ void wave_node_list_append(wave_node_list *list, wave_node *node) {
   else
     list->first = node;
   list->last = node;
-  adopt(list, node);
+  wave_node_adopt(list, node);
 }
 
 void wave_node_list_prepend(wave_node_list *list, wave_node *node) {
@@ -156,7 +177,7 @@ void wave_node_list_prepend(wave_node_list *list, wave_node *node) {
   else
     list->last = node;
   list->first = node;
-  adopt(list, node);
+  wave_node_adopt(list, node);
 }
 
 void wave_node_insert_before(wave_node *pos, wave_node *node) {
@@ -168,7 +189,7 @@ void wave_node_insert_before(wave_node *pos, wave_node *node) {
   else
     list->first = node;
   pos->prev = node;
-  adopt(list, node);
+  wave_node_adopt(list, node);
 }
 
 void wave_node_insert_after(wave_node *pos, wave_node *node) {
@@ -180,7 +201,7 @@ void wave_node_insert_after(wave_node *pos, wave_node *node) {
   else
     list->last = node;
   pos->next = node;
-  adopt(list, node);
+  wave_node_adopt(list, node);
 }
 
 void wave_node_remove(wave_node *node) {
@@ -295,7 +316,7 @@ unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
     switch (kind) {
     case 'd':
     case 'u':
-      if (gpr)
+      if (gpr && !(o->kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(op, i)))
         add_ref(refs, &n, o->value, width, false, kind == 'd');
       break;
     case 'o':

@@ -36,6 +36,10 @@ unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot) {
              : 0;
 }
 
+bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot) {
+  return wave_opcode_slot_kind(op, slot) == 's' || (op == WAVE_OP_MOV && slot == 1);
+}
+
 const char *wave_slot_kind_noun(char kind) {
   switch (kind) {
   case 'q': case 'p': return "predicate register";

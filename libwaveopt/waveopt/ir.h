@@ -7,6 +7,10 @@
  *
  * All memory belongs to the module's arena: nodes and instructions removed from a tree stay
  * allocated until the module is destroyed, so they may be reinserted elsewhere.
+ *
+ * The linking functions below do exactly what they say and nothing more; a tree handed from
+ * one stage to the next is in the normal form of waveopt/edit.h (no empty block, no adjacent
+ * blocks), whose editing functions keep it and whose validator checks it.
  */
 #ifndef WAVEOPT_IR_H
 #define WAVEOPT_IR_H
@@ -86,6 +90,9 @@ static inline bool wave_opcode_has(wave_opcode op, uint32_t flags) {
 WAVE_API unsigned wave_opcode_num_slots(wave_opcode op);
 WAVE_API char wave_opcode_slot_kind(wave_opcode op, unsigned slot);   /* 'd' 'u' 'o' 'q' 'p' ... */
 WAVE_API unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot);
+/* Whether a special register in this slot is read as itself: mov_sr's source, and mov's, which
+ * the assembler turns into mov_sr. In every other slot sr_N is encoded as the GPR rN. */
+WAVE_API bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot);
 /* What a slot kind takes, for "expected ..." diagnostics ("predicate register", "scope"). */
 WAVE_API const char *wave_slot_kind_noun(char kind);
 
@@ -214,6 +221,9 @@ typedef enum wave_node_kind { WAVE_NODE_BLOCK, WAVE_NODE_IF, WAVE_NODE_LOOP } wa
 typedef struct wave_node_list {
   struct wave_node *first, *last;
   struct wave_node *parent;   /* the if/loop whose list this is; NULL for a region's body */
+  /* The region the list lies in; every list nested below it names the same one (inserting a
+   * node updates its whole subtree when the region differs). A detached list names the region
+   * its nodes came from, or NULL for nodes never inserted anywhere. */
   struct wave_region *region;
 } wave_node_list;
 
@@ -328,7 +338,8 @@ WAVE_API wave_node *wave_node_list_tail_block(wave_module *module, wave_node_lis
 /* One register range an instruction reads or writes, with implicit pair/quad registers
  * (wave-isa.md §5.3) already expanded into `count`. Guards and select/if/break predicates
  * are reads of predicates. Special registers in GPR slots read the GPR of the same number
- * (§1.5); atomics whose destination is r0 or omitted write nothing (§3.9). */
+ * (§1.5) except where wave_opcode_reads_sreg says they are read as themselves; atomics whose
+ * destination is r0 or omitted write nothing (§3.9). */
 typedef struct wave_reg_ref {
   uint32_t first;
   uint8_t count;

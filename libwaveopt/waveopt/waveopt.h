@@ -13,7 +13,10 @@
 #include <stdio.h>
 
 #include "waveopt/diag.h"
+#include "waveopt/edit.h"
+#include "waveopt/instr.h"
 #include "waveopt/ir.h"
+#include "waveopt/regset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +50,19 @@ typedef struct wave_walker {
 
 WAVE_API void wave_walk_init(wave_walker *walker, wave_node_list *root);
 WAVE_API bool wave_walk_next(wave_walker *walker);
+
+/* The same walk for readers that hold the tree as const (printers, interpreters, analyses):
+ * identical events, depths and order, with const nodes. */
+typedef struct wave_const_walker {
+  const wave_node *node;
+  wave_walk_event event;
+  unsigned depth;
+  const wave_node_list *root;
+  bool started;
+} wave_const_walker;
+
+WAVE_API void wave_const_walk_init(wave_const_walker *walker, const wave_node_list *root);
+WAVE_API bool wave_const_walk_next(wave_const_walker *walker);
 
 /* ---- parsing ------------------------------------------------------------------------------ */
 

@@ -9,51 +9,16 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "waveopt/interp.h"
 #include "waveopt/waveopt.h"
 
-#define CORPUS_DIR WAVE_SRCDIR "/tests/corpus"
-#define MAX_CORPUS_FILES 128
-
 /* ---- the corpus files ---------------------------------------------------------------------- */
-
-/* A parameter of the per-file tests: a plain array, so the test workers may copy it freely. */
-typedef struct corpus_file {
-  char name[64];
-} corpus_file;
-
-static int compare_names(const void *a, const void *b) {
-  return strcmp(((const corpus_file *)a)->name, ((const corpus_file *)b)->name);
-}
-
-static bool has_suffix(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* The *.wave files of the corpus, sorted by name. */
-static size_t list_corpus(corpus_file *files, size_t max) {
-  DIR *dir = opendir(CORPUS_DIR);
-  cr_assert_not_null(dir, "cannot open %s", CORPUS_DIR);
-  size_t n = 0;
-  for (struct dirent *e; (e = readdir(dir)) != NULL;) {
-    if (!has_suffix(e->d_name, ".wave"))
-      continue;
-    cr_assert_lt(n, max, "more than %zu corpus files", max);
-    cr_assert_lt(strlen(e->d_name), sizeof(files[n].name), "file name too long: %s", e->d_name);
-    strcpy(files[n].name, e->d_name);
-    n++;
-  }
-  closedir(dir);
-  qsort(files, n, sizeof(*files), compare_names);
-  return n;
-}
 
 static bool is_docs_file(const char *name) { return strncmp(name, "docs_", 5) == 0; }
 
@@ -82,14 +47,6 @@ static char *diags_text(const wave_diags *diags) {
 
 /* ---- loading: parse, verify, lower ---------------------------------------------------------- */
 
-static char *corpus_path(const char *name) {
-  size_t n = strlen(CORPUS_DIR) + strlen(name) + 2;
-  char *path = malloc(n);
-  cr_assert_not_null(path);
-  snprintf(path, n, "%s/%s", CORPUS_DIR, name);
-  return path;
-}
-
 static void assert_verifies(const wave_module *module, const char *what) {
   wave_diags diags;
   wave_diags_init(&diags);
@@ -104,7 +61,7 @@ static void assert_verifies(const wave_module *module, const char *what) {
 /* The file parsed and verified; a documentation-dialect file is also lowered (and verified
  * again) when `lower` is set. Fails the test on any error. */
 static wave_module *load_corpus_file(const char *name, bool lower) {
-  char *path = corpus_path(name);
+  char *path = tu_corpus_path(name);
   wave_diags diags;
   wave_diags_init(&diags);
   wave_module *m = wave_parse_file(path, &diags);
@@ -166,13 +123,13 @@ typedef struct item {
 } item;
 
 typedef struct item_stream {
-  wave_walker walker;
+  wave_const_walker walker;
   const wave_instr *pending;
   bool blocks;
 } item_stream;
 
 static void stream_init(item_stream *s, const wave_region *region, bool blocks) {
-  wave_walk_init(&s->walker, (wave_node_list *)&region->body);
+  wave_const_walk_init(&s->walker, &region->body);
   s->pending = NULL;
   s->blocks = blocks;
 }
@@ -184,7 +141,7 @@ static item stream_next(item_stream *s) {
       s->pending = s->pending->next;
       return it;
     }
-    if (!wave_walk_next(&s->walker))
+    if (!wave_const_walk_next(&s->walker))
       return (item){ITEM_END, NULL, NULL, 0};
     const wave_node *n = s->walker.node;
     unsigned depth = s->walker.depth;
@@ -454,15 +411,15 @@ static void assert_no_docs_text(const char *text, const char *what) {
 static void free_params(struct criterion_test_params *params) { cr_free(params->params); }
 
 static struct criterion_test_params corpus_params(void) {
-  corpus_file *files = cr_malloc(MAX_CORPUS_FILES * sizeof(*files));
+  tu_corpus_file *files = cr_malloc(TU_MAX_CORPUS_FILES * sizeof(*files));
   cr_assert_not_null(files);
-  size_t n = list_corpus(files, MAX_CORPUS_FILES);
-  return cr_make_param_array(corpus_file, files, n, free_params);
+  size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
+  return cr_make_param_array(tu_corpus_file, files, n, free_params);
 }
 
 ParameterizedTestParameters(corpus, parses_and_verifies) { return corpus_params(); }
 
-ParameterizedTest(corpus_file *file, corpus, parses_and_verifies) {
+ParameterizedTest(tu_corpus_file *file, corpus, parses_and_verifies) {
   wave_module *m = load_corpus_file(file->name, false);
   cr_assert_geq(m->num_kernels, 1, "%s has no kernel", file->name);
   if (is_docs_file(file->name))
@@ -478,7 +435,7 @@ ParameterizedTestParameters(corpus, prints_to_a_fixed_point) { return corpus_par
 
 /* print(parse(x)) reparses and prints to the same text; the assembly-dialect text holds
  * nothing the real assembler rejects. */
-ParameterizedTest(corpus_file *file, corpus, prints_to_a_fixed_point) {
+ParameterizedTest(tu_corpus_file *file, corpus, prints_to_a_fixed_point) {
   wave_module *m = load_corpus_file(file->name, true);
   char *first = print_asm(m, file->name);
   assert_no_docs_text(first, file->name);
@@ -502,7 +459,7 @@ ParameterizedTestParameters(corpus, printing_keeps_every_instruction) {
 
 /* The printed text denotes the module it was printed from: for a real-dialect file the parsed
  * input itself (block for block), for a documentation-dialect file its lowering. */
-ParameterizedTest(corpus_file *file, corpus, printing_keeps_every_instruction) {
+ParameterizedTest(tu_corpus_file *file, corpus, printing_keeps_every_instruction) {
   wave_module *m = load_corpus_file(file->name, true);
   char *text = print_asm(m, file->name);
   char what[128];
@@ -623,8 +580,8 @@ static void count_module(coverage *c, const wave_module *m) {
 }
 
 Test(corpus, covers_every_opcode_and_control_flow_shape) {
-  corpus_file files[MAX_CORPUS_FILES];
-  size_t n = list_corpus(files, MAX_CORPUS_FILES);
+  tu_corpus_file files[TU_MAX_CORPUS_FILES];
+  size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
   cr_assert_geq(n, 15, "the corpus has %zu files, at least 15 are required", n);
   coverage *c = calloc(1, sizeof(*c));
   cr_assert_not_null(c);
@@ -1278,8 +1235,8 @@ ParameterizedTest(run_index *param, corpus, computes_the_documented_results) {
 
 /* New corpus kernels must come with their expected results. */
 Test(corpus, every_kernel_has_documented_results_checked) {
-  corpus_file files[MAX_CORPUS_FILES];
-  size_t n = list_corpus(files, MAX_CORPUS_FILES);
+  tu_corpus_file files[TU_MAX_CORPUS_FILES];
+  size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
   for (size_t i = 0; i < n; i++) {
     wave_module *m = load_corpus_file(files[i].name, false);
     for (const wave_kernel *k = m->first_kernel; k; k = k->next) {

@@ -1,6 +1,8 @@
 #include "test_util.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,4 +41,112 @@ void tu_repeat(char *buf, size_t size, const char *piece, unsigned count) {
   cr_assert_leq(used + (size_t)count * len, size - 1, "text buffer too small");
   for (unsigned i = 0; i < count; i++, used += len)
     memcpy(buf + used, piece, len + 1);
+}
+
+wave_instr *tu_tag(wave_module *m, wave_node_list *list, uint32_t tag) {
+  wave_operand ops[] = {wave_gpr(1), wave_imm(tag)};
+  wave_node *block = wave_node_list_tail_block(m, list);
+  cr_assert_not_null(block);
+  return tu_add(m, block, WAVE_OP_MOV_IMM, 2, ops);
+}
+
+/* Appends text to buf, failing the test when it does not fit. */
+static void put(char *buf, size_t size, size_t *used, const char *text) {
+  size_t n = strlen(text);
+  cr_assert_lt(*used + n, size, "shape buffer too small");
+  memcpy(buf + *used, text, n + 1);
+  *used += n;
+}
+
+void tu_shape(const wave_node_list *list, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  wave_const_walker w;
+  wave_const_walk_init(&w, list);
+  while (wave_const_walk_next(&w)) {
+    bool opens = w.event == WAVE_WALK_BLOCK || w.event == WAVE_WALK_IF ||
+                 w.event == WAVE_WALK_LOOP;
+    if (opens && used && buf[used - 1] != '{')
+      put(buf, size, &used, " ");
+    switch (w.event) {
+    case WAVE_WALK_BLOCK:
+      put(buf, size, &used, "[");
+      for (const wave_instr *i = w.node->u.block.first; i; i = i->next) {
+        char item[32];
+        if (i->op == WAVE_OP_MOV_IMM)
+          snprintf(item, sizeof(item), "%u", i->operands[1].value);
+        else
+          snprintf(item, sizeof(item), "%s", wave_opcode_table[i->op].mnemonic);
+        put(buf, size, &used, item);
+        if (i->next)
+          put(buf, size, &used, " ");
+      }
+      put(buf, size, &used, "]");
+      break;
+    case WAVE_WALK_IF:
+      put(buf, size, &used, "if{");
+      break;
+    case WAVE_WALK_ELSE:
+      put(buf, size, &used, "}{");
+      break;
+    case WAVE_WALK_LOOP:
+      put(buf, size, &used, "loop{");
+      break;
+    case WAVE_WALK_ENDIF:
+    case WAVE_WALK_ENDLOOP:
+      put(buf, size, &used, "}");
+      break;
+    }
+  }
+}
+
+void tu_assert_shape(const wave_node_list *list, const char *expected) {
+  char buf[1024];
+  tu_shape(list, buf, sizeof(buf));
+  cr_assert_str_eq(buf, expected);
+}
+
+void tu_assert_valid(const wave_kernel *kernel) {
+  wave_diags d;
+  wave_diags_init(&d);
+  bool ok = wave_validate_kernel(kernel, "test", &d);
+  if (d.count)
+    tu_log_diags(&d);
+  cr_assert(ok, "the kernel does not validate");
+  cr_assert_eq(d.count, 0);
+  wave_diags_free(&d);
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(((const tu_corpus_file *)a)->name, ((const tu_corpus_file *)b)->name);
+}
+
+static bool has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+size_t tu_list_corpus(tu_corpus_file *files, size_t max) {
+  DIR *dir = opendir(TU_CORPUS_DIR);
+  cr_assert_not_null(dir, "cannot open %s", TU_CORPUS_DIR);
+  size_t n = 0;
+  for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+    if (!has_suffix(e->d_name, ".wave"))
+      continue;
+    cr_assert_lt(n, max, "more than %zu corpus files", max);
+    cr_assert_lt(strlen(e->d_name), sizeof(files[n].name), "file name too long: %s", e->d_name);
+    strcpy(files[n].name, e->d_name);
+    n++;
+  }
+  closedir(dir);
+  qsort(files, n, sizeof(*files), compare_names);
+  return n;
+}
+
+char *tu_corpus_path(const char *name) {
+  size_t n = strlen(TU_CORPUS_DIR) + strlen(name) + 2;
+  char *path = malloc(n);
+  cr_assert_not_null(path);
+  snprintf(path, n, "%s/%s", TU_CORPUS_DIR, name);
+  return path;
 }

@@ -4,8 +4,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "waveopt/waveopt.h"
+
+/* ---- the kernel corpus: the .wave files of tests/corpus ---- */
+
+#define TU_CORPUS_DIR WAVE_SRCDIR "/tests/corpus"
+#define TU_MAX_CORPUS_FILES 128
+
+/* A parameter of per-file tests: a plain array, so the test workers may copy it freely. */
+typedef struct tu_corpus_file {
+  char name[64];
+} tu_corpus_file;
+
+/* The *.wave files of the corpus, sorted by name; at most max of them. */
+size_t tu_list_corpus(tu_corpus_file *files, size_t max);
+/* The path of a corpus file; malloc'd. */
+char *tu_corpus_path(const char *name);
+
+/* ---- diagnostics, parsing and building ---- */
 
 /* Logs every diagnostic of d, so that a failed assertion shows what the library said. */
 void tu_log_diags(const wave_diags *d);
@@ -17,6 +35,22 @@ wave_module *tu_parse_ok(const char *text, const char *file, bool quiet);
 /* Appends an unguarded instruction to block, failing the test when it cannot be created. */
 wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
                    const wave_operand *ops);
+
+/* Appends `mov_imm r1, tag` at the end of list (joining its tail block): instructions that
+ * tu_shape can tell apart. */
+wave_instr *tu_tag(wave_module *m, wave_node_list *list, uint32_t tag);
+
+/* The tree under list as compact text written independently of the printer: a block is its
+ * instructions in brackets (mov_imm as its immediate, anything else as its mnemonic), an if is
+ * "if{THEN}{ELSE}", a loop "loop{BODY}", nodes separated by one space:
+ * "[1 2] if{[3]}{} loop{[4 halt]}". Fails the test when size is too small. */
+void tu_shape(const wave_node_list *list, char *buf, size_t size);
+
+/* Asserts that the shape of list is `expected`. */
+void tu_assert_shape(const wave_node_list *list, const char *expected);
+
+/* Validates the kernel (context "test"), logging and failing on any diagnostic. */
+void tu_assert_valid(const wave_kernel *kernel);
 
 /* Appends `count` copies of piece to the string in buf (size bytes), failing on overflow. */
 void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Instruction facts and operand roles (waveopt/instr.h), read from the opcode table: effect
+ * flags for what may move or be guarded, shapes for which slot is the destination and how many
+ * registers each slot covers. Nothing here names an opcode, so the table stays the one place
+ * that says what an instruction does.
+ */
+#include "waveopt/instr.h"
+
+static bool op_has(const wave_instr *instr, uint32_t flags) {
+  return wave_opcode_has((wave_opcode)instr->op, flags);
+}
+
+bool wave_instr_can_speculate(const wave_instr *instr) {
+  return op_has(instr, WAVE_F_PURE) && !op_has(instr, WAVE_F_MAY_TRAP);
+}
+
+bool wave_instr_can_guard(const wave_instr *instr) { return op_has(instr, WAVE_F_GUARD_OK); }
+
+bool wave_instr_is_convergent(const wave_instr *instr) {
+  return op_has(instr, WAVE_F_CONVERGENT);
+}
+
+/* ---- registers ---------------------------------------------------------------------------- */
+
+/* The reads (defs false) or writes (defs true) that wave_instr_reg_refs lists. */
+static wave_regset listed_refs(const wave_instr *instr, bool defs) {
+  wave_reg_ref refs[WAVE_MAX_REG_REFS];
+  unsigned n = wave_instr_reg_refs(instr, refs);
+  wave_regset set = wave_regset_empty();
+  for (unsigned i = 0; i < n; i++) {
+    if (refs[i].is_def != defs)
+      continue;
+    for (unsigned k = 0; k < refs[i].count; k++) {
+      uint64_t r = (uint64_t)refs[i].first + k;
+      if (refs[i].is_pred && r < WAVE_NUM_PREDS)
+        wave_regset_set(&set, WAVE_REG_PRED(r));
+      else if (!refs[i].is_pred && r <= WAVE_MAX_GPR)
+        wave_regset_set(&set, WAVE_REG_GPR(r));
+    }
+  }
+  return set;
+}
+
+void wave_instr_uses(const wave_instr *instr, wave_regset *uses) {
+  *uses = listed_refs(instr, false);
+  if (instr->guard != WAVE_NO_GUARD)
+    *uses = wave_regset_union(*uses, listed_refs(instr, true));
+}
+
+void wave_instr_defs(const wave_instr *instr, wave_regset *defs) {
+  *defs = listed_refs(instr, true);
+}
+
+bool wave_instr_reads_reg(const wave_instr *instr, unsigned reg) {
+  wave_regset uses;
+  wave_instr_uses(instr, &uses);
+  return wave_regset_test(uses, reg);
+}
+
+bool wave_instr_writes_reg(const wave_instr *instr, unsigned reg) {
+  wave_regset defs;
+  wave_instr_defs(instr, &defs);
+  return wave_regset_test(defs, reg);
+}
+
+/* ---- operand roles ------------------------------------------------------------------------ */
+
+/* Whether the shape starts with a written slot (d, o or q): the destination. */
+static bool has_dest_slot(const wave_instr *instr) {
+  char kind = wave_opcode_slot_kind((wave_opcode)instr->op, 0);
+  return kind == 'd' || kind == 'o' || kind == 'q';
+}
+
+/* The operand index of source i; past the operands when there is no such source. */
+static unsigned src_index(const wave_instr *instr, unsigned i) {
+  return (has_dest_slot(instr) ? 1u : 0u) + i;
+}
+
+const wave_operand *wave_instr_dest(const wave_instr *instr) {
+  if (!has_dest_slot(instr) || instr->num_operands == 0 ||
+      instr->operands[0].kind == WAVE_OPERAND_NONE)
+    return NULL;
+  return &instr->operands[0];
+}
+
+unsigned wave_instr_num_srcs(const wave_instr *instr) {
+  unsigned first = src_index(instr, 0);
+  return instr->num_operands > first ? instr->num_operands - first : 0;
+}
+
+const wave_operand *wave_instr_src(const wave_instr *instr, unsigned i) {
+  return i < wave_instr_num_srcs(instr) ? &instr->operands[src_index(instr, i)] : NULL;
+}
+
+bool wave_instr_set_dest(wave_instr *instr, wave_operand operand) {
+  return has_dest_slot(instr) && wave_instr_set_operand(instr, 0, operand);
+}
+
+bool wave_instr_set_src(wave_instr *instr, unsigned i, wave_operand operand) {
+  return i < wave_instr_num_srcs(instr) &&
+         wave_instr_set_operand(instr, src_index(instr, i), operand);
+}

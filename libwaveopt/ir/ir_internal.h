@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the files of ir/ share and the library does not export: moving through the region tree
+ * in text order by links alone, and the one place that links a node into a list.
+ *
+ * Text order is pre-order: a node, then its then-list (or loop body), then its else-list, then
+ * the nodes after it. Every step climbs or descends one link, so a whole walk costs one visit
+ * per node and no stack, however deep the nesting.
+ */
+#ifndef WAVEOPT_IR_INTERNAL_H
+#define WAVEOPT_IR_INTERNAL_H
+
+#include "waveopt/ir.h"
+
+/* The node after `node` in text order, entering node's own lists first. The walk ends (NULL)
+ * once `stop` and everything inside it are done, or at the end of the region body (or detached
+ * list) when stop is NULL. Link fields are plain pointers, so a const node yields its
+ * neighbours without a cast. */
+wave_node *wave_tree_next(const wave_node *stop, const wave_node *node);
+
+/* The node before `node` in text order (the innermost last node of its previous sibling, or
+ * its enclosing if/loop), or NULL at the start of its region body or detached list. */
+wave_node *wave_tree_prev(const wave_node *node);
+
+/* Makes `list` the holder of `node` (already linked between its neighbours) and gives node's
+ * nested lists the region of `list`. */
+void wave_node_adopt(wave_node_list *list, wave_node *node);
+
+#endif

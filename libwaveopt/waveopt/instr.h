@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What a pass asks of one instruction, answered from the opcode table alone (effect flags and
+ * operand shapes): whether it may run where the original program did not run it, whether a
+ * guard on it survives every downstream tool, whether its result depends on which lanes are
+ * active, which registers it reads and writes, and its operands by role. A new opcode needs
+ * its line in opcodes.def and nothing here.
+ *
+ * Operand accessors keep passes away from instr->operands[]. The IR keeps one operand per slot
+ * of the opcode's shape (an omitted atomic destination is an explicit empty slot), so "the
+ * destination" and "the i-th source" are questions about the shape, answered once, here.
+ */
+#ifndef WAVEOPT_INSTR_H
+#define WAVEOPT_INSTR_H
+
+#include "waveopt/api.h"
+
+#include <stdbool.h>
+
+#include "waveopt/ir.h"
+#include "waveopt/regset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- facts -------------------------------------------------------------------------------- */
+
+/* Pure and unable to trap: executing it in lanes or on paths where the program did not is
+ * unobservable once its destination is dead there. Loads, stores and atomics never qualify. */
+WAVE_API bool wave_instr_can_speculate(const wave_instr *instr);
+
+/* A @p1..@p3 guard on it is honoured by every downstream tool (ALU, compares, select, moves,
+ * halt); on anything else some tool drops or rejects the guard. */
+WAVE_API bool wave_instr_can_guard(const wave_instr *instr);
+
+/* Its result or effect depends on the set of active lanes: it must not move across control
+ * flow, into or out of a conditional region, nor gain or lose a guard. */
+WAVE_API bool wave_instr_is_convergent(const wave_instr *instr);
+
+/* The registers it reads: register operands with the implicit second (and third and fourth)
+ * registers of pairs and quads, the guard's predicate, and, for a guarded instruction, its
+ * destinations too: lanes the guard turns off keep the old value, so the old value is an
+ * input. Registers that cannot exist (r255, p4) are left out; the verifier reports them. */
+WAVE_API void wave_instr_uses(const wave_instr *instr, wave_regset *uses);
+/* The registers it writes, pairs and quads expanded; an atomic whose destination is r0 or
+ * omitted writes none. */
+WAVE_API void wave_instr_defs(const wave_instr *instr, wave_regset *defs);
+
+/* Membership in wave_instr_uses / wave_instr_defs; reg is WAVE_REG_GPR(r) or WAVE_REG_PRED(p). */
+WAVE_API bool wave_instr_reads_reg(const wave_instr *instr, unsigned reg);
+WAVE_API bool wave_instr_writes_reg(const wave_instr *instr, unsigned reg);
+
+/* ---- operands ----------------------------------------------------------------------------- */
+
+static inline unsigned wave_instr_num_operands(const wave_instr *instr) {
+  return instr->num_operands;
+}
+
+/* Operand i in source order, or NULL past the last one. */
+static inline const wave_operand *wave_instr_operand(const wave_instr *instr, unsigned i) {
+  return i < instr->num_operands ? &instr->operands[i] : NULL;
+}
+
+/* Replaces operand i; false (nothing changed) past the last one. */
+static inline bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand) {
+  if (i >= instr->num_operands)
+    return false;
+  instr->operands[i] = operand;
+  return true;
+}
+
+/* pred is WAVE_NO_GUARD (negated ignored) or 0..3. */
+static inline void wave_instr_set_guard(wave_instr *instr, int pred, bool negated) {
+  instr->guard = (int8_t)pred;
+  instr->guard_negated = pred != WAVE_NO_GUARD && negated;
+}
+
+/* The register the instruction's shape writes first (rd, or pd of a compare), or NULL when the
+ * shape has none or an atomic's destination is omitted. */
+WAVE_API const wave_operand *wave_instr_dest(const wave_instr *instr);
+/* The operands after the destination, in source order (a store's address, then its value). */
+WAVE_API unsigned wave_instr_num_srcs(const wave_instr *instr);
+WAVE_API const wave_operand *wave_instr_src(const wave_instr *instr, unsigned i);
+/* Replace the destination or source i; false (nothing changed) when there is no such slot. */
+WAVE_API bool wave_instr_set_dest(wave_instr *instr, wave_operand operand);
+WAVE_API bool wave_instr_set_src(wave_instr *instr, unsigned i, wave_operand operand);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,888 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The editing API of waveopt/edit.h: region bookkeeping on insertion, traversal, surgery
+ * (extract, reinsert, replace, split, merge), the cursor and builder, deep clones, checked
+ * downcasts, instruction facts from the opcode table, register sets and operand accessors.
+ *
+ * Expected trees are written out by hand as the text each test should print back, or as the
+ * list of instructions in order, so that a wrong link or a lost instruction shows as a
+ * difference; none of them was copied from the output of the code under test.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "waveopt/waveopt.h"
+
+/* ---- regions of nested lists -------------------------------------------------------------- */
+
+/* loop A { if B { loop C { nop } } else { if D { } } }, built bottom-up and detached. */
+typedef struct nest {
+  wave_node *a, *b, *c, *d;
+} nest;
+
+static nest build_detached_nest(wave_module *m) {
+  nest t = {wave_loop_create(m), wave_if_create(m, wave_pred(1)), wave_loop_create(m),
+            wave_if_create(m, wave_pred(2))};
+  cr_assert(t.a && t.b && t.c && t.d);
+  tu_add(m, wave_node_list_tail_block(m, &t.c->u.loop.body), WAVE_OP_NOP, 0, NULL);
+  wave_node_list_append(&t.b->u.if_.then_body, t.c);
+  wave_node_list_append(&t.a->u.loop.body, t.b);
+  /* One level attached after its parent was: the order of construction must not matter. */
+  wave_node_list_append(&t.b->u.if_.else_body, t.d);
+  return t;
+}
+
+static void assert_nest_region(const nest *t, const wave_region *r) {
+  const wave_node_list *lists[] = {&t->a->u.loop.body,   &t->b->u.if_.then_body,
+                                   &t->b->u.if_.else_body, &t->c->u.loop.body,
+                                   &t->d->u.if_.then_body, &t->d->u.if_.else_body};
+  for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+    cr_assert_eq(lists[i]->region, r, "list %zu names the wrong region", i);
+}
+
+Test(regions, detached_subtree_takes_the_region_it_is_inserted_into) {
+  wave_module *m = wave_module_create("t.wave");
+  wave_kernel *k = wave_kernel_create(m, "k");
+  wave_region *sub = wave_region_create(k, "sub");
+  cr_assert(k && sub);
+  nest t = build_detached_nest(m);
+  assert_nest_region(&t, NULL);
+  wave_node_list_append(&k->first_region->body, t.a);
+  assert_nest_region(&t, k->first_region);
+
+  wave_node_remove(t.a);
+  wave_node_list_prepend(&sub->body, t.a);
+  assert_nest_region(&t, sub);
+  cr_assert_eq(t.a->list, &sub->body);
+  wave_module_destroy(m);
+}
+
+Test(regions, every_insertion_function_updates_the_subtree) {
+  wave_module *m = wave_module_create("t.wave");
+  wave_kernel *k = wave_kernel_create(m, "k");
+  wave_region *sub = wave_region_create(k, "sub");
+  cr_assert(k && sub);
+  wave_node *anchor = wave_loop_create(m);
+  wave_node_list_append(&sub->body, anchor);
+  nest t = build_detached_nest(m);
+  wave_node_insert_before(anchor, t.a);
+  assert_nest_region(&t, sub);
+  wave_node_remove(t.a);
+  wave_node_list_append(&k->first_region->body, t.a);
+  assert_nest_region(&t, k->first_region);
+  wave_node_remove(t.a);
+  wave_node_insert_after(anchor, t.a);
+  assert_nest_region(&t, sub);
+  cr_assert_eq(anchor->next, t.a);
+  wave_module_destroy(m);
+}
+
+/* ---- walkers ------------------------------------------------------------------------------ */
+
+/* block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
+static wave_kernel *build_sample(wave_module *m) {
+  wave_kernel *k = wave_kernel_create(m, "k");
+  cr_assert_not_null(k);
+  wave_node_list *body = &k->first_region->body;
+  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
+  wave_node *iff = wave_if_create(m, wave_pred(1));
+  wave_node_list_append(body, iff);
+  tu_add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
+  wave_node *loop = wave_loop_create(m);
+  wave_node_list_append(&iff->u.if_.else_body, loop);
+  wave_operand p2 = wave_pred(2);
+  tu_add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
+  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
+  return k;
+}
+
+Test(walkers, const_walker_reports_the_mutable_walkers_events) {
+  wave_module *m = wave_module_create("t.wave");
+  const wave_kernel *k = build_sample(m);
+  static const wave_walk_event events[] = {
+      WAVE_WALK_BLOCK, WAVE_WALK_IF,      WAVE_WALK_BLOCK, WAVE_WALK_ELSE, WAVE_WALK_LOOP,
+      WAVE_WALK_BLOCK, WAVE_WALK_ENDLOOP, WAVE_WALK_ENDIF, WAVE_WALK_BLOCK};
+  static const unsigned depths[] = {0, 0, 1, 0, 1, 2, 1, 0, 0};
+  static const wave_opcode first_op[] = {WAVE_OP_NOP, 0, WAVE_OP_HALT, 0, 0, WAVE_OP_BREAK,
+                                         0, 0, WAVE_OP_NOP};
+  wave_const_walker w;
+  wave_const_walk_init(&w, &k->first_region->body);
+  unsigned n = 0;
+  while (wave_const_walk_next(&w)) {
+    cr_assert_lt(n, 9);
+    cr_assert_eq(w.event, events[n], "event %u", n);
+    cr_assert_eq(w.depth, depths[n], "depth %u", n);
+    if (w.event == WAVE_WALK_BLOCK)
+      cr_assert_eq(w.node->u.block.first->op, first_op[n], "block at event %u", n);
+    n++;
+  }
+  cr_assert_eq(n, 9);
+  cr_assert_not(wave_const_walk_next(&w), "the walk stays ended");
+  wave_module_destroy(m);
+}
+
+Test(walkers, const_walker_on_an_empty_list_ends_at_once) {
+  const wave_node_list empty = {0};
+  wave_const_walker w;
+  wave_const_walk_init(&w, &empty);
+  cr_assert_not(wave_const_walk_next(&w));
+  cr_assert_null(w.node);
+}
+
+/* ---- register sets ------------------------------------------------------------------------ */
+
+Test(regset, members_across_word_boundaries_and_kinds) {
+  wave_regset s = wave_regset_empty();
+  cr_assert(wave_regset_is_empty(s));
+  static const unsigned regs[] = {0, 63, 64, 127, 128, 254};
+  for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+    wave_regset_set(&s, WAVE_REG_GPR(regs[i]));
+  wave_regset_set(&s, WAVE_REG_PRED(0));
+  wave_regset_set(&s, WAVE_REG_PRED(3));
+  cr_assert_eq(WAVE_REG_PRED(0), 255u, "predicates follow r254");
+  cr_assert_eq(WAVE_NUM_REGS, 259);
+  for (unsigned r = 0; r < WAVE_NUM_REGS; r++) {
+    bool member = r == 0 || r == 63 || r == 64 || r == 127 || r == 128 || r == 254 ||
+                  r == 255 || r == 258;
+    cr_assert_eq(wave_regset_test(s, r), member, "index %u", r);
+  }
+  wave_regset_clear(&s, WAVE_REG_GPR(64));
+  cr_assert_not(wave_regset_test(s, 64));
+  cr_assert(wave_regset_test(s, 63));
+  wave_regset before = s;
+  wave_regset_set(&s, WAVE_NUM_REGS);
+  wave_regset_set(&s, 100000);
+  cr_assert(wave_regset_equal(s, before), "indices past p3 are ignored");
+  cr_assert_not(wave_regset_test(s, WAVE_NUM_REGS));
+}
+
+Test(regset, algebra) {
+  wave_regset a = wave_regset_empty(), b = wave_regset_empty();
+  wave_regset_set_range(&a, 2, 4);   /* r2 r3 r4 r5 */
+  wave_regset_set_range(&b, 4, 3);   /* r4 r5 r6 */
+  wave_regset_set(&b, WAVE_REG_PRED(1));
+  wave_regset u = wave_regset_union(a, b), i = wave_regset_intersect(a, b);
+  wave_regset d = wave_regset_subtract(a, b);
+  for (unsigned r = 0; r < WAVE_NUM_REGS; r++) {
+    cr_assert_eq(wave_regset_test(u, r), (r >= 2 && r <= 6) || r == WAVE_REG_PRED(1), "%u", r);
+    cr_assert_eq(wave_regset_test(i, r), r == 4 || r == 5, "%u", r);
+    cr_assert_eq(wave_regset_test(d, r), r == 2 || r == 3, "%u", r);
+  }
+  cr_assert_not(wave_regset_equal(a, b));
+  cr_assert(wave_regset_equal(wave_regset_union(d, i), a));
+  cr_assert(wave_regset_is_empty(wave_regset_subtract(a, a)));
+  cr_assert_not(wave_regset_is_empty(i));
+}
+
+Test(regset, first_free) {
+  wave_regset s = wave_regset_empty();
+  wave_regset_set_range(&s, 0, 3);
+  wave_regset_set(&s, WAVE_REG_PRED(1));
+  wave_regset_set(&s, WAVE_REG_PRED(2));
+  unsigned r = 999;
+  cr_assert(wave_regset_first_free(s, WAVE_REG_GPR(0), WAVE_REG_GPR(32), &r));
+  cr_assert_eq(r, 3);
+  cr_assert(wave_regset_first_free(s, WAVE_REG_PRED(1), WAVE_REG_PRED(4), &r));
+  cr_assert_eq(r, WAVE_REG_PRED(3));
+  cr_assert_not(wave_regset_first_free(s, WAVE_REG_GPR(0), WAVE_REG_GPR(3), &r),
+               "r0-r2 are all taken");
+  wave_regset_set(&s, WAVE_REG_PRED(3));
+  cr_assert_not(wave_regset_first_free(s, WAVE_REG_PRED(1), WAVE_REG_PRED(4), &r));
+}
+
+/* ---- instruction facts -------------------------------------------------------------------- */
+
+#define OPS(...) ((const wave_operand[]){__VA_ARGS__})
+#define NUM_OPS(...) ((unsigned)(sizeof(OPS(__VA_ARGS__)) / sizeof(wave_operand)))
+/* A detached instruction: INSTR(m, guard, OPCODE, operands...). */
+#define INSTR(m, guard, op, ...) \
+  make_instr(m, guard, WAVE_OP_##op, NUM_OPS(__VA_ARGS__), OPS(__VA_ARGS__))
+#define INSTR0(m, guard, op) make_instr(m, guard, WAVE_OP_##op, 0, NULL)
+
+static wave_instr *make_instr(wave_module *m, int guard, wave_opcode op, unsigned n,
+                              const wave_operand *ops) {
+  wave_instr *i = wave_instr_create(m, op, guard, false, n, ops);
+  cr_assert_not_null(i);
+  return i;
+}
+
+Test(facts, speculation_guards_and_convergence) {
+  wave_module *m = wave_module_create(NULL);
+  wave_operand r1 = wave_gpr(1), r2 = wave_gpr(2);
+  wave_instr *iadd = INSTR(m, WAVE_NO_GUARD, IADD, r1, r1, r2);
+  wave_instr *idiv = INSTR(m, WAVE_NO_GUARD, IDIV, r1, r1, r2);
+  wave_instr *load = INSTR(m, WAVE_NO_GUARD, DEVICE_LOAD_U32, r1, r2);
+  wave_instr *store = INSTR(m, WAVE_NO_GUARD, LOCAL_STORE_U32, r1, r2);
+  wave_instr *atomic = INSTR(m, WAVE_NO_GUARD, LOCAL_ATOMIC_ADD, r1, r1, r2);
+  wave_instr *reduce = INSTR(m, WAVE_NO_GUARD, WAVE_REDUCE_ADD, r1, r2);
+  wave_instr *sel = INSTR(m, WAVE_NO_GUARD, SELECT, r1, wave_pred(1), r1, r2);
+  wave_instr *halt = INSTR0(m, WAVE_NO_GUARD, HALT);
+  wave_instr *barrier = INSTR0(m, WAVE_NO_GUARD, BARRIER);
+  wave_instr *brk = INSTR(m, WAVE_NO_GUARD, BREAK, wave_pred(1));
+  wave_instr *mma = INSTR(m, WAVE_NO_GUARD, MMA_COMPUTE, wave_gpr(0), wave_gpr(1), r2);
+
+  cr_assert(wave_instr_can_speculate(iadd));
+  cr_assert(wave_instr_can_speculate(sel));
+  cr_assert_not(wave_instr_can_speculate(idiv), "division by zero traps");
+  cr_assert_not(wave_instr_can_speculate(load));
+  cr_assert_not(wave_instr_can_speculate(store));
+  cr_assert_not(wave_instr_can_speculate(atomic));
+  cr_assert_not(wave_instr_can_speculate(reduce));
+  cr_assert_not(wave_instr_can_speculate(halt));
+
+  cr_assert(wave_instr_can_guard(iadd));
+  cr_assert(wave_instr_can_guard(sel));
+  cr_assert(wave_instr_can_guard(halt));
+  cr_assert_not(wave_instr_can_guard(load), "wave-ptx drops guards on memory access");
+  cr_assert_not(wave_instr_can_guard(store));
+  cr_assert_not(wave_instr_can_guard(reduce));
+  cr_assert_not(wave_instr_can_guard(brk));
+
+  cr_assert(wave_instr_is_convergent(reduce));
+  cr_assert(wave_instr_is_convergent(barrier));
+  cr_assert(wave_instr_is_convergent(mma));
+  cr_assert_not(wave_instr_is_convergent(iadd));
+  cr_assert_not(wave_instr_is_convergent(load));
+  wave_module_destroy(m);
+}
+
+Test(facts, no_memory_or_mma_instruction_is_speculated_or_guarded) {
+  wave_module *m = wave_module_create(NULL);
+  for (int op = 0; op < WAVE_OP_COUNT; op++) {
+    wave_category c = wave_opcode_table[op].category;
+    if (c != WAVE_CAT_LOAD && c != WAVE_CAT_STORE && c != WAVE_CAT_ATOMIC && c != WAVE_CAT_MMA)
+      continue;
+    wave_instr *i = make_instr(m, WAVE_NO_GUARD, (wave_opcode)op, 0, NULL);
+    cr_assert_not(wave_instr_can_speculate(i), "%s", wave_opcode_table[op].mnemonic);
+    cr_assert_not(wave_instr_can_guard(i), "%s", wave_opcode_table[op].mnemonic);
+  }
+  wave_module_destroy(m);
+}
+
+/* Asserts that set holds exactly the registers listed (WAVE_REG_* indices). */
+static void assert_regs(wave_regset set, const unsigned *regs, size_t n, const char *what) {
+  wave_regset expected = wave_regset_empty();
+  for (size_t i = 0; i < n; i++)
+    wave_regset_set(&expected, regs[i]);
+  for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
+    cr_assert_eq(wave_regset_test(set, r), wave_regset_test(expected, r), "%s: register %u",
+                 what, r);
+}
+#define REGS(...) ((const unsigned[]){__VA_ARGS__})
+#define ASSERT_REGS(set, what, ...) \
+  assert_regs(set, REGS(__VA_ARGS__), sizeof(REGS(__VA_ARGS__)) / sizeof(unsigned), what)
+#define ASSERT_NO_REGS(set, what) assert_regs(set, NULL, 0, what)
+
+Test(facts, uses_and_defs_expand_pairs_quads_and_guards) {
+  wave_module *m = wave_module_create(NULL);
+  wave_regset u, d;
+  wave_instr *dadd = INSTR(m, WAVE_NO_GUARD, DADD, wave_gpr(2), wave_gpr(4), wave_gpr(6));
+  wave_instr_uses(dadd, &u);
+  wave_instr_defs(dadd, &d);
+  ASSERT_REGS(u, "dadd uses", 4, 5, 6, 7);
+  ASSERT_REGS(d, "dadd defs", 2, 3);
+
+  wave_instr *guarded = INSTR(m, 3, DADD, wave_gpr(2), wave_gpr(4), wave_gpr(6));
+  wave_instr_uses(guarded, &u);
+  wave_instr_defs(guarded, &d);
+  ASSERT_REGS(u, "@p3 dadd uses", WAVE_REG_PRED(3), 2, 3, 4, 5, 6, 7);
+  ASSERT_REGS(d, "@p3 dadd defs", 2, 3);
+
+  wave_instr *st = INSTR(m, WAVE_NO_GUARD, DEVICE_STORE_U128, wave_gpr(1), wave_gpr(8));
+  wave_instr_uses(st, &u);
+  wave_instr_defs(st, &d);
+  ASSERT_REGS(u, "store uses", 1, 8, 9, 10, 11);
+  ASSERT_NO_REGS(d, "store defs");
+
+  wave_instr *ld = INSTR(m, WAVE_NO_GUARD, DEVICE_LOAD_U128, wave_gpr(8), wave_gpr(1));
+  wave_instr_defs(ld, &d);
+  ASSERT_REGS(d, "u128 load defs", 8, 9, 10, 11);
+
+  wave_instr *no_ret = INSTR(m, WAVE_NO_GUARD, ATOMIC_ADD, wave_gpr(0), wave_gpr(1), wave_gpr(2),
+                             wave_scope_operand(WAVE_SCOPE_DEVICE));
+  wave_instr_uses(no_ret, &u);
+  wave_instr_defs(no_ret, &d);
+  ASSERT_REGS(u, "atomic uses", 1, 2);
+  ASSERT_NO_REGS(d, "an r0 atomic destination writes nothing");
+
+  wave_instr *cmp = INSTR(m, WAVE_NO_GUARD, ICMP_LT, wave_pred(1), wave_gpr(2), wave_gpr(3));
+  wave_instr_defs(cmp, &d);
+  ASSERT_REGS(d, "compare defs", WAVE_REG_PRED(1));
+  wave_instr *sel = INSTR(m, WAVE_NO_GUARD, SELECT, wave_gpr(1), wave_pred(0), wave_gpr(2),
+                          wave_gpr(3));
+  wave_instr_uses(sel, &u);
+  ASSERT_REGS(u, "select uses", WAVE_REG_PRED(0), 2, 3);
+
+  wave_instr *mov_sr = INSTR(m, WAVE_NO_GUARD, MOV, wave_gpr(1), wave_sreg(4));
+  wave_instr_uses(mov_sr, &u);
+  ASSERT_NO_REGS(u, "mov reads sr_lane_id itself, not r4");
+  wave_instr *iadd_sr = INSTR(m, WAVE_NO_GUARD, IADD, wave_gpr(1), wave_sreg(4), wave_gpr(2));
+  wave_instr_uses(iadd_sr, &u);
+  ASSERT_REGS(u, "sr_lane_id in an iadd is encoded as r4", 2, 4);
+
+  wave_instr *top = INSTR(m, WAVE_NO_GUARD, DADD, wave_gpr(254), wave_gpr(2), wave_gpr(4));
+  wave_instr_defs(top, &d);
+  ASSERT_REGS(d, "r255 does not exist", 254);
+
+  cr_assert(wave_instr_reads_reg(guarded, WAVE_REG_PRED(3)));
+  cr_assert(wave_instr_reads_reg(guarded, WAVE_REG_GPR(3)), "partial write keeps r3");
+  cr_assert_not(wave_instr_reads_reg(dadd, WAVE_REG_GPR(3)));
+  cr_assert(wave_instr_writes_reg(dadd, WAVE_REG_GPR(3)));
+  cr_assert_not(wave_instr_writes_reg(dadd, WAVE_REG_GPR(4)));
+  cr_assert(wave_instr_writes_reg(cmp, WAVE_REG_PRED(1)));
+  cr_assert_not(wave_instr_writes_reg(cmp, WAVE_REG_GPR(1)), "p1 is not r1");
+  wave_module_destroy(m);
+}
+
+/* ---- operand accessors -------------------------------------------------------------------- */
+
+static bool same_operand(const wave_operand *o, wave_operand expected) {
+  return o && o->kind == expected.kind && o->value == expected.value;
+}
+
+Test(operands, destination_and_sources_by_role) {
+  wave_module *m = wave_module_create(NULL);
+  wave_instr *iadd = INSTR(m, WAVE_NO_GUARD, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
+  cr_assert_eq(wave_instr_num_operands(iadd), 3);
+  cr_assert(same_operand(wave_instr_dest(iadd), wave_gpr(1)));
+  cr_assert_eq(wave_instr_num_srcs(iadd), 2);
+  cr_assert(same_operand(wave_instr_src(iadd, 0), wave_gpr(2)));
+  cr_assert(same_operand(wave_instr_src(iadd, 1), wave_gpr(3)));
+  cr_assert_null(wave_instr_src(iadd, 2));
+  cr_assert_null(wave_instr_operand(iadd, 3));
+  cr_assert(wave_instr_set_src(iadd, 1, wave_gpr(9)));
+  cr_assert(same_operand(wave_instr_operand(iadd, 2), wave_gpr(9)));
+  cr_assert_not(wave_instr_set_src(iadd, 2, wave_gpr(9)));
+  cr_assert_not(wave_instr_set_operand(iadd, 3, wave_gpr(9)));
+  cr_assert(wave_instr_set_dest(iadd, wave_gpr(7)));
+  cr_assert_eq(iadd->operands[0].value, 7);
+
+  wave_instr *st = INSTR(m, WAVE_NO_GUARD, DEVICE_STORE_U32, wave_gpr(5), wave_gpr(6));
+  cr_assert_null(wave_instr_dest(st), "a store writes no register");
+  cr_assert_not(wave_instr_set_dest(st, wave_gpr(1)));
+  cr_assert_eq(wave_instr_num_srcs(st), 2);
+  cr_assert(same_operand(wave_instr_src(st, 0), wave_gpr(5)), "the address comes first");
+
+  wave_instr *atomic = INSTR(m, WAVE_NO_GUARD, ATOMIC_ADD, {0}, wave_gpr(1), wave_gpr(2),
+                             wave_scope_operand(WAVE_SCOPE_DEVICE));
+  cr_assert_null(wave_instr_dest(atomic), "the destination is omitted");
+  cr_assert_eq(wave_instr_num_srcs(atomic), 3);
+  cr_assert(same_operand(wave_instr_src(atomic, 2), wave_scope_operand(WAVE_SCOPE_DEVICE)));
+  cr_assert(wave_instr_set_dest(atomic, wave_gpr(7)));
+  cr_assert(same_operand(wave_instr_dest(atomic), wave_gpr(7)));
+
+  wave_instr *cmp = INSTR(m, WAVE_NO_GUARD, ICMP_LT, wave_pred(1), wave_gpr(2), wave_gpr(3));
+  cr_assert(same_operand(wave_instr_dest(cmp), wave_pred(1)));
+  wave_instr *barrier = INSTR0(m, WAVE_NO_GUARD, BARRIER);
+  cr_assert_null(wave_instr_dest(barrier));
+  cr_assert_eq(wave_instr_num_srcs(barrier), 0);
+  cr_assert_null(wave_instr_src(barrier, 0));
+
+  wave_instr_set_guard(iadd, 2, true);
+  cr_assert(iadd->guard == 2 && iadd->guard_negated);
+  wave_instr_set_guard(iadd, WAVE_NO_GUARD, true);
+  cr_assert(iadd->guard == WAVE_NO_GUARD && !iadd->guard_negated);
+  wave_module_destroy(m);
+}
+
+/* ---- shared trees ------------------------------------------------------------------------- */
+
+typedef struct tree {
+  wave_module *m;
+  wave_kernel *k;
+  wave_node_list *body;  /* the entry region's */
+} tree;
+
+static tree new_tree(void) {
+  tree t;
+  t.m = wave_module_create("t.wave");
+  cr_assert_not_null(t.m);
+  t.k = wave_kernel_create(t.m, "k");
+  cr_assert_not_null(t.k);
+  t.body = &t.k->first_region->body;
+  return t;
+}
+
+static wave_node *add_if(tree *t, wave_node_list *list, unsigned pred) {
+  wave_node *n = wave_if_create(t->m, wave_pred(pred));
+  cr_assert_not_null(n);
+  wave_node_list_append(list, n);
+  return n;
+}
+
+static wave_node *add_loop(tree *t, wave_node_list *list) {
+  wave_node *n = wave_loop_create(t->m);
+  cr_assert_not_null(n);
+  wave_node_list_append(list, n);
+  return n;
+}
+
+#define THEN(n) (&(n)->u.if_.then_body)
+#define ELSE(n) (&(n)->u.if_.else_body)
+#define BODY(n) (&(n)->u.loop.body)
+
+/* [1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6] */
+typedef struct sample {
+  tree t;
+  wave_node *b1, *outer_if, *b2, *inner_loop, *b3, *b4, *inner_if, *b5, *empty_loop, *b6;
+} sample;
+
+static sample new_sample(void) {
+  sample s;
+  s.t = new_tree();
+  tree *t = &s.t;
+  s.b1 = tu_tag(t->m, t->body, 1)->block;
+  s.outer_if = add_if(t, t->body, 1);
+  s.b2 = tu_tag(t->m, THEN(s.outer_if), 2)->block;
+  s.inner_loop = add_loop(t, THEN(s.outer_if));
+  s.b3 = tu_tag(t->m, BODY(s.inner_loop), 3)->block;
+  s.b4 = tu_tag(t->m, ELSE(s.outer_if), 4)->block;
+  s.inner_if = add_if(t, ELSE(s.outer_if), 2);
+  s.b5 = tu_tag(t->m, ELSE(s.inner_if), 5)->block;
+  s.empty_loop = add_loop(t, t->body);
+  s.b6 = tu_tag(t->m, t->body, 6)->block;
+  tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
+  return s;
+}
+
+/* ---- downcasts and navigation ------------------------------------------------------------- */
+
+Test(navigation, downcasts_check_the_kind_and_keep_constness) {
+  sample s = new_sample();
+  cr_assert_eq(wave_node_as_if(s.outer_if), s.outer_if);
+  cr_assert_null(wave_node_as_loop(s.outer_if));
+  cr_assert_null(wave_node_as_block(s.outer_if));
+  cr_assert_eq(wave_node_as_loop(s.inner_loop), s.inner_loop);
+  cr_assert_eq(wave_node_as_block(s.b1), s.b1);
+  cr_assert_null(wave_node_as_if(s.b1));
+  cr_assert_null(wave_node_as_if((wave_node *)NULL));
+  const wave_node *c = s.outer_if;
+  _Static_assert(_Generic(wave_node_as_if(c), const wave_node *: 1, default: 0),
+                 "a const node downcasts to a const node");
+  _Static_assert(_Generic(wave_node_as_if(s.outer_if), wave_node *: 1, default: 0),
+                 "a mutable node downcasts to a mutable node");
+  cr_assert_eq(wave_node_as_if(c), c);
+  cr_assert_null(wave_node_as_block(c));
+  wave_module_destroy(s.t.m);
+}
+
+Test(navigation, parents_regions_and_enclosing_loops) {
+  sample s = new_sample();
+  cr_assert_eq(wave_node_parent(s.b3), s.inner_loop);
+  cr_assert_eq(wave_node_parent(s.inner_loop), s.outer_if);
+  cr_assert_eq(wave_node_parent(s.b5), s.inner_if);
+  cr_assert_null(wave_node_parent(s.outer_if));
+  cr_assert_eq(wave_instr_node(s.b3->u.block.first), s.b3);
+  cr_assert_eq(wave_node_region(s.b5), s.t.k->first_region);
+  cr_assert_eq(wave_node_enclosing_loop(s.b3), s.inner_loop);
+  cr_assert_null(wave_node_enclosing_loop(s.inner_loop), "a loop does not enclose itself");
+  cr_assert_null(wave_node_enclosing_loop(s.b5), "ifs are no loops");
+  cr_assert_null(wave_node_enclosing_loop(s.b1));
+  cr_assert(wave_node_list_is_empty(BODY(s.empty_loop)));
+  cr_assert(wave_node_list_is_empty(THEN(s.inner_if)));
+  cr_assert_not(wave_node_list_is_empty(ELSE(s.inner_if)));
+  cr_assert_not(wave_block_is_empty(s.b1));
+  wave_node *detached = wave_block_create(s.t.m);
+  cr_assert(wave_block_is_empty(detached));
+  cr_assert_null(wave_node_parent(detached));
+  cr_assert_null(wave_node_region(detached));
+  wave_module_destroy(s.t.m);
+}
+
+Test(navigation, previous_and_next_block_in_text_order) {
+  sample s = new_sample();
+  wave_node *order[] = {s.b1, s.b2, s.b3, s.b4, s.b5, s.b6};
+  for (unsigned i = 0; i < 6; i++) {
+    cr_assert_eq(wave_block_next(order[i]), i < 5 ? order[i + 1] : NULL, "after block %u",
+                 i + 1);
+    cr_assert_eq(wave_block_prev(order[i]), i > 0 ? order[i - 1] : NULL, "before block %u",
+                 i + 1);
+  }
+  wave_module_destroy(s.t.m);
+}
+
+Test(navigation, foreach_block_visits_regions_in_order) {
+  sample s = new_sample();
+  tree *t = &s.t;
+  wave_region *empty = wave_region_create(t->k, "empty");
+  wave_region *sub = wave_region_create(t->k, "sub");
+  cr_assert(empty && sub);
+  wave_node *loop = add_loop(t, &sub->body);
+  tu_tag(t->m, BODY(loop), 7);
+  tu_tag(t->m, &sub->body, 8);
+  uint32_t seen[16], n = 0;
+  wave_foreach_block(b, t->k) {
+    cr_assert_lt(n, 16);
+    seen[n++] = b->u.block.first->operands[1].value;
+  }
+  cr_assert_eq(n, 8);
+  for (uint32_t i = 0; i < n; i++)
+    cr_assert_eq(seen[i], i + 1);
+
+  n = 0;
+  wave_foreach_block_in_region(b, sub) seen[n++] = b->u.block.first->operands[1].value;
+  cr_assert(n == 2 && seen[0] == 7 && seen[1] == 8);
+  n = 0;
+  wave_foreach_block_in_region(b, empty) n++;
+  cr_assert_eq(n, 0);
+
+  n = 0;
+  wave_foreach_block(b, t->k) {
+    if (b == s.b3)
+      break;
+    n++;
+  }
+  cr_assert_eq(n, 2, "break leaves the loop at once");
+  wave_block_iter it = wave_block_iter_region(t->k->first_region);
+  for (unsigned i = 0; i < 6; i++)
+    cr_assert_not_null(wave_block_iter_next(&it));
+  cr_assert_null(wave_block_iter_next(&it));
+  cr_assert_null(wave_block_iter_next(&it), "the iterator stays at its end");
+  wave_module_destroy(t->m);
+}
+
+Test(navigation, safe_iteration_survives_removing_the_current_item) {
+  sample s = new_sample();
+  tree *t = &s.t;
+  for (uint32_t k = 10; k < 15; k++)
+    tu_tag(t->m, t->body, k);
+  tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6 10 11 12 13 14]");
+  wave_foreach_instr_safe(i, s.b6) {
+    if (i->operands[1].value % 2 == 0)
+      wave_instr_remove(i);
+  }
+  wave_foreach_node_safe(n, t->body) {
+    if (n->kind != WAVE_NODE_BLOCK)
+      wave_node_remove(n);
+  }
+  tu_assert_shape(t->body, "[1] [11 13]");
+  unsigned count = 0;
+  wave_foreach_node(n, t->body) count++;
+  wave_foreach_instr(i, s.b6) count++;
+  cr_assert_eq(count, 4);
+  wave_module_destroy(t->m);
+}
+
+/* ---- surgery ------------------------------------------------------------------------------ */
+
+Test(surgery, extract_stitches_the_gap_and_keeps_the_region) {
+  sample s = new_sample();
+  tree *t = &s.t;
+  wave_instr *i6 = s.b6->u.block.first;
+  wave_node_list out;
+  cr_assert(wave_node_list_extract(s.outer_if, s.empty_loop, &out));
+  tu_assert_shape(t->body, "[1 6]");
+  tu_assert_shape(&out, "if{[2] loop{[3]}}{[4] if{}{[5]}} loop{}");
+  cr_assert_null(out.parent);
+  cr_assert_eq(out.region, t->k->first_region);
+  cr_assert_eq(s.outer_if->list, &out);
+  cr_assert_eq(s.empty_loop->list, &out);
+  cr_assert_eq(i6->block, s.b1, "the instruction moved to the merged block");
+  cr_assert_null(s.b6->u.block.first);
+  cr_assert_null(s.b6->list, "the emptied block left the tree");
+  tu_assert_valid(t->k);
+
+  wave_node_list one;
+  cr_assert(wave_node_list_extract(s.b4, s.b4, &one));
+  tu_assert_shape(&one, "[4]");
+  tu_assert_shape(ELSE(s.outer_if), "if{}{[5]}");
+  wave_module_destroy(t->m);
+}
+
+Test(surgery, extract_refuses_a_bad_range) {
+  sample s = new_sample();
+  wave_node_list out = {0};
+  cr_assert_not(wave_node_list_extract(s.b6, s.b1, &out), "last before first");
+  cr_assert_not(wave_node_list_extract(s.b1, s.b2, &out), "two lists");
+  tu_assert_shape(s.t.body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
+  cr_assert_null(out.first);
+  wave_module_destroy(s.t.m);
+}
+
+Test(surgery, reinsert_at_every_kind_of_cursor) {
+  tree t = new_tree();
+  wave_instr *i1 = tu_tag(t.m, t.body, 1);
+  wave_instr *i2 = tu_tag(t.m, t.body, 2);
+  tu_tag(t.m, t.body, 3);
+  /* A detached list: if{[9]}{}, never inserted anywhere. */
+  wave_node_list nodes = {0};
+  wave_node *iff = add_if(&t, &nodes, 1);
+  tu_tag(t.m, THEN(iff), 9);
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_before_instr(i2), &nodes));
+  tu_assert_shape(t.body, "[1] if{[9]}{} [2 3]");
+  cr_assert(wave_node_list_is_empty(&nodes));
+  cr_assert_eq(THEN(iff)->region, t.k->first_region);
+  tu_assert_valid(t.k);
+
+  /* [7] loop{} [8] into the middle of [2 3]: both ends merge with the halves. */
+  wave_node *b7 = wave_block_create(t.m);
+  cr_assert_not_null(b7);
+  wave_node_list_append(&nodes, b7);
+  tu_tag(t.m, &nodes, 7);
+  add_loop(&t, &nodes);
+  tu_tag(t.m, &nodes, 8);
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_after_instr(i2), &nodes));
+  tu_assert_shape(t.body, "[1] if{[9]}{} [2 7] loop{} [8 3]");
+  tu_assert_valid(t.k);
+
+  /* A then-list moved to the end of the region: it is any list the cursor is not in. */
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_list_end(t.body), THEN(iff)));
+  tu_assert_shape(t.body, "[1] if{}{} [2 7] loop{} [8 3 9]");
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_block_start(i1->block), &nodes),
+            "an empty list changes nothing");
+  tu_assert_shape(t.body, "[1] if{}{} [2 7] loop{} [8 3 9]");
+  tu_assert_valid(t.k);
+
+  wave_node *detached = wave_loop_create(t.m);
+  cr_assert_not(wave_node_list_reinsert(t.m, wave_cursor_after_node(detached), &nodes),
+                "a cursor beside a detached node lies in no list");
+  wave_module_destroy(t.m);
+}
+
+Test(surgery, extract_then_reinsert_moves_code_to_another_region) {
+  sample s = new_sample();
+  tree *t = &s.t;
+  wave_region *sub = wave_region_create(t->k, "sub");
+  cr_assert_not_null(sub);
+  tu_tag(t->m, &sub->body, 7);
+  wave_node_list out;
+  cr_assert(wave_node_list_extract(s.b1, s.outer_if, &out));
+  cr_assert(wave_node_list_reinsert(t->m, wave_cursor_list_start(&sub->body), &out));
+  tu_assert_shape(t->body, "loop{} [6]");
+  tu_assert_shape(&sub->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} [7]");
+  cr_assert_eq(BODY(s.inner_loop)->region, sub);
+  cr_assert_eq(ELSE(s.inner_if)->region, sub);
+  tu_assert_valid(t->k);
+  wave_module_destroy(t->m);
+}
+
+Test(surgery, replace_an_if_by_one_of_its_lists) {
+  sample s = new_sample();
+  tree *t = &s.t;
+  cr_assert(wave_node_replace(s.outer_if, THEN(s.outer_if)));
+  tu_assert_shape(t->body, "[1 2] loop{[3]} loop{} [6]");
+  cr_assert_null(s.outer_if->list);
+  cr_assert(wave_node_list_is_empty(THEN(s.outer_if)));
+  cr_assert_eq(s.inner_loop->list, t->body);
+  tu_assert_valid(t->k);
+
+  wave_node_list nothing = {0};
+  cr_assert(wave_node_replace(s.inner_loop, &nothing));
+  tu_assert_shape(t->body, "[1 2] loop{} [6]");
+  cr_assert(wave_node_replace(s.empty_loop, &nothing));
+  tu_assert_shape(t->body, "[1 2 6]"); /* the blocks on both sides join */
+  tu_assert_valid(t->k);
+  cr_assert_not(wave_node_replace(s.empty_loop, &nothing), "detached now");
+  wave_module_destroy(t->m);
+}
+
+Test(surgery, replace_with_a_list_of_blocks_only) {
+  sample s = new_sample();
+  tree *t = &s.t;
+  wave_node_list four;
+  cr_assert(wave_node_list_extract(s.b4, s.b4, &four));
+  cr_assert(wave_node_replace(s.outer_if, &four));
+  tu_assert_shape(t->body, "[1 4] loop{} [6]");
+  tu_assert_valid(t->k);
+  wave_module_destroy(t->m);
+}
+
+Test(surgery, split_and_merge) {
+  tree t = new_tree();
+  wave_instr *i1 = tu_tag(t.m, t.body, 1);
+  wave_instr *i2 = tu_tag(t.m, t.body, 2);
+  wave_instr *i3 = tu_tag(t.m, t.body, 3);
+  wave_node *b = i1->block;
+  cr_assert_eq(wave_block_split(t.m, i1), b, "nothing to split before the first");
+  wave_node *tail = wave_block_split(t.m, i2);
+  cr_assert(tail && tail != b);
+  tu_assert_shape(t.body, "[1] [2 3]");
+  cr_assert(i2->block == tail && i3->block == tail && i1->block == b);
+  cr_assert(b->u.block.last == i1 && i1->next == NULL && i2->prev == NULL);
+  cr_assert_eq(b->next, tail);
+  cr_assert_not(wave_block_merge(tail, b), "wrong order");
+  cr_assert(wave_block_merge(b, tail));
+  tu_assert_shape(t.body, "[1 2 3]");
+  cr_assert(i2->block == b && i1->next == i2 && i2->prev == i1 && b->u.block.last == i3);
+  cr_assert_null(tail->list);
+  tu_assert_valid(t.k);
+  wave_node *loop = add_loop(&t, t.body);
+  cr_assert_not(wave_block_merge(b, loop), "only blocks merge");
+  wave_instr *lone = wave_instr_create(t.m, WAVE_OP_NOP, WAVE_NO_GUARD, false, 0, NULL);
+  cr_assert_null(wave_block_split(t.m, lone), "a detached instruction has no block");
+  wave_module_destroy(t.m);
+}
+
+/* ---- cursor and builder ------------------------------------------------------------------- */
+
+static wave_instr *tag_instr(wave_module *m, uint32_t tag) {
+  wave_operand ops[] = {wave_gpr(1), wave_imm(tag)};
+  wave_instr *i = wave_instr_create(m, WAVE_OP_MOV_IMM, WAVE_NO_GUARD, false, 2, ops);
+  cr_assert_not_null(i);
+  return i;
+}
+
+static void insert_tag(tree *t, wave_cursor at, uint32_t tag) {
+  cr_assert(wave_instr_insert(t->m, at, tag_instr(t->m, tag)), "inserting %u", tag);
+}
+
+Test(cursor, instructions_join_the_neighbouring_block) {
+  tree t = new_tree();
+  wave_node *iff = add_if(&t, t.body, 1);
+  insert_tag(&t, wave_cursor_list_start(t.body), 1);
+  tu_assert_shape(t.body, "[1] if{}{}");
+  insert_tag(&t, wave_cursor_list_end(t.body), 2);
+  tu_assert_shape(t.body, "[1] if{}{} [2]");
+  insert_tag(&t, wave_cursor_before_node(iff), 3);
+  insert_tag(&t, wave_cursor_after_node(iff), 4);
+  tu_assert_shape(t.body, "[1 3] if{}{} [4 2]");
+  insert_tag(&t, wave_cursor_list_end(THEN(iff)), 5);
+  wave_instr *first = t.body->first->u.block.first;
+  insert_tag(&t, wave_cursor_before_instr(first), 6);
+  insert_tag(&t, wave_cursor_after_instr(t.body->first->u.block.last), 7);
+  insert_tag(&t, wave_cursor_block_start(t.body->last), 8);
+  insert_tag(&t, wave_cursor_block_end(t.body->last), 9);
+  tu_assert_shape(t.body, "[6 1 3 7] if{[5]}{} [8 4 2 9]");
+  tu_assert_valid(t.k);
+
+  cr_assert_not(wave_instr_insert(t.m, wave_cursor_list_end(t.body), first),
+                "an attached instruction");
+  wave_node *loose = wave_loop_create(t.m);
+  cr_assert_not(wave_instr_insert(t.m, wave_cursor_after_node(loose), tag_instr(t.m, 10)),
+                "beside a detached node");
+  tu_assert_shape(t.body, "[6 1 3 7] if{[5]}{} [8 4 2 9]");
+  wave_module_destroy(t.m);
+}
+
+Test(cursor, nodes_split_blocks_and_blocks_merge) {
+  tree t = new_tree();
+  tu_tag(t.m, t.body, 1);
+  wave_instr *i2 = tu_tag(t.m, t.body, 2);
+  wave_node *loop = wave_loop_create(t.m);
+  cr_assert(wave_node_insert(t.m, wave_cursor_before_instr(i2), loop));
+  tu_assert_shape(t.body, "[1] loop{} [2]");
+  wave_node *block = wave_block_create(t.m);
+  cr_assert_not(wave_node_insert(t.m, wave_cursor_list_end(BODY(loop)), block),
+                "an empty block would break the normal form");
+  wave_block_append(block, tag_instr(t.m, 3));
+  cr_assert(wave_node_insert(t.m, wave_cursor_after_node(loop), block));
+  tu_assert_shape(t.body, "[1] loop{} [3 2]");
+  cr_assert_not(wave_node_insert(t.m, wave_cursor_list_end(t.body), loop), "attached");
+  tu_assert_valid(t.k);
+  wave_module_destroy(t.m);
+}
+
+Test(builder, emits_in_order_with_the_given_location) {
+  tree t = new_tree();
+  wave_instr *i1 = tu_tag(t.m, t.body, 1);
+  tu_tag(t.m, t.body, 2);
+  wave_loc loc = {"orig.wave", 7, 3};
+  wave_builder b = wave_builder_at(t.m, wave_cursor_after_instr(i1), loc);
+  wave_instr *i10 = wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(1), wave_imm(10));
+  cr_assert_not_null(i10);
+  wave_node *iff = wave_build_if(&b, wave_pred(2));
+  cr_assert_not_null(iff);
+  cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(1), wave_imm(11)));
+  b.cursor = wave_cursor_after_node(iff);
+  cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(1), wave_imm(12)));
+  wave_node *loop = wave_build_loop(&b);
+  cr_assert_not_null(loop);
+  wave_instr *brk = wave_build(&b, WAVE_OP_BREAK, wave_pred(3));
+  cr_assert_not_null(wave_build_instr(&b, WAVE_OP_BARRIER, 0, NULL));
+  tu_assert_shape(t.body, "[1 10] if{[11]}{} [12] loop{[break barrier]} [2]");
+  tu_assert_valid(t.k);
+  cr_assert(i10->src.loc.line == 7 && i10->src.loc.col == 3);
+  cr_assert_str_eq(i10->src.loc.file, "orig.wave");
+  cr_assert_eq(brk->src.loc.line, 7);
+  cr_assert(brk->operands[0].kind == WAVE_OPERAND_PRED && brk->operands[0].value == 3);
+  cr_assert(iff->u.if_.if_src.loc.line == 7 && iff->u.if_.endif_src.loc.line == 7);
+  cr_assert(iff->u.if_.cond.kind == WAVE_OPERAND_PRED && iff->u.if_.cond.value == 2);
+  cr_assert(loop->u.loop.loop_src.loc.line == 7 && loop->u.loop.endloop_src.loc.line == 7);
+  cr_assert_eq(i10->guard, WAVE_NO_GUARD);
+
+  wave_builder stuck = wave_builder_at(t.m, wave_cursor_after_node(wave_loop_create(t.m)), loc);
+  cr_assert_null(wave_build(&stuck, WAVE_OP_MOV_IMM, wave_gpr(1), wave_imm(13)));
+  cr_assert_null(wave_build_if(&stuck, wave_pred(1)));
+  tu_assert_shape(t.body, "[1 10] if{[11]}{} [12] loop{[break barrier]} [2]");
+  wave_module_destroy(t.m);
+}
+
+/* ---- clones ------------------------------------------------------------------------------- */
+
+/* Asserts that the two trees hold no node or instruction in common and equal instructions. */
+static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_list *copy) {
+  wave_const_walker a, b;
+  wave_const_walk_init(&a, orig);
+  wave_const_walk_init(&b, copy);
+  for (;;) {
+    bool more = wave_const_walk_next(&a);
+    cr_assert_eq(wave_const_walk_next(&b), more);
+    if (!more)
+      break;
+    cr_assert_eq(a.event, b.event);
+    cr_assert_neq(a.node, b.node, "a node is shared");
+    if (a.event == WAVE_WALK_IF) {
+      cr_assert_eq(b.node->u.if_.then_body.parent, b.node);
+      cr_assert_eq(b.node->u.if_.else_body.parent, b.node);
+      cr_assert_eq(a.node->u.if_.cond.value, b.node->u.if_.cond.value);
+    }
+    if (a.event != WAVE_WALK_BLOCK)
+      continue;
+    const wave_instr *x = a.node->u.block.first, *y = b.node->u.block.first;
+    for (; x && y; x = x->next, y = y->next) {
+      cr_assert_neq(x, y, "an instruction is shared");
+      cr_assert_eq(y->block, b.node);
+      cr_assert(x->op == y->op && x->num_operands == y->num_operands);
+      cr_assert_eq(memcmp(x->operands, y->operands, sizeof(x->operands)), 0);
+      cr_assert_eq(x->src.comment, y->src.comment);
+    }
+    cr_assert(!x && !y);
+  }
+}
+
+Test(clone, a_list_and_a_node_with_everything_nested) {
+  sample s = new_sample();
+  tree *t = &s.t;
+  s.b3->u.block.first->src.comment = "; three";
+  wave_node_list copy;
+  cr_assert(wave_node_list_clone(t->m, t->body, &copy));
+  tu_assert_shape(&copy, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
+  assert_disjoint_copy(t->body, &copy);
+  cr_assert_null(copy.parent);
+
+  wave_region *sub = wave_region_create(t->k, "sub");
+  cr_assert_not_null(sub);
+  cr_assert(wave_node_list_reinsert(t->m, wave_cursor_list_start(&sub->body), &copy));
+  tu_assert_valid(t->k);
+  tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
+
+  wave_node *n = wave_node_clone(t->m, s.outer_if);
+  cr_assert_not_null(n);
+  cr_assert_null(n->list);
+  cr_assert(n->prev == NULL && n->next == NULL);
+  wave_node_list holder = {0};
+  wave_node_list_append(&holder, n);
+  tu_assert_shape(&holder, "if{[2] loop{[3]}}{[4] if{}{[5]}}");
+  wave_node_remove(n);
+  cr_assert(wave_node_insert(t->m, wave_cursor_list_end(BODY(s.empty_loop)), n));
+  tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{if{[2] loop{[3]}}{[4] "
+                           "if{}{[5]}}} [6]");
+  tu_assert_valid(t->k);
+
+  wave_instr *orig = s.b3->u.block.first;
+  wave_instr *i = wave_instr_clone(t->m, orig);
+  cr_assert(i && i != orig && !i->block && !i->prev && !i->next);
+  cr_assert(i->op == orig->op && i->operands[1].value == 3);
+  cr_assert_str_eq(i->src.comment, "; three");
+  wave_module_destroy(t->m);
+}
+
+Test(clone, an_empty_list) {
+  tree t = new_tree();
+  wave_node_list copy = {.first = (wave_node *)&t};
+  cr_assert(wave_node_list_clone(t.m, t.body, &copy));
+  cr_assert(copy.first == NULL && copy.last == NULL);
+  wave_module_destroy(t.m);
+}
