@@ -228,8 +228,8 @@ static bool run_kernel(wave_pm_run *run, wave_kernel *kernel) {
       if (r->changed)
         wave_module_report(kernel->module, run->diags, WAVE_SEV_WARNING, "fixpoint",
                            kernel->kernel_src.loc,
-                           "fixpoint reached its limit of %u iterations on kernel '%s' while "
-                           "the kernel still changed", max, kernel->name);
+                           "fixpoint<max=%u> reached its limit on kernel '%s' while the "
+                           "kernel still changed", max, kernel->name);
       depth--;
       if (r->ever_changed && depth)
         rounds[depth - 1].changed = true;

@@ -594,11 +594,11 @@ Test(pm, nested_fixpoints_stop_at_their_caps) {
    * kernel still changed at each cap. */
   cr_assert_eq(count_runs(&result, "remove-nops"), 6);
   cr_assert_eq(diags.num_warnings, 3);
-  cr_assert_str_eq(diags.items[0].message, "fixpoint reached its limit of 3 iterations on "
-                                           "kernel 'a' while the kernel still changed");
+  cr_assert_str_eq(diags.items[0].message, "fixpoint<max=3> reached its limit on kernel 'a' "
+                                           "while the kernel still changed");
   cr_assert_str_eq(diags.items[0].flag, "fixpoint");
-  cr_assert_str_eq(diags.items[2].message, "fixpoint reached its limit of 2 iterations on "
-                                           "kernel 'a' while the kernel still changed");
+  cr_assert_str_eq(diags.items[2].message, "fixpoint<max=2> reached its limit on kernel 'a' "
+                                           "while the kernel still changed");
   wave_module_destroy(m);
 }
 
