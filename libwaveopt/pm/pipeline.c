@@ -50,6 +50,14 @@ static bool report(wave_diags *diags, origin at, const char *fmt, ...) {
   return false;
 }
 
+static bool report_unknown(wave_diags *diags, origin at, const char *what,
+                           const wave_pm_suggest *s) {
+  char *message = wave_pm_unknown(what, s);
+  report(diags, at, "%s", message ? message : "out of memory");
+  free(message);
+  return false;
+}
+
 /* ---- building ----------------------------------------------------------------------------- */
 
 wave_pipeline *wave_pipeline_create(const wave_pass_registry *registry) {
@@ -87,10 +95,7 @@ static bool add_pass(wave_pipeline *p, const char *name, wave_diags *diags, orig
   wave_pm_suggest_init(&s, name, strlen(name));
   for (size_t i = 0; (pass = wave_pass_registry_pass_at(p->registry, i)); i++)
     wave_pm_suggest_offer(&s, pass->name);
-  const char *close = wave_pm_suggestion(&s);
-  if (close)
-    return report(diags, at, "unknown pass '%s'; did you mean '%s'?", name, close);
-  return report(diags, at, "unknown pass '%s'", name);
+  return report_unknown(diags, at, "pass", &s);
 }
 
 static bool add_print(wave_pipeline *p, const char *name, wave_diags *diags, origin at) {
@@ -104,10 +109,7 @@ static bool add_print(wave_pipeline *p, const char *name, wave_diags *diags, ori
   wave_pm_suggest_init(&s, name, strlen(name));
   for (wave_analysis_id i = 0; (info = wave_pass_registry_analysis_at(p->registry, i)); i++)
     wave_pm_suggest_offer(&s, info->name);
-  const char *close = wave_pm_suggestion(&s);
-  if (close)
-    return report(diags, at, "unknown analysis '%s'; did you mean '%s'?", name, close);
-  return report(diags, at, "unknown analysis '%s'", name);
+  return report_unknown(diags, at, "analysis", &s);
 }
 
 static bool begin_fixpoint(wave_pipeline *p, unsigned max, wave_diags *diags, origin at) {

@@ -83,5 +83,8 @@ typedef struct wave_pm_suggest {
 void wave_pm_suggest_init(wave_pm_suggest *s, const char *name, size_t len);
 void wave_pm_suggest_offer(wave_pm_suggest *s, const char *candidate);
 const char *wave_pm_suggestion(const wave_pm_suggest *s);
+/* "unknown WHAT 'NAME'", adding "; did you mean 'X'?" when s found a close name (malloc'd;
+ * NULL when memory ran out). */
+char *wave_pm_unknown(const char *what, const wave_pm_suggest *s);
 
 #endif

@@ -80,3 +80,11 @@ void wave_pm_suggest_offer(wave_pm_suggest *s, const char *candidate) {
 const char *wave_pm_suggestion(const wave_pm_suggest *s) {
   return s->best_distance <= 2 && s->best_distance * 3 <= s->len ? s->best : NULL;
 }
+
+char *wave_pm_unknown(const char *what, const wave_pm_suggest *s) {
+  const char *close = wave_pm_suggestion(s);
+  if (close)
+    return wave_pm_format("unknown %s '%.*s'; did you mean '%s'?", what, (int)s->len, s->name,
+                          close);
+  return wave_pm_format("unknown %s '%.*s'", what, (int)s->len, s->name);
+}

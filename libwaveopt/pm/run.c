@@ -257,13 +257,10 @@ static bool option_values_known(wave_pm_run *run) {
     for (size_t j = 0; (pass = wave_pass_registry_pass_at(registry, j)); j++)
       for (size_t k = 0; k < pass->num_options; k++)
         wave_pm_suggest_offer(&s, pass->options[k].name);
-    const char *close = wave_pm_suggestion(&s);
-    if (close)
-      wave_diag_report(run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
-                       "unknown pass option '%s'; did you mean '%s'?", name, close);
-    else
-      wave_diag_report(run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
-                       "unknown pass option '%s'", name);
+    char *message = wave_pm_unknown("pass option", &s);
+    wave_diag_report(run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0, "%s",
+                     message ? message : "out of memory");
+    free(message);
     ok = false;
   }
   return ok;

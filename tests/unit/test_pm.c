@@ -20,30 +20,31 @@
 static unsigned nop_count_computed, nop_parity_computed;
 static wave_analysis_id nop_count_id, nop_parity_id;
 
-static wave_instr *first_nop(wave_kernel *kernel) {
+/* How many nops the kernel has, and the first of them in *first (NULL when none). */
+static unsigned find_nops(wave_kernel *kernel, wave_instr **first) {
+  unsigned n = 0;
+  *first = NULL;
   for (wave_region *r = kernel->first_region; r; r = r->next) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
     while (wave_walk_next(&w))
       if (w.event == WAVE_WALK_BLOCK)
         for (wave_instr *i = w.node->u.block.first; i; i = i->next)
-          if (i->op == WAVE_OP_NOP)
-            return i;
+          if (i->op == WAVE_OP_NOP && n++ == 0)
+            *first = i;
   }
-  return NULL;
+  return n;
+}
+
+static wave_instr *first_nop(wave_kernel *kernel) {
+  wave_instr *first;
+  find_nops(kernel, &first);
+  return first;
 }
 
 static unsigned count_nops(wave_kernel *kernel) {
-  unsigned n = 0;
-  for (wave_region *r = kernel->first_region; r; r = r->next) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      if (w.event == WAVE_WALK_BLOCK)
-        for (wave_instr *i = w.node->u.block.first; i; i = i->next)
-          n += i->op == WAVE_OP_NOP;
-  }
-  return n;
+  wave_instr *first;
+  return find_nops(kernel, &first);
 }
 
 typedef struct count_result {
@@ -206,6 +207,7 @@ static const wave_pass_info test_passes[] = {
 static wave_pass_registry *registry;
 static wave_diags diags;
 static wave_pipeline_result result;
+static wave_module *mod;   /* TWO_KERNELS unless a test reparses */
 
 static void setup(void) {
   wave_diags_init(&diags);
@@ -217,9 +219,11 @@ static void setup(void) {
   nop_parity_id = wave_pass_registry_add_analysis(registry, &nop_parity, &diags);
   self_id = wave_pass_registry_add_analysis(registry, &self_analysis, &diags);
   cr_assert(nop_count_id >= 0 && nop_parity_id >= 0 && self_id >= 0);
+  mod = tu_parse_ok(TWO_KERNELS, "t.wave", true);
 }
 
 static void teardown(void) {
+  wave_module_destroy(mod);
   wave_pipeline_result_free(&result);
   wave_pass_registry_destroy(registry);
   wave_diags_free(&diags);
@@ -247,9 +251,14 @@ static void parse_fails(const char *text, const char *message, uint32_t col) {
   wave_diags_free(&d);
 }
 
-static bool run(const char *pipeline_text, wave_module *m, const wave_pipeline_options *o) {
+static void reparse(const char *text, bool quiet) {
+  wave_module_destroy(mod);
+  mod = tu_parse_ok(text, "t.wave", quiet);
+}
+
+static bool run(const char *pipeline_text, const wave_pipeline_options *o) {
   wave_pipeline *p = parse_ok(pipeline_text);
-  bool ok = wave_pipeline_run(p, m, o, &result, &diags);
+  bool ok = wave_pipeline_run(p, mod, o, &result, &diags);
   wave_pipeline_destroy(p);
   return ok;
 }
@@ -402,8 +411,7 @@ Test(pm, pipelines_built_by_hand) {
   char *open = wave_pipeline_print(p);
   cr_assert_str_eq(open, "read-count,fixpoint<max=5>(remove-nops,fixpoint(print<nop-count>");
   free(open);
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert_not(wave_pipeline_run(p, m, NULL, &result, &diags));
+  cr_assert_not(wave_pipeline_run(p, mod, NULL, &result, &diags));
   cr_assert(has_message("the pipeline has a fixpoint that is not closed"));
   cr_assert(wave_pipeline_end_fixpoint(p, &diags));
   cr_assert(wave_pipeline_end_fixpoint(p, &diags));
@@ -421,47 +429,37 @@ Test(pm, pipelines_built_by_hand) {
   cr_assert(has_message("unknown pass 'read-cont'; did you mean 'read-count'?"));
   cr_assert_eq(diags.items[diags.count - 1].line, 0, "no text, so no position");
   wave_pipeline_destroy(p);
-  wave_module_destroy(m);
 }
 
 /* ---- analyses ------------------------------------------------------------------------------- */
 
 Test(pm, analyses_are_computed_once_while_nothing_changes) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert(run("read-count,read-count,read-count", m, NULL));
+  cr_assert(run("read-count,read-count,read-count", NULL));
   cr_assert_eq(nop_count_computed, 2, "once per kernel");
   cr_assert_not(result.changed);
-  wave_module_destroy(m);
 }
 
 Test(pm, a_change_drops_what_it_does_not_preserve) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert(run("read-count,remove-nops,read-count", m, NULL));
+  cr_assert(run("read-count,remove-nops,read-count", NULL));
   cr_assert_eq(nop_count_computed, 4);
   cr_assert(result.changed);
-  wave_module_destroy(m);
 }
 
 Test(pm, a_change_keeps_what_it_preserves) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert(run("read-parity,grow-registers,read-parity,read-count", m, NULL));
+  cr_assert(run("read-parity,grow-registers,read-parity,read-count", NULL));
   cr_assert_eq(nop_count_computed, 2);
   cr_assert_eq(nop_parity_computed, 2);
   cr_assert(result.changed);
-  wave_module_destroy(m);
 }
 
 Test(pm, a_true_preservation_claim_passes_verify_each) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pipeline_options o = {.verify_each = true};
-  cr_assert(run("read-parity,grow-registers,read-parity,remove-nops,read-count", m, &o));
+  cr_assert(run("read-parity,grow-registers,read-parity,remove-nops,read-count", &o));
   cr_assert_eq(diags.count, 0);
-  wave_module_destroy(m);
 }
 
 Test(pm, dropping_an_analysis_drops_those_computed_from_it) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  wave_kernel *a = m->first_kernel, *b = a->next;
+  wave_kernel *a = mod->first_kernel, *b = a->next;
   wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &diags);
   cr_assert_eq(wave_analysis_manager_target(am), wave_target_default());
   const count_result *parity = wave_analysis_get(am, a, nop_parity_id);
@@ -481,17 +479,14 @@ Test(pm, dropping_an_analysis_drops_those_computed_from_it) {
   cr_assert_eq(nop_count_computed, 3);
   cr_assert_eq(nop_parity_computed, 4);
   wave_analysis_manager_destroy(am);
-  wave_module_destroy(m);
 }
 
 Test(pm, an_analysis_needing_itself_is_an_error) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &diags);
-  cr_assert_null(wave_analysis_get(am, m->first_kernel, self_id));
+  cr_assert_null(wave_analysis_get(am, mod->first_kernel, self_id));
   cr_assert(has_message("analysis 'self' of kernel 'a' needs its own result"));
-  cr_assert_null(wave_analysis_get(am, m->first_kernel, 63));
+  cr_assert_null(wave_analysis_get(am, mod->first_kernel, 63));
   wave_analysis_manager_destroy(am);
-  wave_module_destroy(m);
 }
 
 static int append(void *ctx, const char *data, size_t len) {
@@ -500,68 +495,54 @@ static int append(void *ctx, const char *data, size_t len) {
 }
 
 Test(pm, print_writes_through_the_callback) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   char out[256] = "";
   wave_pipeline_options o = {.print_write = append, .print_ctx = out};
-  cr_assert(run("remove-nops,print<nop-count>", m, &o));
+  cr_assert(run("remove-nops,print<nop-count>", &o));
   cr_assert_str_eq(out, "Printing analysis 'nop-count' for kernel 'a':\nnops: 2\n"
                         "Printing analysis 'nop-count' for kernel 'b':\nnops: 0\n");
-  wave_module_destroy(m);
 }
 
 /* ---- verify-each ---------------------------------------------------------------------------- */
 
 Test(pm, a_false_preservation_claim_is_caught_under_verify_each) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pipeline_options o = {.verify_each = true};
-  cr_assert_not(run("read-count,lying-preserver,read-count", m, &o));
+  cr_assert_not(run("read-count,lying-preserver,read-count", &o));
   cr_assert(has_message("internal error: analysis 'nop-count' of kernel 'a' is out of date "
                         "after pass lying-preserver, which claims to preserve it"));
   cr_assert_eq(diags.items[diags.count - 1].line, 1, "at the kernel");
-  wave_module_destroy(m);
 }
 
 Test(pm, a_false_claim_goes_unnoticed_without_verify_each) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert(run("read-count,lying-preserver,read-count", m, NULL));
+  cr_assert(run("read-count,lying-preserver,read-count", NULL));
   cr_assert_eq(diags.num_errors, 0);
-  wave_module_destroy(m);
 }
 
 Test(pm, a_false_no_change_answer_is_caught_under_verify_each) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pipeline_options o = {.verify_each = true};
-  cr_assert_not(run("silent-changer", m, &o));
+  cr_assert_not(run("silent-changer", &o));
   cr_assert(has_message("internal error: kernel 'a' changed after pass silent-changer, which "
                         "reported no change"));
-  wave_module_destroy(m);
 }
 
 Test(pm, invalid_ir_is_caught_under_verify_each) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pipeline_options o = {.verify_each = true};
-  cr_assert_not(run("breaker,read-count", m, &o));
+  cr_assert_not(run("breaker,read-count", &o));
   cr_assert(has_message("internal error: kernel 'a' is invalid after pass breaker"));
   cr_assert_eq(nop_count_computed, 0, "nothing runs after the broken pass");
-  wave_module_destroy(m);
 }
 
 Test(pm, a_failing_pass_stops_the_run) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert_not(run("failing,read-count", m, NULL));
+  cr_assert_not(run("failing,read-count", NULL));
   cr_assert_eq(diags.num_errors, 1);
   cr_assert_str_eq(diags.items[0].message, "kernel a cannot be handled");
   cr_assert_str_eq(diags.items[0].source_line, ".kernel a");
   cr_assert_eq(nop_count_computed, 0);
-  wave_module_destroy(m);
 }
 
 Test(pm, a_failure_without_a_diagnostic_gets_one) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert_not(run("mute-failure", m, NULL));
+  cr_assert_not(run("mute-failure", NULL));
   cr_assert(has_message("internal error: pass mute-failure failed on kernel 'a' without "
                         "saying why"));
-  wave_module_destroy(m);
 }
 
 /* ---- fixpoints ------------------------------------------------------------------------------ */
@@ -574,22 +555,20 @@ static unsigned count_runs(const wave_pipeline_result *r, const char *pass) {
 }
 
 Test(pm, fixpoint_repeats_until_nothing_changes) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pipeline_options o = {.time_passes = true};
-  cr_assert(run("fixpoint(remove-nops)", m, &o));
+  cr_assert(run("fixpoint(remove-nops)", &o));
   /* Kernel a: three rounds remove a nop each, a fourth finds none; kernel b: one, then none. */
   cr_assert_eq(count_runs(&result, "remove-nops"), 4 + 2);
   cr_assert_eq(diags.count, 0);
-  wave_module_destroy(m);
 }
 
 Test(pm, nested_fixpoints_stop_at_their_caps) {
   char text[256] = ".kernel a\n";
   tu_repeat(text, sizeof(text), "    nop\n", 10);
   strcat(text, "    halt\n.end\n");
-  wave_module *m = tu_parse_ok(text, "t.wave", true);
+  reparse(text, true);
   wave_pipeline_options o = {.time_passes = true};
-  cr_assert(run("fixpoint<max=2>(fixpoint<max=3>(remove-nops))", m, &o));
+  cr_assert(run("fixpoint<max=2>(fixpoint<max=3>(remove-nops))", &o));
   /* Both rounds of the outer fixpoint run the inner one to its cap of 3: 6 nops go, and the
    * kernel still changed at each cap. */
   cr_assert_eq(count_runs(&result, "remove-nops"), 6);
@@ -599,38 +578,31 @@ Test(pm, nested_fixpoints_stop_at_their_caps) {
   cr_assert_str_eq(diags.items[0].flag, "fixpoint");
   cr_assert_str_eq(diags.items[2].message, "fixpoint<max=2> reached its limit on kernel 'a' "
                                            "while the kernel still changed");
-  wave_module_destroy(m);
 }
 
 /* ---- options, target, remarks, statistics, timings ------------------------------------------ */
 
 Test(pm, option_values_reach_the_pass) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pass_option_value all = {"remove-nops-max", 100};
   wave_pipeline_options o = {.option_values = &all, .num_option_values = 1};
-  cr_assert(run("remove-nops", m, &o));
+  cr_assert(run("remove-nops", &o));
   cr_assert_eq(result.num_stats, 1);
   cr_assert_eq(result.stats[0].value, 4, "every nop of both kernels in one run each");
-  wave_module_destroy(m);
 }
 
 Test(pm, unknown_option_values_are_errors) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pass_option_value typo = {"remove-nop-max", 2};
   wave_pipeline_options o = {.option_values = &typo, .num_option_values = 1};
-  cr_assert_not(run("remove-nops", m, &o));
+  cr_assert_not(run("remove-nops", &o));
   cr_assert(has_message("unknown pass option 'remove-nop-max'; did you mean 'remove-nops-max'?"));
-  wave_module_destroy(m);
 }
 
 Test(pm, passes_see_the_target) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert(run("note-target", m, NULL));
+  cr_assert(run("note-target", NULL));
   cr_assert_str_eq(seen_target, "portable");
   wave_pipeline_options o = {.target = wave_target_lookup("wave-ptx")};
-  cr_assert(run("note-target", m, &o));
+  cr_assert(run("note-target", &o));
   cr_assert_str_eq(seen_target, "wave-ptx");
-  wave_module_destroy(m);
 }
 
 static bool keep_missed_and_analysis(void *ctx, wave_remark_kind kind, const char *pass) {
@@ -639,15 +611,13 @@ static bool keep_missed_and_analysis(void *ctx, wave_remark_kind kind, const cha
 }
 
 Test(pm, remarks_are_collected_as_the_filter_says) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert(run("remove-nops,read-count", m, NULL));
+  cr_assert(run("remove-nops,read-count", NULL));
   cr_assert_eq(result.num_remarks, 0, "no filter keeps none");
-  wave_module_destroy(m);
 
-  m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
+  reparse(TWO_KERNELS, true);
   unsigned asked = 0;
   wave_pipeline_options o = {.remark_filter = keep_missed_and_analysis, .callback_ctx = &asked};
-  cr_assert(run("remove-nops,remove-nops,read-count", m, &o));
+  cr_assert(run("remove-nops,remove-nops,read-count", &o));
   cr_assert_gt(asked, 0);
   /* Kernel a loses a nop in each run (passed, not kept) and keeps one (analysis); kernel b
    * loses its only nop, then has none (missed), then counts none (analysis). */
@@ -669,15 +639,13 @@ Test(pm, remarks_are_collected_as_the_filter_says) {
                          "\"file\":\"t.wave\",\"line\":7,\"column\":1,"
                          "\"message\":\"kernel b has no nop\",\"kind\":\"missed\"}");
   free(json);
-  wave_module_destroy(m);
 }
 
 static bool keep_all(void *ctx, wave_remark_kind kind, const char *pass) { return true; }
 
 Test(pm, passed_remarks_point_at_the_instruction) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pipeline_options o = {.remark_filter = keep_all};
-  cr_assert(run("remove-nops", m, &o));
+  cr_assert(run("remove-nops", &o));
   cr_assert_eq(result.num_remarks, 2);
   cr_assert_eq(result.remarks[0].kind, WAVE_REMARK_PASSED);
   cr_assert_str_eq(result.remarks[0].name, "nop-removed");
@@ -685,32 +653,27 @@ Test(pm, passed_remarks_point_at_the_instruction) {
   cr_assert_eq(result.remarks[0].col, 5);
   cr_assert_eq(result.remarks[1].line, 8);
   cr_assert_str_eq(wave_remark_kind_name(WAVE_REMARK_ANALYSIS), "analysis");
-  wave_module_destroy(m);
 }
 
 Test(pm, statistics_are_summed_per_pass_and_counter) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
-  cr_assert(run("remove-nops,remove-nops,read-count", m, NULL));
+  cr_assert(run("remove-nops,remove-nops,read-count", NULL));
   cr_assert_eq(result.num_stats, 1);
   cr_assert_str_eq(result.stats[0].pass, "remove-nops");
   cr_assert_str_eq(result.stats[0].name, "nops-removed");
   cr_assert_str_eq(result.stats[0].description, "Number of nops removed");
   cr_assert_eq(result.stats[0].value, 3);
   cr_assert_eq(result.num_timings, 0, "timings only when asked for");
-  wave_module_destroy(m);
 }
 
 Test(pm, timings_are_summed_per_pass) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   wave_pipeline_options o = {.time_passes = true};
-  cr_assert(run("read-count,remove-nops,read-count", m, &o));
+  cr_assert(run("read-count,remove-nops,read-count", &o));
   cr_assert_eq(result.num_timings, 2);
   cr_assert_str_eq(result.timings[0].pass, "read-count");
   cr_assert_eq(result.timings[0].runs, 4);
   cr_assert_str_eq(result.timings[1].pass, "remove-nops");
   cr_assert_eq(result.timings[1].runs, 2);
   cr_assert_geq(result.timings[0].seconds, 0);
-  wave_module_destroy(m);
 }
 
 /* ---- opt-bisect and instrumentation --------------------------------------------------------- */
@@ -740,11 +703,10 @@ static void after(void *ctx, const char *pass, const wave_kernel *kernel, bool c
 }
 
 Test(pm, bisect_numbers_every_pass_run_and_skips_past_the_limit) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   trace t = {""};
   wave_pipeline_options o = {.opt_bisect = true, .opt_bisect_limit = 4, .callback_ctx = &t,
                              .on_bisect = on_bisect, .before_pass = before, .after_pass = after};
-  cr_assert(run("remove-nops,fixpoint<max=2>(read-count),print<nop-count>", m, &o));
+  cr_assert(run("remove-nops,fixpoint<max=2>(read-count),print<nop-count>", &o));
   cr_assert_str_eq(t.text, "BISECT: running pass (1) remove-nops on kernel a\n"
                            "before remove-nops on a\n"
                            "after remove-nops on a (changed)\n"
@@ -757,44 +719,39 @@ Test(pm, bisect_numbers_every_pass_run_and_skips_past_the_limit) {
                            "BISECT: running pass (4) read-count on kernel b\n"
                            "before read-count on b\n"
                            "after read-count on b\n");
-  wave_module_destroy(m);
 
-  m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
+  reparse(TWO_KERNELS, true);
   trace skipped = {""};
   o.opt_bisect_limit = 1;
   o.callback_ctx = &skipped;
   o.before_pass = NULL;
   o.after_pass = NULL;
-  cr_assert(run("remove-nops,remove-nops", m, &o));
+  cr_assert(run("remove-nops,remove-nops", &o));
   cr_assert_str_eq(skipped.text, "BISECT: running pass (1) remove-nops on kernel a\n"
                                  "BISECT: NOT running pass (2) remove-nops on kernel a\n"
                                  "BISECT: NOT running pass (3) remove-nops on kernel b\n"
                                  "BISECT: NOT running pass (4) remove-nops on kernel b\n");
-  cr_assert_eq(count_nops(m->first_kernel), 2);
-  cr_assert_eq(count_nops(m->first_kernel->next), 1);
-  wave_module_destroy(m);
+  cr_assert_eq(count_nops(mod->first_kernel), 2);
+  cr_assert_eq(count_nops(mod->first_kernel->next), 1);
 }
 
 Test(pm, a_negative_bisect_limit_runs_everything) {
-  wave_module *m = tu_parse_ok(TWO_KERNELS, "t.wave", true);
   trace t = {""};
   wave_pipeline_options o = {.opt_bisect = true, .opt_bisect_limit = -1, .callback_ctx = &t,
                              .on_bisect = on_bisect};
-  cr_assert(run("remove-nops", m, &o));
+  cr_assert(run("remove-nops", &o));
   cr_assert_str_eq(t.text, "BISECT: running pass (1) remove-nops on kernel a\n"
                            "BISECT: running pass (2) remove-nops on kernel b\n");
-  wave_module_destroy(m);
 }
 
 /* ---- IR dumps ------------------------------------------------------------------------------- */
 
 Test(pm, a_kernel_prints_alone) {
-  wave_module *m = tu_parse_ok("; file comment\n" TWO_KERNELS "; trailing\n", "t.wave", false);
+  reparse("; file comment\n" TWO_KERNELS "; trailing\n", false);
   wave_print_options docs = {WAVE_DIALECT_DOCS, false, 0};
   char got[256] = "";
-  cr_assert_eq(wave_print_kernel(m->first_kernel->next, &docs, append, got), 0);
+  cr_assert_eq(wave_print_kernel(mod->first_kernel->next, &docs, append, got), 0);
   cr_assert_str_eq(got, ".kernel b\n    nop\n    halt\n.end\n");
-  wave_module_destroy(m);
 }
 
 /* ---- targets -------------------------------------------------------------------------------- */
