@@ -468,7 +468,7 @@ static void print_timings(const wave_pipeline_result *r) {
   }
   qsort(sorted, r->num_timings, sizeof(*sorted), by_time_descending);
   fprintf(stderr, "%s%22s... Pass execution timing report ...\n%s", rule, "", rule);
-  fprintf(stderr, "  Total Execution Time: %.4f seconds (%.4f wall clock)\n\n", total, total);
+  fprintf(stderr, "  Total Execution Time: %.4f seconds (wall clock)\n\n", total);
   fprintf(stderr, "   ---Wall Time---  --Runs--  --- Name ---\n");
   for (size_t i = 0; i < r->num_timings; i++)
     fprintf(stderr, "   %.4f (%5.1f%%)  %8u  %s\n", sorted[i]->seconds,
