@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The built-in passes and analyses as the library's own files see them: the info object each
+ * pass or analysis file defines, and the fixed ids of the built-in analyses, which passes
+ * name in the sets they preserve. Both lists come from the one-line-per-entry tables
+ * passes/passes.def and analysis/analyses.def.
+ */
+#ifndef WAVE_PM_BUILTIN_H
+#define WAVE_PM_BUILTIN_H
+
+#include "waveopt/pass.h"
+
+enum {
+#define WAVE_ANALYSIS(ID, stem) WAVE_ANALYSIS_##ID,
+#include "analysis/analyses.def"
+#undef WAVE_ANALYSIS
+  WAVE_NUM_BUILTIN_ANALYSES
+};
+
+#define WAVE_ANALYSIS(ID, stem) extern const wave_analysis_info wave_analysis_##stem;
+#include "analysis/analyses.def"
+#undef WAVE_ANALYSIS
+
+#define WAVE_PASS(stem) extern const wave_pass_info wave_pass_##stem;
+#include "passes/passes.def"
+#undef WAVE_PASS
+
+#endif

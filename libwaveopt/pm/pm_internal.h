@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the pass manager's files share and nobody else sees: the registry's and the pipeline's
+ * layout, the state of one run, and small helpers. A pipeline is kept flat, as the steps of a
+ * tiny program: `a,fixpoint(b,c),d` is PASS a, FIXPOINT, PASS b, PASS c, END, PASS d. Building,
+ * printing and running it are then loops, and fixpoint nesting needs only a bounded stack.
+ */
+#ifndef WAVE_PM_INTERNAL_H
+#define WAVE_PM_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "waveopt/pass.h"
+
+struct wave_pass_registry {
+  const wave_pass_info **passes;
+  size_t num_passes, pass_capacity;
+  const wave_analysis_info *analyses[WAVE_MAX_ANALYSES];
+  size_t num_analyses;
+};
+
+typedef enum wave_step_kind {
+  WAVE_STEP_PASS,
+  WAVE_STEP_PRINT,
+  WAVE_STEP_FIXPOINT,  /* opens a fixpoint; its passes follow up to the matching END */
+  WAVE_STEP_END,
+} wave_step_kind;
+
+typedef struct wave_pipeline_step {
+  wave_step_kind kind;
+  const wave_pass_info *pass;  /* PASS */
+  wave_analysis_id analysis;   /* PRINT */
+  unsigned max_iterations;     /* FIXPOINT */
+  size_t begin;                /* END: the index of its FIXPOINT */
+} wave_pipeline_step;
+
+struct wave_pipeline {
+  const wave_pass_registry *registry;
+  wave_pipeline_step *steps;
+  size_t num_steps, capacity;
+  size_t open[WAVE_MAX_PIPELINE_DEPTH];  /* the FIXPOINT steps not closed yet, outermost first */
+  unsigned depth;
+};
+
+/* One wave_pipeline_run. */
+typedef struct wave_pm_run {
+  const wave_pipeline *pipeline;
+  const wave_pipeline_options *options;
+  const wave_target *target;
+  wave_pipeline_result *result;
+  wave_diags *diags;
+  wave_analysis_manager *am;
+  unsigned pass_runs;   /* numbered for opt-bisect */
+  bool out_of_memory;   /* something could not be recorded in the result */
+} wave_pm_run;
+
+struct wave_pass_context {
+  wave_pm_run *run;
+  const wave_pass_info *pass;
+  wave_kernel *kernel;
+};
+
+/* Adds one run of `pass` taking `seconds` to the result's timings. */
+void wave_pm_add_timing(wave_pm_run *run, const char *pass, double seconds);
+
+/* Reports a false preservation claim for every cached result of `kernel` that differs from a
+ * fresh computation. Returns false when one did (or could not be recomputed). */
+bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
+                             const char *pass, wave_diags *diags);
+
+/* malloc'd text of a printf format, or NULL when memory ran out. */
+char *wave_pm_vformat(const char *fmt, va_list ap);
+char *wave_pm_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The closest of the candidates offered to `name`, when it is close enough to be a typo. */
+typedef struct wave_pm_suggest {
+  const char *name;
+  size_t len;
+  const char *best;
+  size_t best_distance;
+} wave_pm_suggest;
+
+void wave_pm_suggest_init(wave_pm_suggest *s, const char *name, size_t len);
+void wave_pm_suggest_offer(wave_pm_suggest *s, const char *candidate);
+const char *wave_pm_suggestion(const wave_pm_suggest *s);
+/* "unknown WHAT 'NAME'", adding "; did you mean 'X'?" when s found a close name (malloc'd;
+ * NULL when memory ran out). */
+char *wave_pm_unknown(const char *what, const wave_pm_suggest *s);
+
+#endif

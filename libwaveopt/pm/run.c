@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Running a pipeline: every step on the first kernel, then on the next. Kernels are
+ * independent (a call never leaves its kernel), so finishing one before starting the next
+ * keeps only one kernel's analyses alive and numbers pass runs the way opt-bisect users
+ * expect: the order in which they execute.
+ *
+ * The flat step list is walked with a program counter; a fixpoint keeps a frame on a stack
+ * bounded by WAVE_MAX_PIPELINE_DEPTH, and its END jumps back while the last round changed
+ * the kernel and rounds remain.
+ *
+ * verify_each checks, after every pass and in this order: that the IR is valid (later checks
+ * would only report its consequences), that a pass answering "no change" left the kernel's
+ * text alone (as SPIRV-Tools compares module hashes), and that every analysis it claims to
+ * preserve still equals a fresh computation.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pm/pm_internal.h"
+#include "support/strbuf.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A bug in a pass rather than in the input: reported at the kernel it was running on. */
+static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *message = wave_pm_vformat(fmt, ap);
+  va_end(ap);
+  wave_module_report(kernel->module, run->diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
+                     "internal error: %s", message ? message : "out of memory");
+  free(message);
+}
+
+static int append_text(void *ctx, const char *data, size_t len) {
+  wave_strbuf *b = ctx;
+  wave_strbuf_append(b, data, len);
+  return b->failed ? -1 : 0;
+}
+
+/* The kernel as text with every detail the printer keeps, or NULL when memory ran out. */
+static char *kernel_text(const wave_kernel *kernel) {
+  wave_print_options options = {WAVE_DIALECT_DOCS, false, 0};
+  wave_strbuf b = {0};
+  if (wave_print_kernel(kernel, &options, append_text, &b) != 0)
+    b.failed = true;
+  return wave_strbuf_take(&b, NULL);
+}
+
+/* Copies the errors of `from` into the run's diagnostics; its warnings were already reported
+ * when the input was verified. */
+static void keep_errors(wave_pm_run *run, const wave_diags *from) {
+  for (size_t i = 0; i < from->count; i++) {
+    const wave_diag *d = &from->items[i];
+    if (d->severity != WAVE_SEV_ERROR)
+      continue;
+    wave_loc loc = {d->file, d->line, d->col};
+    wave_diag_report(run->diags, WAVE_SEV_ERROR, d->flag, loc, d->source_line,
+                     d->source_line ? strlen(d->source_line) : 0, "%s", d->message);
+  }
+}
+
+static bool ir_is_valid(wave_pm_run *run, const wave_kernel *kernel, const char *pass) {
+  /* VALIDATOR: this is where wave_validate_kernel(kernel, pass, run->diags) goes once the IR
+   * link validator is on main; until then the verifier checks the whole module. */
+  wave_diags found;
+  wave_diags_init(&found);
+  bool valid = wave_verify_module(kernel->module, &found);
+  keep_errors(run, &found);
+  wave_diags_free(&found);
+  if (!valid)
+    internal_error(run, kernel, "kernel '%s' is invalid after pass %s", kernel->name, pass);
+  return valid;
+}
+
+static bool verify_after(wave_pm_run *run, wave_kernel *kernel, const char *pass, bool changed,
+                         const char *before) {
+  if (!ir_is_valid(run, kernel, pass))
+    return false;
+  if (!changed) {
+    char *after = kernel_text(kernel);
+    bool same = after && strcmp(before, after) == 0;
+    free(after);
+    if (!same) {
+      if (after)
+        internal_error(run, kernel, "kernel '%s' changed after pass %s, which reported no change",
+                       kernel->name, pass);
+      else
+        internal_error(run, kernel, "out of memory comparing kernel '%s' after pass %s",
+                       kernel->name, pass);
+      return false;
+    }
+  }
+  return wave_pm_check_preserved(run->am, kernel, pass, run->diags);
+}
+
+/* Reports one pass run to opt-bisect; false when the limit says to skip it. */
+static bool bisect_allows(wave_pm_run *run, const char *pass, const wave_kernel *kernel) {
+  unsigned number = ++run->pass_runs;
+  const wave_pipeline_options *o = run->options;
+  if (!o->opt_bisect)
+    return true;
+  bool ran = o->opt_bisect_limit < 0 || number <= (unsigned)o->opt_bisect_limit;
+  if (o->on_bisect) {
+    char *line = wave_pm_format("BISECT: %s pass (%u) %s on kernel %s",
+                                ran ? "running" : "NOT running", number, pass, kernel->name);
+    if (!line)
+      run->out_of_memory = true;
+    wave_bisect_step step = {number, ran, pass, kernel->name, line ? line : ""};
+    o->on_bisect(o->callback_ctx, &step);
+    free(line);
+  }
+  return ran;
+}
+
+/* Runs one pass on the kernel: -1 when it (or a check after it) failed, else whether it
+ * changed the kernel. */
+static int run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_kernel *kernel) {
+  const wave_pipeline_options *o = run->options;
+  if (!bisect_allows(run, pass->name, kernel))
+    return 0;
+  if (o->before_pass)
+    o->before_pass(o->callback_ctx, pass->name, kernel);
+  char *before = NULL;
+  if (o->verify_each && !(before = kernel_text(kernel))) {
+    internal_error(run, kernel, "out of memory saving kernel '%s' before pass %s", kernel->name,
+                   pass->name);
+    return -1;
+  }
+  size_t errors = run->diags->num_errors;
+  wave_pass_context ctx = {run, pass, kernel};
+  double start = o->time_passes ? now() : 0;
+  wave_pass_result r = pass->run(kernel, run->am, &ctx);
+  if (o->time_passes)
+    wave_pm_add_timing(run, pass->name, now() - start);
+
+  bool ok = !r.failed;
+  if (r.failed) {
+    if (run->diags->num_errors == errors)
+      internal_error(run, kernel, "pass %s failed on kernel '%s' without saying why", pass->name,
+                     kernel->name);
+    wave_analysis_invalidate(run->am, kernel, WAVE_PRESERVE_NONE);
+  } else {
+    if (r.changed) {
+      wave_analysis_invalidate(run->am, kernel, r.preserved);
+      run->result->changed = true;
+    }
+    ok = !o->verify_each || verify_after(run, kernel, pass->name, r.changed, before);
+  }
+  free(before);
+  if (!ok)
+    return -1;
+  if (o->after_pass)
+    o->after_pass(o->callback_ctx, pass->name, kernel, r.changed);
+  return r.changed;
+}
+
+static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *kernel) {
+  const wave_analysis_info *info = wave_pass_registry_analysis_at(run->pipeline->registry, id);
+  const void *result = wave_analysis_get(run->am, kernel, id);
+  if (!result)
+    return false;
+  const wave_pipeline_options *o = run->options;
+  if (!o->print_write)
+    return true;
+  char *header = wave_pm_format("Printing analysis '%s' for kernel '%s':\n", info->name,
+                                kernel->name);
+  bool written = header && o->print_write(o->print_ctx, header, strlen(header)) == 0 &&
+                 info->print(result, kernel, o->print_write, o->print_ctx) == 0;
+  free(header);
+  if (written)
+    return true;
+  wave_module_report(kernel->module, run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0},
+                     "cannot write the output of print<%s>", info->name);
+  return false;
+}
+
+/* A fixpoint being repeated. */
+typedef struct fixpoint_frame {
+  size_t begin;       /* its FIXPOINT step */
+  unsigned done;      /* rounds started */
+  bool changed;       /* in the current round */
+  bool ever_changed;
+} fixpoint_frame;
+
+static bool run_kernel(wave_pm_run *run, wave_kernel *kernel) {
+  const wave_pipeline *p = run->pipeline;
+  fixpoint_frame rounds[WAVE_MAX_PIPELINE_DEPTH];
+  unsigned depth = 0;
+  for (size_t pc = 0; pc < p->num_steps; pc++) {
+    const wave_pipeline_step *s = &p->steps[pc];
+    switch (s->kind) {
+    case WAVE_STEP_PASS: {
+      int changed = run_pass(run, s->pass, kernel);
+      if (changed < 0)
+        return false;
+      if (changed && depth)
+        rounds[depth - 1].changed = true;
+      break;
+    }
+    case WAVE_STEP_PRINT:
+      if (!print_analysis(run, s->analysis, kernel))
+        return false;
+      break;
+    case WAVE_STEP_FIXPOINT:
+      rounds[depth++] = (fixpoint_frame){pc, 1, false, false};
+      break;
+    case WAVE_STEP_END: {
+      fixpoint_frame *r = &rounds[depth - 1];
+      unsigned max = p->steps[r->begin].max_iterations;
+      r->ever_changed |= r->changed;
+      if (r->changed && r->done < max) {
+        r->done++;
+        r->changed = false;
+        pc = r->begin;
+        break;
+      }
+      if (r->changed)
+        wave_module_report(kernel->module, run->diags, WAVE_SEV_WARNING, "fixpoint",
+                           kernel->kernel_src.loc,
+                           "fixpoint<max=%u> reached its limit on kernel '%s' while the "
+                           "kernel still changed", max, kernel->name);
+      depth--;
+      if (r->ever_changed && depth)
+        rounds[depth - 1].changed = true;
+      break;
+    }
+    }
+  }
+  return true;
+}
+
+/* Every option value must belong to a registered pass: a misspelt name would otherwise be
+ * ignored without a word. */
+static bool option_values_known(wave_pm_run *run) {
+  const wave_pipeline_options *o = run->options;
+  const wave_pass_registry *registry = run->pipeline->registry;
+  bool ok = true;
+  for (size_t i = 0; i < o->num_option_values; i++) {
+    const char *name = o->option_values[i].name;
+    size_t index;
+    if (wave_pass_registry_find_option(registry, name, &index))
+      continue;
+    wave_pm_suggest s;
+    wave_pm_suggest_init(&s, name, strlen(name));
+    const wave_pass_info *pass;
+    for (size_t j = 0; (pass = wave_pass_registry_pass_at(registry, j)); j++)
+      for (size_t k = 0; k < pass->num_options; k++)
+        wave_pm_suggest_offer(&s, pass->options[k].name);
+    char *message = wave_pm_unknown("pass option", &s);
+    wave_diag_report(run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0, "%s",
+                     message ? message : "out of memory");
+    free(message);
+    ok = false;
+  }
+  return ok;
+}
+
+bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
+                       const wave_pipeline_options *options, wave_pipeline_result *result,
+                       wave_diags *diags) {
+  static const wave_pipeline_options defaults = {0};
+  wave_pm_run run = {pipeline, options ? options : &defaults, NULL, result, diags, NULL, 0, false};
+  run.target = run.options->target ? run.options->target : wave_target_default();
+  if (pipeline->depth) {
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
+                     "the pipeline has a fixpoint that is not closed");
+    return false;
+  }
+  if (!option_values_known(&run))
+    return false;
+  run.am = wave_analysis_manager_create(pipeline->registry, run.target, diags);
+  bool ok = run.am != NULL;
+  for (wave_kernel *k = module->first_kernel; ok && k; k = k->next) {
+    ok = run_kernel(&run, k);
+    wave_analysis_invalidate(run.am, k, WAVE_PRESERVE_NONE);
+  }
+  wave_analysis_manager_destroy(run.am);
+  if (!run.am || run.out_of_memory) {
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
+                     "out of memory running the pipeline");
+    ok = false;
+  }
+  return ok;
+}
