@@ -15,6 +15,7 @@
  * preserve still equals a fresh computation.
  */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,9 +71,13 @@ static void keep_errors(wave_pm_run *run, const wave_diags *from) {
   }
 }
 
+/* The links and normal form first (a broken tree is the pass's fault, reported as an internal
+ * error naming it), then the verifier's rules, which a pass must not break either. */
 static bool ir_is_valid(wave_pm_run *run, const wave_kernel *kernel, const char *pass) {
-  /* VALIDATOR: this is where wave_validate_kernel(kernel, pass, run->diags) goes once the IR
-   * link validator is on main; until then the verifier checks the whole module. */
+  char context[160];
+  snprintf(context, sizeof context, "pass %s", pass);
+  if (!wave_validate_kernel(kernel, context, run->diags))
+    return false;
   wave_diags found;
   wave_diags_init(&found);
   bool valid = wave_verify_module(kernel->module, &found);

@@ -166,6 +166,13 @@ static wave_pass_result run_breaker(wave_kernel *kernel, wave_analysis_manager *
   return wave_pass_done(true, WAVE_PRESERVE_NONE);
 }
 
+/* Unlinks an instruction's back-link to its block: valid text, broken tree. */
+static wave_pass_result run_unlinker(wave_kernel *kernel, wave_analysis_manager *am,
+                                     wave_pass_context *ctx) {
+  first_nop(kernel)->block = NULL;
+  return wave_pass_done(true, WAVE_PRESERVE_NONE);
+}
+
 static wave_pass_result run_failing(wave_kernel *kernel, wave_analysis_manager *am,
                                     wave_pass_context *ctx) {
   return wave_pass_fail(ctx, kernel->kernel_src.loc, "kernel %s cannot be handled",
@@ -196,6 +203,7 @@ static const wave_pass_info test_passes[] = {
     PASS("lying-preserver", run_lying_preserver),
     PASS("silent-changer", run_silent_changer),
     PASS("breaker", run_breaker),
+    PASS("unlinker", run_unlinker),
     PASS("failing", run_failing),
     PASS("mute-failure", run_mute_failure),
     PASS("note-target", run_note_target),
@@ -528,6 +536,14 @@ Test(pm, invalid_ir_is_caught_under_verify_each) {
   wave_pipeline_options o = {.verify_each = true};
   cr_assert_not(run("breaker,read-count", &o));
   cr_assert(has_message("internal error: kernel 'a' is invalid after pass breaker"));
+  cr_assert_eq(nop_count_computed, 0, "nothing runs after the broken pass");
+}
+
+Test(pm, a_broken_link_is_caught_under_verify_each_naming_the_pass) {
+  wave_pipeline_options o = {.verify_each = true};
+  cr_assert_not(run("unlinker,read-count", &o));
+  cr_assert(has_message("internal error:"));
+  cr_assert(has_message("(after pass unlinker)"));
   cr_assert_eq(nop_count_computed, 0, "nothing runs after the broken pass");
 }
 
