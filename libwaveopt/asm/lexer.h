@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The WAVE lexer (wave-isa.md §1.1, §1.4, §1.5). It turns a byte buffer into tokens one at a
- * time, never reading outside [text, text + len): any byte sequence is safe input. Problems
- * come back as WAVE_TOK_ERROR tokens carrying a message and the exact column, so that the
- * parser decides how to report and recover.
+ * The WAVE lexer (docs/language.md "Tokens", "Numbers" and "Registers"). It turns a byte buffer
+ * into tokens one at a time, never reading outside [text, text + len): any byte sequence is safe
+ * input. Problems come back as WAVE_TOK_ERROR tokens carrying a message and the exact column, so
+ * that the parser decides how to report and recover.
  */
 #ifndef WAVE_LEXER_H
 #define WAVE_LEXER_H

@@ -2,11 +2,11 @@
 /*
  * The WAVE parser: tokens -> region tree, in one pass over the text.
  *
- * Statements are token-driven as in the upstream assembler (wave-isa.md §1.2): an operand list
- * ends at the first token that is not a comma, so several statements may share a line. The
- * open if/loop nodes live on an explicit heap stack, never on the C stack, so any nesting
+ * Statements are token-driven as in the upstream assembler (docs/language.md "Statements"): an
+ * operand list ends at the first token that is not a comma, so several statements may share a
+ * line. The open if/loop nodes live on an explicit heap stack, never on the C stack, so any nesting
  * depth parses in linear time. Labels are collected as they come and IDENT operands are
- * checked against them once the whole file is read (§1.9).
+ * checked against them once the whole file is read (docs/language.md "Checking order").
  *
  * After an error the rest of the line is skipped; parsing stops after diags->max_errors
  * errors (20 unless the caller chose). The partial module is destroyed when anything failed.
@@ -209,7 +209,8 @@ static bool parse_label(wave_parser *p) {
   return true;
 }
 
-/* Directive arguments follow the immediate rule: -2^31 .. 2^32-1, negatives wrap (§1.3). */
+/* Directive arguments follow the immediate rule: -2^31 .. 2^32-1, negatives wrap (docs/language.md
+ * "Directives"). */
 static bool directive_int(wave_parser *p, const char *directive, uint32_t *out) {
   const wave_token *t = &p->tok;
   if (t->kind != WAVE_TOK_INT) {
@@ -284,7 +285,7 @@ static bool parse_workgroup_size(wave_parser *p, uint32_t size[3]) {
 }
 
 /* .registers, .local_memory and .workgroup_size: they set the most recently opened kernel,
- * even after its .end (§1.3). */
+ * even after its .end (docs/language.md "Directives"). */
 static bool parse_metadata(wave_parser *p, const wave_token *d, const wave_src *src) {
   bool workgroup = token_is(d, ".workgroup_size"), registers = token_is(d, ".registers");
   uint32_t value = 0, size[3];

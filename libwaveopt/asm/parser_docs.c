@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The documentation dialect (wave-isa.md §6) as the parser accepts it. The guides and the spec
- * write `icmp.lt`, `device_load.u32`, `iadd r0, r0, 1`, `and p2, p0, p1`, `break !p1`,
- * `atomic_add r2, r1, r0` without a scope. Here each is read into the IR form that says what
- * was meant: dotted mnemonics become the real opcode, predicate logic becomes the pseudo
+ * The documentation dialect (docs/language.md "Documentation dialect") as the parser accepts it.
+ * The guides and the spec write `icmp.lt`, `device_load.u32`, `iadd r0, r0, 1`, `and p2, p0, p1`,
+ * `break !p1`, `atomic_add r2, r1, r0` without a scope. Here each is read into the IR form that
+ * says what was meant: dotted mnemonics become the real opcode, predicate logic becomes the pseudo
  * opcodes, immediates stay immediates, atomics get their scope and an explicit empty
  * destination slot. wave_lower_docs_dialect later rewrites the pseudo forms into real code;
  * the verifier judges what remains.
@@ -163,7 +163,8 @@ bool wave_parse_immediate(wave_parser *p, const wave_token *t, wave_opcode op, u
   }
   out->kind = WAVE_OPERAND_IMM;
   if (t->kind == WAVE_TOK_INT) {
-    /* mov_imm's range (§1.4): -2^31 .. 2^32-1, negatives as two's complement. */
+    /* mov_imm's range (docs/language.md "Numbers"): -2^31 .. 2^32-1, negatives as two's
+     * complement. */
     if (t->magnitude > (t->negative ? (uint64_t)INT32_MAX + 1 : (uint64_t)UINT32_MAX)) {
       wave_parser_report(p, WAVE_SEV_ERROR, NULL, t->line, t->col,
                          "immediate '%.*s' is out of range (-2147483648 to 4294967295)", shown,
@@ -203,9 +204,9 @@ static wave_opcode predicate_form(wave_opcode op) {
 }
 
 /* Upstream accepts an atomic with one operand fewer than its shape and reads it as having no
- * destination (§3.9); the docs also drop the scope of device atomics. The IR keeps operands
- * aligned with the shape's slots, so the omitted destination becomes an explicit empty slot
- * and the omitted scope becomes `.device`. */
+ * destination (docs/language.md "Atomics"); the docs also drop the scope of device atomics. The IR
+ * keeps operands aligned with the shape's slots, so the omitted destination becomes an explicit
+ * empty slot and the omitted scope becomes `.device`. */
 static void complete_atomic(wave_opcode op, wave_operand *ops, unsigned *n) {
   unsigned slots = wave_opcode_num_slots(op);
   bool has_scope_slot = wave_opcode_slot_kind(op, slots - 1) == 'c';

@@ -12,7 +12,7 @@
 #include "waveopt/waveopt.h"
 
 
-/* A label definition in the file's single namespace (wave-isa.md §1.10). */
+/* A label definition in the file's single namespace (docs/language.md "Labels and subroutines"). */
 typedef struct wave_label_entry {
   const char *name;   /* arena copy, NUL-terminated */
   uint32_t len;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The reference interpreter's machine: launch geometry, SIMT control flow (the intended
- * semantics of wave-isa.md §4.5), wave scheduling, barriers, errors and counters.
+ * semantics of docs/language.md "Active mask and divergence stack"), wave scheduling, barriers,
+ * errors and counters.
  *
  * Each wave keeps an active mask A, a `dead` mask (lanes that ended by halt/return, and the
  * lanes past the workgroup's last thread) and a divergence stack of frames:

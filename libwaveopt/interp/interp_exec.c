@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Data-path semantics of every non-control instruction (wave-isa.md §3), applied to a whole
- * wave at once: each case loops over the lanes of the mask on register rows. Control flow,
+ * Data-path semantics of every non-control instruction (the instruction sections of docs/language.md), applied to a
+ * whole wave at once: each case loops over the lanes of the mask on register rows. Control flow,
  * scheduling and the lanes' fate (halt, barriers, calls) live in interp.c / interp_thread.c.
  *
  * Nothing here writes before it has checked: memory instructions validate every lane's
@@ -409,7 +409,7 @@ static void wave_op(const interp_instr *in, interp_wave *w, uint64_t mask) {
   }
 }
 
-/* ---- MMA (per-lane 4x4 f32 tiles, wave-isa.md §3.13) --------------------------------- */
+/* ---- MMA (per-lane 4x4 f32 tiles) -------------------------------------------------------- */
 
 enum { BANK_A, BANK_B, BANK_C, NUM_BANKS };
 
@@ -464,7 +464,7 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
   if (!mask)
     return true;
   switch (in->op) {
-  /* §3.1 integer */
+  /* integer */
   case WAVE_OP_IADD: BINARY(x + y); break;
   case WAVE_OP_ISUB: BINARY(x - y); break;
   case WAVE_OP_IMUL: BINARY(x * y); break;
@@ -489,7 +489,7 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
       return false;
     TERNARY(S(x) < S(y) ? y : S(x) > S(z) ? z : x);
     break;
-  /* §3.2 bitwise */
+  /* bitwise */
   case WAVE_OP_AND: BINARY(x & y); break;
   case WAVE_OP_OR: BINARY(x | y); break;
   case WAVE_OP_XOR: BINARY(x ^ y); break;
@@ -508,7 +508,7 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
     FOR_LANES(mask, w->width, { d[l] = bfi(a[l], b[l], c[l], e[l]); });
     break;
   }
-  /* §3.3 f32 */
+  /* f32 */
   case WAVE_OP_FADD: BINARY(F32_NAN2(B(F(x) + F(y)), x, y)); break;
   case WAVE_OP_FSUB: BINARY(F32_NAN2(B(F(x) - F(y)), x, y)); break;
   case WAVE_OP_FMUL: BINARY(F32_NAN2(B(F(x) * F(y)), x, y)); break;
@@ -532,7 +532,7 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
   case WAVE_OP_CVT_F32_BF16: case WAVE_OP_CVT_BF16_F32:
     UNARY(interp_f32_unary(in->op, x));
     break;
-  /* §3.4 f16 / bf16 */
+  /* f16 / bf16 */
   case WAVE_OP_HADD: case WAVE_OP_HSUB: case WAVE_OP_HMUL: case WAVE_OP_HADD2:
   case WAVE_OP_HMUL2: case WAVE_OP_BADD: case WAVE_OP_BSUB: case WAVE_OP_BMUL:
   case WAVE_OP_BADD2: case WAVE_OP_BMUL2:
@@ -541,7 +541,7 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
   case WAVE_OP_HMA: case WAVE_OP_HMA2: case WAVE_OP_BMA: case WAVE_OP_BMA2:
     TERNARY(interp_half_op(in->op, x, y, z));
     break;
-  /* §3.5 f64 pairs; cvt between f32 and f64 */
+  /* f64 pairs; cvt between f32 and f64 */
   case WAVE_OP_DADD: case WAVE_OP_DSUB: case WAVE_OP_DMUL: case WAVE_OP_DMA:
   case WAVE_OP_DDIV: case WAVE_OP_DSQRT: case WAVE_OP_CVT_F32_F64: {
     uint32_t *d0 = w->row[in->d];
@@ -571,7 +571,7 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
     });
     break;
   }
-  /* §3.6 compare and select (with the documentation dialect's extra compares) */
+  /* compare and select (with the documentation dialect's extra compares) */
   case WAVE_OP_ICMP_EQ: case WAVE_OP_UCMP_EQ: COMPARE(x == y); break;
   case WAVE_OP_ICMP_NE: case WAVE_OP_UCMP_NE: COMPARE(x != y); break;
   case WAVE_OP_ICMP_LT: COMPARE(S(x) < S(y)); break;
@@ -606,9 +606,9 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
     w->pred[in->pd] = (w->pred[in->pd] & ~mask) | (r & mask);
     break;
   }
-  /* §3.12 moves: mov_imm and mov_sr read constant / special-register rows */
+  /* moves: mov_imm and mov_sr read constant / special-register rows */
   case WAVE_OP_MOV: case WAVE_OP_MOV_IMM: case WAVE_OP_MOV_SR: UNARY(x); break;
-  /* §3.8 memory */
+  /* memory */
   case WAVE_OP_LOCAL_LOAD_U8: return load(in, w, mask, mem->local, mem->local_size, true, 1, f);
   case WAVE_OP_LOCAL_LOAD_U16: return load(in, w, mask, mem->local, mem->local_size, true, 2, f);
   case WAVE_OP_LOCAL_LOAD_U32: return load(in, w, mask, mem->local, mem->local_size, true, 4, f);

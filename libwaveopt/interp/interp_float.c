@@ -2,7 +2,8 @@
 /*
  * Floating-point helpers of the interpreter: bit casts, binary16 and bfloat16 conversions
  * written out by hand (the host may have no _Float16), the saturating conversions of
- * wave-isa.md §3.7, and the f16/bf16/f32/f64 operations that are more than one C operator.
+ * docs/language.md "Conversions", and the f16/bf16/f32/f64 operations that are more than one C
+ * operator.
  *
  * C float arithmetic is IEEE binary32 with round-to-nearest-even; the library is compiled as
  * ISO C, where GCC and Clang do not contract a*b+c into an FMA, so only `fma` uses fmaf.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The reference interpreter: runs one kernel of a module the way wave-isa.md §4.5 says a
- * conforming machine should (the intended semantics, not the upstream emulator's bugs).
+ * The reference interpreter: runs one kernel of a module the way docs/language.md "Active mask and
+ * divergence stack" says a conforming machine should (the intended semantics, not the upstream
+ * emulator's bugs).
  *
  * SIMT mode keeps a per-wave active mask and divergence stack; THREAD mode runs every thread
  * alone with its own program counter (Habermaier & Knapp), which is the yardstick for "does

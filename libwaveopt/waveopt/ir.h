@@ -46,7 +46,8 @@ typedef enum wave_category {
   WAVE_CAT_PRED,
 } wave_category;
 
-/* Effect flags of wave-isa.md §5.1 plus what the toolchain survives (§12). */
+/* Effect flags of docs/language.md "Effect classes" plus what the toolchain survives
+ * (docs/toolchain.md "Rules our output keeps"). */
 enum {
   WAVE_F_PURE = 1u << 0,         /* no effect beyond its destination registers */
   WAVE_F_READS_MEM = 1u << 1,
@@ -151,7 +152,7 @@ typedef enum wave_cache_hint {
 
 typedef struct wave_operand {
   uint8_t kind;       /* wave_operand_kind */
-  uint8_t half;       /* wave_half: parsed and printed, ignored by every tool (§1.5) */
+  uint8_t half;       /* wave_half: parsed and printed, ignored by every tool */
   uint8_t negated;    /* docs-dialect `break !p1` / `continue !p1` */
   uint8_t imm_form;   /* wave_imm_form */
   uint32_t value;     /* register, predicate, special register, scope, or immediate bits */
@@ -182,7 +183,7 @@ static inline wave_operand wave_label_operand(const char *label) {
   wave_operand o = {0}; o.kind = WAVE_OPERAND_LABEL; o.label = label; return o;
 }
 
-/* Special register names, indexed by their encoding (wave-isa.md §1.5). */
+/* Special register names, indexed by their encoding (docs/language.md "Registers"). */
 WAVE_API extern const char *const wave_sreg_names[WAVE_NUM_SREGS];
 WAVE_API extern const char *const wave_scope_names[4];
 
@@ -336,10 +337,11 @@ WAVE_API wave_node *wave_node_list_tail_block(wave_module *module, wave_node_lis
 /* ---- register references ------------------------------------------------------------------ */
 
 /* One register range an instruction reads or writes, with implicit pair/quad registers
- * (wave-isa.md §5.3) already expanded into `count`. Guards and select/if/break predicates
- * are reads of predicates. Special registers in GPR slots read the GPR of the same number
- * (§1.5) except where wave_opcode_reads_sreg says they are read as themselves; atomics whose
- * destination is r0 or omitted write nothing (§3.9). */
+ * (docs/language.md "Implicit register pairs and quads") already expanded into `count`. Guards and
+ * select/if/break predicates are reads of predicates. Special registers in GPR slots read the GPR
+ * of the same number (docs/language.md "Registers") except where wave_opcode_reads_sreg says they
+ * are read as themselves; atomics whose destination is r0 or omitted write nothing
+ * (docs/language.md "Atomics"). */
 typedef struct wave_reg_ref {
   uint32_t first;
   uint8_t count;

@@ -78,7 +78,7 @@ WAVE_API wave_module *wave_parse_file(const char *path, wave_diags *diags);
 /* ---- verification ------------------------------------------------------------------------- */
 
 /* Checks structure, operands, register ranges and what the downstream tools mishandle
- * (wave-isa.md §12). Returns true when no error was found; warnings do not count. */
+ * (docs/toolchain.md "Summary"). Returns true when no error was found; warnings do not count. */
 WAVE_API bool wave_verify_module(const wave_module *module, wave_diags *diags);
 
 /* Reports a diagnostic at a location of the module, quoting the source line if known. */

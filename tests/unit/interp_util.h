@@ -60,8 +60,8 @@ void iu_expect_words(const iu_result *r, const iu_want *w, size_t n);
 #define IU_EXPECT_REGS(r, thread, ...) iu_expect_regs(r, thread, IU_WANTS(__VA_ARGS__))
 #define IU_EXPECT_WORDS(r, ...) iu_expect_words(r, IU_WANTS(__VA_ARGS__))
 
-/* wave-isa.md §10, example 2 up to its end: thread t sums the numbers below t that are not
- * multiples of 3, stopping past 40, into r3. Each test appends how it stores r3. */
+/* docs/language.md "Example kernels", example 2 up to its end: thread t sums the numbers below t
+ * that are not multiples of 3, stopping past 40, into r3. Each test appends how it stores r3. */
 #define IU_LOOP_DEMO_HEAD                                                                     \
   ".kernel loop_demo\n.registers 16\n"                                                        \
   "    mov_sr   r1, sr_thread_id_x\n"                                                         \

@@ -39,7 +39,8 @@ Test(opcodes, shapes_are_well_formed) {
   }
 }
 
-/* wave-isa.md §8 lists the one-word instructions; every other real mnemonic is two words. */
+/* docs/language.md "Binary encoding" lists the one-word instructions; every other real mnemonic is
+ * two words. */
 Test(opcodes, encoding_sizes_follow_the_spec_list) {
   static const char *const four[] = {
       "ineg", "iabs", "fneg", "fabs", "fsqrt", "frsqrt", "frcp", "ffloor", "fceil", "fround",
@@ -270,7 +271,8 @@ Test(reg_refs, pairs_guards_and_atomics) {
 
   wave_operand sr[] = {wave_gpr(1), wave_sreg(4), wave_gpr(2)};
   cr_assert_eq(refs_of(m, WAVE_OP_IADD, WAVE_NO_GUARD, 3, sr, r), 3);
-  cr_assert(!r[1].is_pred && r[1].first == 4, "sr_lane_id in a GPR slot reads r4 (§1.5)");
+  cr_assert(!r[1].is_pred && r[1].first == 4, 
+            "sr_lane_id in a GPR slot reads r4 (docs/language.md, Registers)");
 
   wave_operand mma[] = {wave_gpr(3), wave_gpr(1), wave_gpr(2)};
   cr_assert_eq(refs_of(m, WAVE_OP_MMA_LOAD_A, WAVE_NO_GUARD, 3, mma, r), 2,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The interpreter's per-instruction semantics (wave-isa.md §3), with the edge cases the
- * optimizer's folding must agree with. Expected values are computed by hand. */
+/* The interpreter's per-instruction semantics (the instruction sections of docs/language.md), with the edge cases
+ * the optimizer's folding must agree with. Expected values are computed by hand. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -67,7 +67,7 @@ static bool cmp(const char *op, uint32_t a, uint32_t b) {
 #define NAN_BITS 0x7FC00000u
 #define INF_BITS 0x7F800000u
 
-/* ---- §3.1 integer --------------------------------------------------------------------- */
+/* ---- integer --------------------------------------------------------------------- */
 
 Test(alu_int, wrapping_arithmetic) {
   cr_assert_eq(op3("iadd", 0xFFFFFFFFu, 1), 0);
@@ -148,7 +148,7 @@ Test(alu_int, clamp_with_inverted_bounds_is_an_error) {
   iu_free_expecting(r, WAVE_ERR_BAD_CLAMP);
 }
 
-/* ---- §3.2 bits ------------------------------------------------------------------------ */
+/* ---- bits ------------------------------------------------------------------------ */
 
 Test(alu_bits, shifts_mask_the_count) {
   cr_assert_eq(op3("shl", 1, 33), 2);
@@ -192,7 +192,7 @@ Test(alu_bits, bit_field_extract_and_insert) {
   iu_free(r);
 }
 
-/* ---- §3.3 f32 ------------------------------------------------------------------------- */
+/* ---- f32 ------------------------------------------------------------------------- */
 
 Test(alu_f32, division_by_either_zero_is_plus_infinity) {
   cr_assert_eq(op3("fdiv", F(1.0f), F(0.0f)), INF_BITS);
@@ -304,7 +304,7 @@ Test(alu_f32, rounding_and_unary_ops) {
   cr_assert(isnan(iu_float(op4("fclamp", NAN_BITS, F(0.0f), F(2.0f)))));
 }
 
-/* ---- §3.4 f16 and bf16 ---------------------------------------------------------------- */
+/* ---- f16 and bf16 ---------------------------------------------------------------- */
 
 Test(alu_half, f16_arithmetic_rounds_to_nearest_even) {
   /* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties go to the even 1.0 */
@@ -368,7 +368,7 @@ Test(alu_half, bf16_truncates) {
   cr_assert_eq(op3("badd", 0xABCD3F80u, 0x12343F80u), 0x4000u);
 }
 
-/* ---- §3.5 f64 and §3.7 conversions ---------------------------------------------------- */
+/* ---- f64 and conversions ---------------------------------------------------- */
 
 static uint32_t lo_word(double d) {
   uint64_t b;
@@ -555,7 +555,7 @@ Test(alu_moves, guards_narrow_one_instruction) {
   iu_free(r);
 }
 
-/* ---- §3.8 memory ---------------------------------------------------------------------- */
+/* ---- memory ---------------------------------------------------------------------- */
 
 static iu_result *run_mem(const char *code, size_t mem_size) {
   char text[4096];
@@ -635,7 +635,7 @@ Test(alu_mem, out_of_bounds_accesses_are_errors) {
   iu_free_expecting(r, WAVE_ERR_OUT_OF_BOUNDS);
 }
 
-/* ---- §3.9 atomics --------------------------------------------------------------------- */
+/* ---- atomics --------------------------------------------------------------------- */
 
 static iu_result *run_lanes(const char *code, uint32_t lanes) {
   char text[4096];
@@ -730,7 +730,7 @@ Test(alu_atomic, out_of_bounds_atomic_changes_nothing) {
   iu_free(r);
 }
 
-/* ---- §3.10 wave operations ------------------------------------------------------------ */
+/* ---- wave operations ------------------------------------------------------------ */
 
 Test(alu_wave, shuffles_read_inactive_sources_and_zero_out_of_range) {
   const char *code = "    mov_imm r15, 10\n    imul r3, r1, r15\n"  /* r3 = 10 * lane */
@@ -846,7 +846,7 @@ Test(alu_wave, reductions_wrap_and_a_guard_selects_participants) {
   iu_free(r);
 }
 
-/* ---- §3.13 MMA ------------------------------------------------------------------------ */
+/* ---- MMA ------------------------------------------------------------------------ */
 
 Test(alu_mma, per_lane_tiles_from_local_memory) {
   /* A = 2 * identity at local 0 (stride 16), B[i][j] = 4i + j at local 64 (stride 16);

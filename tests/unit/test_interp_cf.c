@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* SIMT control flow of the interpreter: the intended semantics of wave-isa.md §4.5 (not the
- * emulator's bugs of §4.4), wave scheduling, barriers, undefined behaviour and counters. */
+/* SIMT control flow of the interpreter: the intended semantics of docs/language.md "Active mask
+ * and divergence stack" (not the emulator's bugs, docs/toolchain.md), wave scheduling, barriers,
+ * undefined behaviour and counters. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The lexer on its own: every token kind, the number, register and guard rules of
- * wave-isa.md §1.1, §1.4, §1.5, and the exact column of every lexical error. */
+ * docs/language.md "Tokens", "Numbers" and "Registers", and the exact column of every lexical
+ * error. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -217,7 +218,8 @@ Test(lexer, float_bits_are_exact) {
   memcpy(&b32, &t.f32, 4);
   memcpy(&b64, &t.f64, 8);
   cr_assert_eq(b32, 0x4048F5C3u);
-  cr_assert_eq((uint32_t)b64, 0x51EB851Fu, "wave-isa.md §1.4: the low word is 0x51EB851F");
+  cr_assert_eq((uint32_t)b64, 0x51EB851Fu, 
+               "the low word is 0x51EB851F (docs/toolchain.md, Float literals)");
   /* 2^-1 + 2^-25 + 2^-60: within 2^-24 relative of a binary32 halfway point, so a double
    * rounding (decimal -> binary64 -> binary32) would go the wrong way. */
   t = only(&l, "0.5000000298023223885626742", WAVE_TOK_FLOAT);

@@ -320,8 +320,8 @@ Test(parser, kernel_metadata) {
   cr_assert_eq(a->workgroup_size_src.loc.line, 4);
   cr_assert_eq(a->kernel_src.loc.line, 1);
   cr_assert_eq(a->end_src.loc.line, 6);
-  /* After its .end, the directives still apply to the most recent kernel (§1.3); the
-   * documentation's one-value .workgroup_size means X, 1, 1. */
+  /* After its .end, the directives still apply to the most recent kernel (docs/language.md
+   * "Directives"); the documentation's one-value .workgroup_size means X, 1, 1. */
   cr_assert(b->has_workgroup_size);
   cr_assert_eq(b->workgroup_size[0], 256);
   cr_assert_eq(b->workgroup_size[1], 1);

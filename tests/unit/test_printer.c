@@ -827,8 +827,8 @@ Test(roundtrip, docs_dialect_is_a_fixed_point) {
   wave_module_destroy(m);
 }
 
-/* wave-isa.md §10, example 1, printed: the expected text stays written out, so that a change
- * in the canonical form shows here. */
+/* docs/language.md "Example kernels", example 1, printed: the expected text stays written out, so
+ * that a change in the canonical form shows here. */
 Test(roundtrip, real_dialect_canonical_text) {
   wave_module *m = parse(TU_AXPY_TEXT);
   char *text = print_module(m, WAVE_DIALECT_ASM, false);

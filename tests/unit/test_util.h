@@ -55,7 +55,7 @@ void tu_assert_valid(const wave_kernel *kernel);
 /* Appends `count` copies of piece to the string in buf (size bytes), failing on overflow. */
 void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
 
-/* wave-isa.md §10, example 1, with its comments. */
+/* docs/language.md "Example kernels", example 1, with its comments. */
 #define TU_AXPY_TEXT                                                                 \
     "; y[i] = a * x[i] + y[i] for every i < n (f32 data)\n"                          \
     ".kernel axpy_guarded\n"                                                         \
