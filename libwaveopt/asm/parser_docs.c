@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "asm/parser_stream.h"
+#include "support/text.h"
 
 /* No mnemonic is this long: longer names are never joined or compared. */
 enum { MAX_MNEMONIC = 64 };
@@ -46,47 +47,13 @@ static bool is_scope_suffix(const wave_token *t) {
   return false;
 }
 
-static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
-
-/* Levenshtein distance, ignoring case in `a` so that `IADD` finds `iadd`. */
-static size_t edit_distance(const char *a, size_t n, const char *b) {
-  size_t m = strlen(b);
-  size_t row[MAX_MNEMONIC + 1];
-  if (m > MAX_MNEMONIC)
-    return SIZE_MAX;
-  for (size_t j = 0; j <= m; j++)
-    row[j] = j;
-  for (size_t i = 1; i <= n; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= m; j++) {
-      size_t up = row[j];
-      size_t best = diag + (lower(a[i - 1]) != b[j - 1]);
-      if (up + 1 < best)
-        best = up + 1;
-      if (row[j - 1] + 1 < best)
-        best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[m];
-}
-
 /* The closest mnemonic, when it is close enough to be a plausible typo. */
 static const char *suggest(const char *name, size_t len) {
-  const char *best = NULL;
-  size_t best_distance = SIZE_MAX;
-  if (len > MAX_MNEMONIC)
-    return NULL;
-  for (int op = 0; op < WAVE_OP_COUNT; op++) {
-    size_t d = edit_distance(name, len, wave_opcode_table[op].mnemonic);
-    if (d < best_distance) {
-      best_distance = d;
-      best = wave_opcode_table[op].mnemonic;
-    }
-  }
-  return best_distance <= 2 && best_distance * 3 <= len ? best : NULL;
+  wave_suggest s;
+  wave_suggest_init(&s, name, len);
+  for (int op = 0; op < WAVE_OP_COUNT; op++)
+    wave_suggest_offer(&s, wave_opcode_table[op].mnemonic);
+  return wave_suggestion(&s);
 }
 
 /* Reports the mnemonic at `base` as unknown. The glued suffixes still ahead were meant as part

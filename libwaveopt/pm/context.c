@@ -71,7 +71,7 @@ wave_diags *wave_pass_diags(wave_pass_context *ctx) { return ctx->run->diags; }
 wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *message = wave_pm_vformat(fmt, ap);
+  char *message = wave_vformat(fmt, ap);
   va_end(ap);
   wave_module_report(ctx->kernel->module, ctx->run->diags, WAVE_SEV_ERROR, NULL, loc, "%s",
                      message ? message : "out of memory");
@@ -127,7 +127,7 @@ static void remark(wave_pass_context *ctx, wave_remark_kind kind, const char *na
     return;
   wave_pm_run *run = ctx->run;
   wave_pipeline_result *r = run->result;
-  char *message = wave_pm_vformat(fmt, ap);
+  char *message = wave_vformat(fmt, ap);
   if (!message)
     run->out_of_memory = true;
   else if (make_room(run, (void **)&r->remarks, r->num_remarks, sizeof(*r->remarks))) {

@@ -41,7 +41,7 @@ static bool report(wave_diags *diags, origin at, const char *fmt, ...)
 static bool report(wave_diags *diags, origin at, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *message = wave_pm_vformat(fmt, ap);
+  char *message = wave_vformat(fmt, ap);
   va_end(ap);
   wave_loc loc = {NULL, at.text ? 1 : 0, at.text ? (uint32_t)at.offset + 1 : 0};
   wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, at.text, at.text ? strlen(at.text) : 0,
@@ -51,7 +51,7 @@ static bool report(wave_diags *diags, origin at, const char *fmt, ...) {
 }
 
 static bool report_unknown(wave_diags *diags, origin at, const char *what,
-                           const wave_pm_suggest *s) {
+                           const wave_suggest *s) {
   char *message = wave_pm_unknown(what, s);
   report(diags, at, "%s", message ? message : "out of memory");
   free(message);
@@ -91,10 +91,10 @@ static bool add_pass(wave_pipeline *p, const char *name, wave_diags *diags, orig
   const wave_pass_info *pass = wave_pass_registry_find_pass(p->registry, name);
   if (pass)
     return append(p, (wave_pipeline_step){.kind = WAVE_STEP_PASS, .pass = pass}, diags, at);
-  wave_pm_suggest s;
-  wave_pm_suggest_init(&s, name, strlen(name));
+  wave_suggest s;
+  wave_suggest_init(&s, name, strlen(name));
   for (size_t i = 0; (pass = wave_pass_registry_pass_at(p->registry, i)); i++)
-    wave_pm_suggest_offer(&s, pass->name);
+    wave_suggest_offer(&s, pass->name);
   return report_unknown(diags, at, "pass", &s);
 }
 
@@ -105,10 +105,10 @@ static bool add_print(wave_pipeline *p, const char *name, wave_diags *diags, ori
     return append(p, (wave_pipeline_step){.kind = WAVE_STEP_PRINT, .analysis = id}, diags, at);
   if (info)
     return report(diags, at, "analysis '%s' has no printer", name);
-  wave_pm_suggest s;
-  wave_pm_suggest_init(&s, name, strlen(name));
+  wave_suggest s;
+  wave_suggest_init(&s, name, strlen(name));
   for (wave_analysis_id i = 0; (info = wave_pass_registry_analysis_at(p->registry, i)); i++)
-    wave_pm_suggest_offer(&s, info->name);
+    wave_suggest_offer(&s, info->name);
   return report_unknown(diags, at, "analysis", &s);
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 
+#include "support/text.h"
 #include "waveopt/pass.h"
 
 struct wave_pass_registry {
@@ -68,23 +69,8 @@ void wave_pm_add_timing(wave_pm_run *run, const char *pass, double seconds);
 bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
                              const char *pass, wave_diags *diags);
 
-/* malloc'd text of a printf format, or NULL when memory ran out. */
-char *wave_pm_vformat(const char *fmt, va_list ap);
-char *wave_pm_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The closest of the candidates offered to `name`, when it is close enough to be a typo. */
-typedef struct wave_pm_suggest {
-  const char *name;
-  size_t len;
-  const char *best;
-  size_t best_distance;
-} wave_pm_suggest;
-
-void wave_pm_suggest_init(wave_pm_suggest *s, const char *name, size_t len);
-void wave_pm_suggest_offer(wave_pm_suggest *s, const char *candidate);
-const char *wave_pm_suggestion(const wave_pm_suggest *s);
 /* "unknown WHAT 'NAME'", adding "; did you mean 'X'?" when s found a close name (malloc'd;
  * NULL when memory ran out). */
-char *wave_pm_unknown(const char *what, const wave_pm_suggest *s);
+char *wave_pm_unknown(const char *what, const wave_suggest *s);
 
 #endif

@@ -75,7 +75,7 @@ static bool report(wave_diags *diags, const char *fmt, ...) __attribute__((forma
 static bool report(wave_diags *diags, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *message = wave_pm_vformat(fmt, ap);
+  char *message = wave_vformat(fmt, ap);
   va_end(ap);
   wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0, "%s",
                    message ? message : "out of memory");

@@ -36,7 +36,7 @@ static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const ch
 static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *message = wave_pm_vformat(fmt, ap);
+  char *message = wave_vformat(fmt, ap);
   va_end(ap);
   wave_module_report(kernel->module, run->diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
                      "internal error: %s", message ? message : "out of memory");
@@ -117,7 +117,7 @@ static bool bisect_allows(wave_pm_run *run, const char *pass, const wave_kernel 
     return true;
   bool ran = o->opt_bisect_limit < 0 || number <= (unsigned)o->opt_bisect_limit;
   if (o->on_bisect) {
-    char *line = wave_pm_format("BISECT: %s pass (%u) %s on kernel %s",
+    char *line = wave_format("BISECT: %s pass (%u) %s on kernel %s",
                                 ran ? "running" : "NOT running", number, pass, kernel->name);
     if (!line)
       run->out_of_memory = true;
@@ -178,7 +178,7 @@ static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *k
   const wave_pipeline_options *o = run->options;
   if (!o->print_write)
     return true;
-  char *header = wave_pm_format("Printing analysis '%s' for kernel '%s':\n", info->name,
+  char *header = wave_format("Printing analysis '%s' for kernel '%s':\n", info->name,
                                 kernel->name);
   bool written = header && o->print_write(o->print_ctx, header, strlen(header)) == 0 &&
                  info->print(result, kernel, o->print_write, o->print_ctx) == 0;
@@ -256,12 +256,12 @@ static bool option_values_known(wave_pm_run *run) {
     size_t index;
     if (wave_pass_registry_find_option(registry, name, &index))
       continue;
-    wave_pm_suggest s;
-    wave_pm_suggest_init(&s, name, strlen(name));
+    wave_suggest s;
+    wave_suggest_init(&s, name, strlen(name));
     const wave_pass_info *pass;
     for (size_t j = 0; (pass = wave_pass_registry_pass_at(registry, j)); j++)
       for (size_t k = 0; k < pass->num_options; k++)
-        wave_pm_suggest_offer(&s, pass->options[k].name);
+        wave_suggest_offer(&s, pass->options[k].name);
     char *message = wave_pm_unknown("pass option", &s);
     wave_diag_report(run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0, "%s",
                      message ? message : "out of memory");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "support/strbuf.h"
+#include "support/text.h"
 #include "waveopt/waveopt.h"
 
 void wave_diags_init(wave_diags *diags) { memset(diags, 0, sizeof(*diags)); }
@@ -29,17 +30,6 @@ static char *copy_text(const char *s, size_t len) {
     d[len] = '\0';
   }
   return d;
-}
-
-static char *vformat(const char *fmt, va_list ap) {
-  va_list again;
-  va_copy(again, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  char *s = n < 0 ? NULL : malloc((size_t)n + 1);
-  if (s)
-    vsnprintf(s, (size_t)n + 1, fmt, again);
-  va_end(again);
-  return s;
 }
 
 static void vreport(wave_diags *diags, wave_severity severity, const char *flag, wave_loc loc,
@@ -76,7 +66,7 @@ static void vreport(wave_diags *diags, wave_severity severity, const char *flag,
   d->line = loc.line;
   d->col = loc.col;
   d->flag = flag;
-  d->message = vformat(fmt, ap);
+  d->message = wave_vformat(fmt, ap);
   d->file = loc.file ? copy_text(loc.file, strlen(loc.file)) : NULL;
   d->source_line = source_line ? copy_text(source_line, source_line_len) : NULL;
   if (!d->message || (loc.file && !d->file) || (source_line && !d->source_line)) {
