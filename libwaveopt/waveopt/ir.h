@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The WAVE IR: a module of kernels, each a list of regions (the entry code and the labelled
  * subroutines that `call` reaches), each region a tree of control-flow nodes in the manner of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libwaveopt: read, check, transform and print WAVE assembly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the Criterion unit tests. */
 #ifndef WAVE_TEST_UTIL_H
 #define WAVE_TEST_UTIL_H
