@@ -217,8 +217,8 @@ static void put_instr(printer *p, const wave_instr *instr) {
   else
     p->unprintable = true;
   bool first = true;
-  for (unsigned i = 0; i < instr->num_operands; i++) {
-    const wave_operand *o = &instr->operands[i];
+  for (unsigned i = 0; i < wave_instr_num_operands(instr); i++) {
+    const wave_operand *o = wave_instr_operand(instr, i);
     if (o->kind == WAVE_OPERAND_NONE)
       continue;
     put(p, first ? " " : ", ", first ? 1 : 2);

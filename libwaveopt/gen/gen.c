@@ -63,6 +63,7 @@ static const uint32_t shapes[][3] = {
 
 typedef struct gen {
   wave_module *module;
+  wave_builder b;         /* where the next statement goes */
   const wave_gen_options *opt;
   uint64_t rng;
   unsigned emitted;       /* instructions so far */
@@ -89,28 +90,28 @@ static bool chance(gen *g, unsigned percent) { return below(g, 100) < percent; }
 
 /* ---- emission ------------------------------------------------------------------------------ */
 
-static void emit_guarded(gen *g, wave_node_list *list, wave_opcode op, int guard, bool negated,
-                         unsigned n, const wave_operand *ops) {
-  if (g->failed)
-    return;
-  wave_node *block = wave_node_list_tail_block(g->module, list);
-  wave_instr *instr = block ? wave_instr_create(g->module, op, guard, negated, n, ops) : NULL;
-  if (!instr) {
+/* Counts what the builder returned; after the first failure nothing more is built, so the
+ * kernel is dropped as a whole rather than missing a statement somewhere. */
+static wave_instr *emitted(gen *g, wave_instr *instr) {
+  if (instr)
+    g->emitted++;
+  else
     g->failed = true;
-    return;
-  }
-  wave_block_append(block, instr);
-  g->emitted++;
+  return instr;
 }
 
 /* C leaves the order of evaluation of call arguments and initializer elements unspecified:
  * at most one random choice may appear in the arguments of one EMIT, or the kernel for a seed
  * would depend on the compiler. */
-#define OPS(...) (const wave_operand[]){__VA_ARGS__}
-#define NOPS(...) (unsigned)(sizeof(OPS(__VA_ARGS__)) / sizeof(wave_operand))
-#define EMIT(g, list, op, ...) emit_guarded(g, list, op, WAVE_NO_GUARD, false, NOPS(__VA_ARGS__), \
-                                            OPS(__VA_ARGS__))
-#define EMIT0(g, list, op) emit_guarded(g, list, op, WAVE_NO_GUARD, false, 0, NULL)
+#define EMIT(g, op, ...) emitted((g), (g)->failed ? NULL : wave_build(&(g)->b, (op), __VA_ARGS__))
+#define EMIT0(g, op) emitted((g), (g)->failed ? NULL : wave_build_instr(&(g)->b, (op), 0, NULL))
+
+static void emit_guarded(gen *g, wave_opcode op, int guard, bool negated, unsigned n,
+                         const wave_operand *ops) {
+  wave_instr *instr = emitted(g, g->failed ? NULL : wave_build_instr(&g->b, op, n, ops));
+  if (instr)
+    wave_instr_set_guard(instr, guard, negated);
+}
 
 static wave_operand R(unsigned r) { return wave_gpr(r); }
 
@@ -122,8 +123,8 @@ static wave_operand NO_DEST(void) {
 }
 static wave_operand P(unsigned p) { return wave_pred(p); }
 
-static void mov_imm(gen *g, wave_node_list *list, unsigned rd, uint32_t value) {
-  EMIT(g, list, WAVE_OP_MOV_IMM, R(rd), wave_imm(value));
+static void mov_imm(gen *g, unsigned rd, uint32_t value) {
+  EMIT(g, WAVE_OP_MOV_IMM, R(rd), wave_imm(value));
 }
 
 /* ---- operand choice ------------------------------------------------------------------------ */
@@ -167,8 +168,7 @@ static uint32_t small_or_wild(gen *g) {
 
 /* Emits op with a random guard, turning register reads into immediates here and there in the
  * documentation dialect (but never a clamp's bounds: their order is what makes it safe). */
-static void emit_pure(gen *g, wave_node_list *list, wave_opcode op, unsigned n,
-                      wave_operand *ops) {
+static void emit_pure(gen *g, wave_opcode op, unsigned n, wave_operand *ops) {
   if (g->opt->docs_dialect) {
     for (unsigned s = 0; s < (op == WAVE_OP_ICLAMP ? 2 : n); s++)
       if (ops[s].kind == WAVE_OPERAND_GPR && wave_opcode_accepts_docs_immediate(op, s) &&
@@ -177,7 +177,7 @@ static void emit_pure(gen *g, wave_node_list *list, wave_opcode op, unsigned n,
   }
   bool negated;
   int guard = pick_guard(g, &negated);
-  emit_guarded(g, list, op, guard, negated, n, ops);
+  emit_guarded(g, op, guard, negated, n, ops);
 }
 
 /* ---- address computation ------------------------------------------------------------------- */
@@ -186,22 +186,22 @@ typedef enum window { WIN_INPUT, WIN_SLOT, WIN_LOCAL } window;
 
 /* R_T0 = base + offset with offset derived from src and always inside the window for an
  * access of `bytes` bytes aligned to `bytes` (unaligned u8 accesses come for free). */
-static void gen_address(gen *g, wave_node_list *list, window win, unsigned bytes, unsigned src) {
+static void gen_address(gen *g, window win, unsigned bytes, unsigned src) {
   static const unsigned bases[] = {R_IN, R_SLOT, R_LSLOT};
   static const uint32_t sizes[] = {IN_BYTES, SCRATCH_BYTES, LSLOT_BYTES};
   uint32_t span = sizes[win];
   unsigned shift = bytes == 8 ? 3 : bytes == 4 ? 2 : bytes == 2 ? 1 : 0;
   if (shift && chance(g, 40)) {
     /* base + ((x & (span/bytes - 1)) << log2(bytes)) */
-    mov_imm(g, list, R_T0, span / bytes - 1);
-    EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src), R(R_T0));
-    mov_imm(g, list, R_T1, shift);
-    EMIT(g, list, WAVE_OP_SHL, R(R_T0), R(R_T0), R(R_T1));
+    mov_imm(g, R_T0, span / bytes - 1);
+    EMIT(g, WAVE_OP_AND, R(R_T0), R(src), R(R_T0));
+    mov_imm(g, R_T1, shift);
+    EMIT(g, WAVE_OP_SHL, R(R_T0), R(R_T0), R(R_T1));
   } else {
-    mov_imm(g, list, R_T0, span - bytes);
-    EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src), R(R_T0));
+    mov_imm(g, R_T0, span - bytes);
+    EMIT(g, WAVE_OP_AND, R(R_T0), R(src), R(R_T0));
   }
-  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(bases[win]), R(R_T0));
+  EMIT(g, WAVE_OP_IADD, R(R_T0), R(bases[win]), R(R_T0));
 }
 
 /* ---- straight-line statements -------------------------------------------------------------- */
@@ -241,94 +241,94 @@ static const uint8_t sregs_w_free[] = {0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13};
 /* ...and those that do (lane, wave, width, wave count). */
 static const uint8_t sregs_w_dep[] = {3, 4, 14, 15};
 
-static void gen_alu(gen *g, wave_node_list *list) {
+static void gen_alu(gen *g) {
   unsigned d = pool_reg(g);
   unsigned kind = below(g, g->opt->floats ? 13 : 9);
   wave_operand ops[5];
   switch (kind) {
   case 0: case 1: case 2: case 3:
     ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
-    emit_pure(g, list, PICK(g, int_binary), 3, ops);
+    emit_pure(g, PICK(g, int_binary), 3, ops);
     return;
   case 4:
     ops[0] = R(d), ops[1] = R(src_reg(g));
-    emit_pure(g, list, PICK(g, int_unary), 2, ops);
+    emit_pure(g, PICK(g, int_unary), 2, ops);
     return;
   case 5:
     if (chance(g, 50)) {
       ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
-      emit_pure(g, list, PICK(g, int_ternary), 4, ops);
+      emit_pure(g, PICK(g, int_ternary), 4, ops);
     } else {
       ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
       ops[4] = R(src_reg(g));
-      emit_pure(g, list, WAVE_OP_BFI, 5, ops);
+      emit_pure(g, WAVE_OP_BFI, 5, ops);
     }
     return;
   case 6: {
     /* Division by a divisor that cannot be zero; INT_MIN / -1 is defined (wraps). */
     unsigned a = src_reg(g), b = src_reg(g);
-    EMIT(g, list, WAVE_OP_OR, R(R_T1), R(b), R(R_ONE));
+    EMIT(g, WAVE_OP_OR, R(R_T1), R(b), R(R_ONE));
     ops[0] = R(d), ops[1] = R(a), ops[2] = R(R_T1);
     bool negated;
     int guard = pick_guard(g, &negated);
-    emit_guarded(g, list, chance(g, 50) ? WAVE_OP_IDIV : WAVE_OP_IMOD, guard, negated, 3, ops);
+    emit_guarded(g, chance(g, 50) ? WAVE_OP_IDIV : WAVE_OP_IMOD, guard, negated, 3, ops);
     return;
   }
   case 7: {
     /* A clamp whose bounds are ordered by construction. */
     unsigned a = src_reg(g), b = src_reg(g);
-    EMIT(g, list, WAVE_OP_IMIN, R(R_T0), R(a), R(b));
-    EMIT(g, list, WAVE_OP_IMAX, R(R_T1), R(a), R(b));
+    EMIT(g, WAVE_OP_IMIN, R(R_T0), R(a), R(b));
+    EMIT(g, WAVE_OP_IMAX, R(R_T1), R(a), R(b));
     ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(R_T0), ops[3] = R(R_T1);
-    emit_pure(g, list, WAVE_OP_ICLAMP, 4, ops);
+    emit_pure(g, WAVE_OP_ICLAMP, 4, ops);
     return;
   }
   case 8: {
     unsigned which = below(g, 3);
     if (which == 0) {
       ops[0] = R(d), ops[1] = wave_imm(small_or_wild(g));
-      emit_pure(g, list, WAVE_OP_MOV_IMM, 2, ops);
+      emit_pure(g, WAVE_OP_MOV_IMM, 2, ops);
     } else if (which == 1) {
       bool w_dep = g->opt->wave_ops && chance(g, 40);
       ops[0] = R(d);
       ops[1] = wave_sreg(w_dep ? PICK(g, sregs_w_dep) : PICK(g, sregs_w_free));
-      emit_pure(g, list, WAVE_OP_MOV_SR, 2, ops);
+      emit_pure(g, WAVE_OP_MOV_SR, 2, ops);
     } else {
       ops[0] = R(d), ops[1] = P(any_pred(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
-      emit_pure(g, list, WAVE_OP_SELECT, 4, ops);
+      emit_pure(g, WAVE_OP_SELECT, 4, ops);
     }
     return;
   }
   case 9: case 10:
     ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
-    emit_pure(g, list, PICK(g, float_binary), 3, ops);
+    emit_pure(g, PICK(g, float_binary), 3, ops);
     return;
   case 11: {
     /* f64 on register pairs, so that implicit second registers are exercised. */
     unsigned which = below(g, 4);
     if (which == 0) {
       ops[0] = R(pool_pair(g)), ops[1] = R(pair_src(g)), ops[2] = R(pair_src(g));
-      emit_pure(g, list, PICK(g, f64_binary), 3, ops);
+      emit_pure(g, PICK(g, f64_binary), 3, ops);
     } else if (which == 1) {
       ops[0] = R(pool_pair(g)), ops[1] = R(pair_src(g)), ops[2] = R(pair_src(g));
       ops[3] = R(pair_src(g));
-      emit_pure(g, list, WAVE_OP_DMA, 4, ops);
+      emit_pure(g, WAVE_OP_DMA, 4, ops);
     } else if (which == 2) {
       ops[0] = R(pool_pair(g)), ops[1] = R(pair_src(g));
-      emit_pure(g, list, chance(g, 50) ? WAVE_OP_DSQRT : WAVE_OP_CVT_F64_F32, 2, ops);
+      emit_pure(g, chance(g, 50) ? WAVE_OP_DSQRT : WAVE_OP_CVT_F64_F32, 2, ops);
     } else {
       ops[0] = R(d), ops[1] = R(pair_src(g));
-      emit_pure(g, list, WAVE_OP_CVT_F32_F64, 2, ops);
+      emit_pure(g, WAVE_OP_CVT_F32_F64, 2, ops);
     }
     return;
   }
   default:
     if (chance(g, 25)) {
       ops[0] = R(d), ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
-      emit_pure(g, list, WAVE_OP_FMA, 4, ops);
+      emit_pure(g, WAVE_OP_FMA, 4, ops);
     } else {
       ops[0] = R(d), ops[1] = R(src_reg(g));
-      emit_pure(g, list, PICK(g, float_unary), 2, ops);
+      emit_pure(g, PICK(g, float_unary), 2, ops);
     }
     return;
   }
@@ -337,30 +337,29 @@ static void gen_alu(gen *g, wave_node_list *list) {
 /* Writes predicate `p` from a compare of values (or, in the documentation dialect, from
  * predicate logic). `uniform` restricts the inputs to values equal in every lane of the launch:
  * arguments, constants and the workgroup id (equal within a workgroup). */
-static void gen_compare_into(gen *g, wave_node_list *list, unsigned p, bool uniform,
-                             bool guarded) {
+static void gen_compare_into(gen *g, unsigned p, bool uniform, bool guarded) {
   wave_operand ops[3];
   ops[0] = P(p);
   if (uniform) {
     unsigned a = chance(g, 50) ? R_ARG_A : R_ARG_B;
     if (chance(g, 30)) {
-      EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(5));
-      mov_imm(g, list, R_T0, below(g, 3));
+      EMIT(g, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(5));
+      mov_imm(g, R_T0, below(g, 3));
       a = R_T1;
     } else {
-      mov_imm(g, list, R_T0, small_or_wild(g));
+      mov_imm(g, R_T0, small_or_wild(g));
     }
     ops[1] = R(a), ops[2] = R(R_T0);
-    EMIT(g, list, PICK(g, real_compares), ops[0], ops[1], ops[2]);
+    EMIT(g, PICK(g, real_compares), ops[0], ops[1], ops[2]);
     return;
   }
   if (g->opt->docs_dialect && chance(g, 25)) {
     unsigned a = any_pred(g), b = any_pred(g);
     if (chance(g, 30)) {
-      EMIT(g, list, WAVE_OP_PNOT, P(p), P(a));
+      EMIT(g, WAVE_OP_PNOT, P(p), P(a));
     } else {
       wave_opcode op = PICK(g, pred_logic);
-      EMIT(g, list, op, P(p), P(a), P(b));
+      EMIT(g, op, P(p), P(a), P(b));
     }
     return;
   }
@@ -368,31 +367,31 @@ static void gen_compare_into(gen *g, wave_node_list *list, unsigned p, bool unif
                                                          : PICK(g, real_compares);
   ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
   if (guarded)
-    emit_pure(g, list, op, 3, ops);
+    emit_pure(g, op, 3, ops);
   else
-    EMIT(g, list, op, ops[0], ops[1], ops[2]);
+    EMIT(g, op, ops[0], ops[1], ops[2]);
 }
 
 /* p = one bit of the thread's index, read from its slot address (t * 256 + base): lanes split
  * in runs of 1, 2, 4, ... whatever the data. */
-static void gen_lane_bit(gen *g, wave_node_list *list, unsigned p) {
-  mov_imm(g, list, R_T1, 8 + below(g, 6));
-  EMIT(g, list, WAVE_OP_SHR, R(R_T0), R(R_SLOT), R(R_T1));
-  EMIT(g, list, WAVE_OP_AND, R(R_T0), R(R_T0), R(R_ONE));
-  EMIT(g, list, chance(g, 50) ? WAVE_OP_ICMP_EQ : WAVE_OP_ICMP_NE, P(p), R(R_T0), R(R_ONE));
+static void gen_lane_bit(gen *g, unsigned p) {
+  mov_imm(g, R_T1, 8 + below(g, 6));
+  EMIT(g, WAVE_OP_SHR, R(R_T0), R(R_SLOT), R(R_T1));
+  EMIT(g, WAVE_OP_AND, R(R_T0), R(R_T0), R(R_ONE));
+  EMIT(g, chance(g, 50) ? WAVE_OP_ICMP_EQ : WAVE_OP_ICMP_NE, P(p), R(R_T0), R(R_ONE));
 }
 
 /* A predicate for a branch: uniform, split by lane, data-dependent, or whatever a predicate
  * happens to hold. */
-static unsigned gen_condition(gen *g, wave_node_list *list) {
+static unsigned gen_condition(gen *g) {
   unsigned p = any_pred(g);
   unsigned kind = below(g, 20);
   if (kind < 5)
-    gen_compare_into(g, list, p, true, false);
+    gen_compare_into(g, p, true, false);
   else if (kind < 10)
-    gen_lane_bit(g, list, p);
+    gen_lane_bit(g, p);
   else if (kind < 17)
-    gen_compare_into(g, list, p, false, false);
+    gen_compare_into(g, p, false, false);
   return p;
 }
 
@@ -414,21 +413,21 @@ static unsigned access_bytes(wave_opcode op) {
   return (unsigned)strtoul(u + 1, NULL, 10) / 8;
 }
 
-static void gen_load(gen *g, wave_node_list *list) {
+static void gen_load(gen *g) {
   unsigned which = below(g, 4);
   window win = which < 2 ? WIN_INPUT : which == 2 ? WIN_SLOT : WIN_LOCAL;
   wave_opcode op = win == WIN_LOCAL ? PICK(g, local_load_ops) : PICK(g, load_ops);
   unsigned bytes = access_bytes(op);
-  gen_address(g, list, win, bytes, src_reg(g));
-  EMIT(g, list, op, R(bytes == 8 ? pool_pair(g) : pool_reg(g)), R(R_T0));
+  gen_address(g, win, bytes, src_reg(g));
+  EMIT(g, op, R(bytes == 8 ? pool_pair(g) : pool_reg(g)), R(R_T0));
 }
 
-static void gen_store(gen *g, wave_node_list *list) {
+static void gen_store(gen *g) {
   bool local = chance(g, 30);
   wave_opcode op = local ? PICK(g, local_store_ops) : PICK(g, store_ops);
   unsigned bytes = access_bytes(op);
-  gen_address(g, list, local ? WIN_LOCAL : WIN_SLOT, bytes, src_reg(g));
-  EMIT(g, list, op, R(R_T0), R(bytes == 8 ? pool_pair(g) : pool_reg(g)));
+  gen_address(g, local ? WIN_LOCAL : WIN_SLOT, bytes, src_reg(g));
+  EMIT(g, op, R(R_T0), R(bytes == 8 ? pool_pair(g) : pool_reg(g)));
 }
 
 /* Shared counters: each operation has its own two counters, so every counter only ever sees
@@ -445,35 +444,35 @@ static const wave_opcode local_atomics[] = {WAVE_OP_LOCAL_ATOMIC_ADD, WAVE_OP_LO
                                             WAVE_OP_LOCAL_ATOMIC_OR,
                                             WAVE_OP_LOCAL_ATOMIC_EXCHANGE};
 
-static void gen_atomic(gen *g, wave_node_list *list) {
+static void gen_atomic(gen *g) {
   unsigned value = src_reg(g);
   wave_operand scope = wave_scope_operand(chance(g, 50) ? WAVE_SCOPE_DEVICE : WAVE_SCOPE_SYSTEM);
   unsigned which = below(g, 3);
   if (which == 0) {
     unsigned k = below(g, sizeof(counter_ops) / sizeof(counter_ops[0]));
-    mov_imm(g, list, R_T0, 4);
-    EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src_reg(g)), R(R_T0));
-    mov_imm(g, list, R_T1, 8 * k);
-    EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
-    EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_ATOM), R(R_T0));
+    mov_imm(g, R_T0, 4);
+    EMIT(g, WAVE_OP_AND, R(R_T0), R(src_reg(g)), R(R_T0));
+    mov_imm(g, R_T1, 8 * k);
+    EMIT(g, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+    EMIT(g, WAVE_OP_IADD, R(R_T0), R(R_ATOM), R(R_T0));
     if (g->opt->races && g->opt->atomic_returns && chance(g, 50))
-      EMIT(g, list, counter_ops[k], R(pool_reg(g)), R(R_T0), R(value), scope);
+      EMIT(g, counter_ops[k], R(pool_reg(g)), R(R_T0), R(value), scope);
     else
-      EMIT(g, list, counter_ops[k], NO_DEST(), R(R_T0), R(value), scope);
+      EMIT(g, counter_ops[k], NO_DEST(), R(R_T0), R(value), scope);
     return;
   }
   bool local = which == 2;
-  gen_address(g, list, local ? WIN_LOCAL : WIN_SLOT, 4, src_reg(g));
+  gen_address(g, local ? WIN_LOCAL : WIN_SLOT, 4, src_reg(g));
   wave_opcode op = local ? PICK(g, local_atomics) : PICK(g, slot_atomics);
   bool ret = g->opt->atomic_returns && chance(g, 60);
   if (local && ret)
-    EMIT(g, list, op, R(pool_reg(g)), R(R_T0), R(value));
+    EMIT(g, op, R(pool_reg(g)), R(R_T0), R(value));
   else if (local)
-    EMIT(g, list, op, NO_DEST(), R(R_T0), R(value));
+    EMIT(g, op, NO_DEST(), R(R_T0), R(value));
   else if (ret)
-    EMIT(g, list, op, R(pool_reg(g)), R(R_T0), R(value), scope);
+    EMIT(g, op, R(pool_reg(g)), R(R_T0), R(value), scope);
   else
-    EMIT(g, list, op, NO_DEST(), R(R_T0), R(value), scope);
+    EMIT(g, op, NO_DEST(), R(R_T0), R(value), scope);
 }
 
 static const wave_opcode lane_reductions[] = {WAVE_OP_WAVE_REDUCE_ADD, WAVE_OP_WAVE_REDUCE_MIN,
@@ -482,74 +481,74 @@ static const wave_opcode shuffles[] = {WAVE_OP_WAVE_SHUFFLE, WAVE_OP_WAVE_SHUFFL
                                        WAVE_OP_WAVE_SHUFFLE_DOWN, WAVE_OP_WAVE_SHUFFLE_XOR,
                                        WAVE_OP_WAVE_BROADCAST};
 
-static void gen_wave_op(gen *g, wave_node_list *list, bool converged) {
+static void gen_wave_op(gen *g, bool converged) {
   unsigned which = converged && chance(g, 40) ? 3 : below(g, 3);
   unsigned d = pool_reg(g), s = src_reg(g), p = any_pred(g), q = any_pred(g);
   if (which == 0) {
     wave_opcode op = PICK(g, lane_reductions);
-    EMIT(g, list, op, R(d), R(s));
+    EMIT(g, op, R(d), R(s));
   } else if (which == 1) {
-    EMIT(g, list, WAVE_OP_WAVE_BALLOT, R(d), P(p));
+    EMIT(g, WAVE_OP_WAVE_BALLOT, R(d), P(p));
   } else if (which == 2) {
-    EMIT(g, list, chance(g, 50) ? WAVE_OP_WAVE_ANY : WAVE_OP_WAVE_ALL, P(p), P(q));
+    EMIT(g, chance(g, 50) ? WAVE_OP_WAVE_ANY : WAVE_OP_WAVE_ALL, P(p), P(q));
   } else {
     /* Lane numbers up to 63 so that widths 8 and 32 also see out-of-range sources. */
-    mov_imm(g, list, R_T1, 63);
-    EMIT(g, list, WAVE_OP_AND, R(R_T1), R(src_reg(g)), R(R_T1));
+    mov_imm(g, R_T1, 63);
+    EMIT(g, WAVE_OP_AND, R(R_T1), R(src_reg(g)), R(R_T1));
     wave_opcode op = PICK(g, shuffles);
-    EMIT(g, list, op, R(d), R(s), R(R_T1));
+    EMIT(g, op, R(d), R(s), R(R_T1));
   }
 }
 
-static void gen_misc(gen *g, wave_node_list *list) {
+static void gen_misc(gen *g) {
   unsigned which = below(g, 3);
   if (which == 0)
-    EMIT(g, list, WAVE_OP_FENCE_ACQ_REL, wave_scope_operand(WAVE_SCOPE_DEVICE));
+    EMIT(g, WAVE_OP_FENCE_ACQ_REL, wave_scope_operand(WAVE_SCOPE_DEVICE));
   else if (which == 1)
-    EMIT0(g, list, WAVE_OP_WAIT);
+    EMIT0(g, WAVE_OP_WAIT);
   else
-    EMIT0(g, list, WAVE_OP_NOP);
+    EMIT0(g, WAVE_OP_NOP);
 }
 
 /* Stores every register and predicate into the lane's output slot (so nothing is live at a
  * halt): r0..r27 four at a time, then one word per predicate. */
-static void gen_dump(gen *g, wave_node_list *list) {
-  mov_imm(g, list, R_T1, DUMP_OFFSET);
-  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_SLOT), R(R_T1));
-  mov_imm(g, list, R_T1, 16);
+static void gen_dump(gen *g) {
+  mov_imm(g, R_T1, DUMP_OFFSET);
+  EMIT(g, WAVE_OP_IADD, R(R_T0), R(R_SLOT), R(R_T1));
+  mov_imm(g, R_T1, 16);
   for (unsigned r = 0; r < NUM_REGS; r += 4) {
     if (r)
-      EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
-    EMIT(g, list, WAVE_OP_DEVICE_STORE_U128, R(R_T0), R(r));
+      EMIT(g, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+    EMIT(g, WAVE_OP_DEVICE_STORE_U128, R(R_T0), R(r));
   }
-  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+  EMIT(g, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
   for (unsigned p = 0; p < g->num_preds; p++) {
     if (p) {
-      mov_imm(g, list, R_T1, 4);
-      EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
+      mov_imm(g, R_T1, 4);
+      EMIT(g, WAVE_OP_IADD, R(R_T0), R(R_T0), R(R_T1));
     }
     /* Two values that differ in every lane's slot: the slot address (never 1) or 1. */
-    EMIT(g, list, WAVE_OP_SELECT, R(R_T1), P(p), R(R_SLOT), R(R_ONE));
-    EMIT(g, list, WAVE_OP_DEVICE_STORE_U32, R(R_T0), R(R_T1));
+    EMIT(g, WAVE_OP_SELECT, R(R_T1), P(p), R(R_SLOT), R(R_ONE));
+    EMIT(g, WAVE_OP_DEVICE_STORE_U32, R(R_T0), R(R_T1));
   }
 }
 
 /* Every thread of the workgroup stores a value into its local slot, waits, reads a
  * neighbour's, and waits again so nobody overwrites a slot still being read. */
-static void gen_exchange(gen *g, wave_node_list *list) {
-  EMIT(g, list, WAVE_OP_LOCAL_STORE_U32, R(R_LSLOT), R(src_reg(g)));
-  EMIT0(g, list, WAVE_OP_BARRIER);
-  mov_imm(g, list, R_T0, (1 + below(g, g->threads)) * LSLOT_BYTES);
-  EMIT(g, list, WAVE_OP_IADD, R(R_T0), R(R_LSLOT), R(R_T0));
-  mov_imm(g, list, R_T1, g->threads * LSLOT_BYTES);
-  EMIT(g, list, WAVE_OP_IMOD, R(R_T0), R(R_T0), R(R_T1));
-  EMIT(g, list, WAVE_OP_LOCAL_LOAD_U32, R(pool_reg(g)), R(R_T0));
-  EMIT0(g, list, WAVE_OP_BARRIER);
+static void gen_exchange(gen *g) {
+  EMIT(g, WAVE_OP_LOCAL_STORE_U32, R(R_LSLOT), R(src_reg(g)));
+  EMIT0(g, WAVE_OP_BARRIER);
+  mov_imm(g, R_T0, (1 + below(g, g->threads)) * LSLOT_BYTES);
+  EMIT(g, WAVE_OP_IADD, R(R_T0), R(R_LSLOT), R(R_T0));
+  mov_imm(g, R_T1, g->threads * LSLOT_BYTES);
+  EMIT(g, WAVE_OP_IMOD, R(R_T0), R(R_T0), R(R_T1));
+  EMIT(g, WAVE_OP_LOCAL_LOAD_U32, R(pool_reg(g)), R(R_T0));
+  EMIT0(g, WAVE_OP_BARRIER);
 }
 
 /* ---- regions ------------------------------------------------------------------------------- */
 
-static void gen_list(gen *g, wave_node_list *list, unsigned depth, unsigned quota);
+static void gen_list(gen *g, unsigned depth, unsigned quota, bool in_if);
 
 /* Room for a nested body: a share of what is left to this list and to the kernel. */
 static unsigned body_quota(gen *g, unsigned left) {
@@ -559,73 +558,73 @@ static unsigned body_quota(gen *g, unsigned left) {
   return 2 + below(g, cap / 2 + 1);
 }
 
-static void gen_if(gen *g, wave_node_list *list, unsigned depth, unsigned left) {
-  unsigned p = gen_condition(g, list);
-  wave_node *node = wave_if_create(g->module, P(p));
+static void gen_if(gen *g, unsigned depth, unsigned left) {
+  unsigned p = gen_condition(g);
+  wave_node *node = g->failed ? NULL : wave_build_if(&g->b, P(p));
   if (!node) {
     g->failed = true;
     return;
   }
-  wave_node_list_append(list, node);
   g->emitted++;
-  gen_list(g, &node->u.if_.then_body, depth + 1, body_quota(g, left));
+  gen_list(g, depth + 1, body_quota(g, left), true);
   if (chance(g, 50)) {
     node->u.if_.has_else = true;
-    gen_list(g, &node->u.if_.else_body, depth + 1, body_quota(g, left));
+    g->b.cursor = wave_cursor_list_end(&node->u.if_.else_body);
+    gen_list(g, depth + 1, body_quota(g, left), true);
   }
+  g->b.cursor = wave_cursor_after_node(node);
 }
 
-static void gen_loop(gen *g, wave_node_list *list, unsigned depth, unsigned left) {
+static void gen_loop(gen *g, unsigned depth, unsigned left) {
   unsigned counter = R_COUNTER + g->loop_nest;
   unsigned bound_src = chance(g, 30) ? (chance(g, 50) ? R_ARG_A : R_ARG_B) : src_reg(g);
-  mov_imm(g, list, R_T0, g->loop_nest == 0 ? 7 : 3);
-  EMIT(g, list, WAVE_OP_AND, R(counter), R(bound_src), R(R_T0));
-  wave_node *node = wave_loop_create(g->module);
+  mov_imm(g, R_T0, g->loop_nest == 0 ? 7 : 3);
+  EMIT(g, WAVE_OP_AND, R(counter), R(bound_src), R(R_T0));
+  wave_node *node = g->failed ? NULL : wave_build_loop(&g->b);
   if (!node) {
     g->failed = true;
     return;
   }
-  wave_node_list_append(list, node);
   g->emitted++;
-  wave_node_list *body = &node->u.loop.body;
   unsigned p = any_pred(g);
   if (g->opt->docs_dialect && chance(g, 40)) {
-    EMIT(g, body, WAVE_OP_ICMP_GE, P(p), R(counter), R(R_ONE));
-    EMIT(g, body, WAVE_OP_BREAK, wave_not_pred(p));
+    EMIT(g, WAVE_OP_ICMP_GE, P(p), R(counter), R(R_ONE));
+    EMIT(g, WAVE_OP_BREAK, wave_not_pred(p));
   } else {
-    EMIT(g, body, WAVE_OP_ICMP_LT, P(p), R(counter), R(R_ONE));
-    EMIT(g, body, WAVE_OP_BREAK, P(p));
+    EMIT(g, WAVE_OP_ICMP_LT, P(p), R(counter), R(R_ONE));
+    EMIT(g, WAVE_OP_BREAK, P(p));
   }
-  EMIT(g, body, WAVE_OP_ISUB, R(counter), R(counter), R(R_ONE));
+  EMIT(g, WAVE_OP_ISUB, R(counter), R(counter), R(R_ONE));
   g->loop_nest++;
-  gen_list(g, body, depth + 1, body_quota(g, left));
+  gen_list(g, depth + 1, body_quota(g, left), false);
   g->loop_nest--;
+  g->b.cursor = wave_cursor_after_node(node);
 }
 
-static void gen_break_continue(gen *g, wave_node_list *list) {
-  unsigned p = gen_condition(g, list);
+static void gen_break_continue(gen *g) {
+  unsigned p = gen_condition(g);
   wave_operand cond = g->opt->docs_dialect && chance(g, 30) ? wave_not_pred(p) : P(p);
-  EMIT(g, list, chance(g, 55) ? WAVE_OP_BREAK : WAVE_OP_CONTINUE, cond);
+  EMIT(g, chance(g, 55) ? WAVE_OP_BREAK : WAVE_OP_CONTINUE, cond);
 }
 
-/* Returns false when the list must end here (its lanes have halted). */
-static bool gen_halt(gen *g, wave_node_list *list) {
+/* Returns false when the list must end here (its lanes have halted). in_if: the list is an
+ * if's then- or else-list, where an unguarded halt still leaves other lanes running. */
+static bool gen_halt(gen *g, bool in_if) {
   g->halts++;
   g->halted = true;
-  bool in_if = list->parent && list->parent->kind == WAVE_NODE_IF;
   if (in_if && chance(g, 50)) {
-    gen_dump(g, list);
-    EMIT0(g, list, WAVE_OP_HALT);
+    gen_dump(g);
+    EMIT0(g, WAVE_OP_HALT);
     return false;
   }
   /* Few lanes: those whose value has three chosen low bits. */
   unsigned p = 1 + below(g, g->num_preds - 1);
-  mov_imm(g, list, R_T0, 7);
-  EMIT(g, list, WAVE_OP_AND, R(R_T0), R(src_reg(g)), R(R_T0));
-  mov_imm(g, list, R_T1, below(g, 8));
-  EMIT(g, list, WAVE_OP_ICMP_EQ, P(p), R(R_T0), R(R_T1));
-  gen_dump(g, list);
-  emit_guarded(g, list, WAVE_OP_HALT, (int)p, false, 0, NULL);
+  mov_imm(g, R_T0, 7);
+  EMIT(g, WAVE_OP_AND, R(R_T0), R(src_reg(g)), R(R_T0));
+  mov_imm(g, R_T1, below(g, 8));
+  EMIT(g, WAVE_OP_ICMP_EQ, P(p), R(R_T0), R(R_T1));
+  gen_dump(g);
+  emit_guarded(g, WAVE_OP_HALT, (int)p, false, 0, NULL);
   return true;
 }
 
@@ -658,32 +657,33 @@ static stmt pick_statement(gen *g, unsigned depth, bool converged) {
   return (stmt)s;
 }
 
-static void gen_list(gen *g, wave_node_list *list, unsigned depth, unsigned quota) {
+/* Statements at the builder's cursor; in_if: the cursor lies in an if's then- or else-list. */
+static void gen_list(gen *g, unsigned depth, unsigned quota, bool in_if) {
   unsigned start = g->emitted;
   while (!g->failed && g->emitted - start < quota && g->emitted < g->opt->size) {
     unsigned left = quota - (g->emitted - start);
     bool converged = depth == 0 && !g->halted;
     switch (pick_statement(g, depth, converged)) {
-    case S_ALU: gen_alu(g, list); break;
-    case S_COMPARE: gen_compare_into(g, list, any_pred(g), chance(g, 20), true); break;
-    case S_LOAD: gen_load(g, list); break;
-    case S_STORE: gen_store(g, list); break;
-    case S_ATOMIC: gen_atomic(g, list); break;
-    case S_WAVE: gen_wave_op(g, list, converged); break;
-    case S_IF: gen_if(g, list, depth, left); break;
-    case S_LOOP: gen_loop(g, list, depth, left); break;
-    case S_BREAK: gen_break_continue(g, list); break;
+    case S_ALU: gen_alu(g); break;
+    case S_COMPARE: gen_compare_into(g, any_pred(g), chance(g, 20), true); break;
+    case S_LOAD: gen_load(g); break;
+    case S_STORE: gen_store(g); break;
+    case S_ATOMIC: gen_atomic(g); break;
+    case S_WAVE: gen_wave_op(g, converged); break;
+    case S_IF: gen_if(g, depth, left); break;
+    case S_LOOP: gen_loop(g, depth, left); break;
+    case S_BREAK: gen_break_continue(g); break;
     case S_HALT:
-      if (!gen_halt(g, list))
+      if (!gen_halt(g, in_if))
         return;
       break;
     case S_BARRIER:
       if (chance(g, 70))
-        gen_exchange(g, list);
+        gen_exchange(g);
       else
-        EMIT0(g, list, WAVE_OP_BARRIER);
+        EMIT0(g, WAVE_OP_BARRIER);
       break;
-    case S_MISC: gen_misc(g, list); break;
+    case S_MISC: gen_misc(g); break;
     case S_COUNT: break;
     }
   }
@@ -692,41 +692,41 @@ static void gen_list(gen *g, wave_node_list *list, unsigned depth, unsigned quot
 /* ---- kernel -------------------------------------------------------------------------------- */
 
 /* Own slots from the linear thread index, then the values the body starts from. */
-static void gen_prologue(gen *g, wave_node_list *list, const wave_gen_launch *launch) {
+static void gen_prologue(gen *g, const wave_gen_launch *launch) {
   const unsigned tmp = R_COUNTER; /* free until the first loop initialises it */
-  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T0), wave_sreg(2));
-  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(9));
-  EMIT(g, list, WAVE_OP_MOV_SR, R(tmp), wave_sreg(1));
-  EMIT(g, list, WAVE_OP_IMAD, R(R_T0), R(R_T0), R(R_T1), R(tmp));
-  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(8));
-  EMIT(g, list, WAVE_OP_MOV_SR, R(tmp), wave_sreg(0));
-  EMIT(g, list, WAVE_OP_IMAD, R(R_T0), R(R_T0), R(R_T1), R(tmp)); /* local linear id */
-  mov_imm(g, list, R_T1, LSLOT_BYTES);
-  EMIT(g, list, WAVE_OP_IMUL, R(R_LSLOT), R(R_T0), R(R_T1));
-  EMIT(g, list, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(5));
-  mov_imm(g, list, tmp, g->threads);
-  EMIT(g, list, WAVE_OP_IMAD, R(R_T0), R(R_T1), R(tmp), R(R_T0)); /* global linear id */
-  EMIT(g, list, WAVE_OP_MOV, R(R_POOL), R(R_T0));
-  mov_imm(g, list, R_T1, launch->output_slot_bytes);
-  EMIT(g, list, WAVE_OP_IMAD, R(R_SLOT), R(R_T0), R(R_T1), R(R_OUT));
-  mov_imm(g, list, R_ONE, 1);
-  mov_imm(g, list, tmp, 0);
+  EMIT(g, WAVE_OP_MOV_SR, R(R_T0), wave_sreg(2));
+  EMIT(g, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(9));
+  EMIT(g, WAVE_OP_MOV_SR, R(tmp), wave_sreg(1));
+  EMIT(g, WAVE_OP_IMAD, R(R_T0), R(R_T0), R(R_T1), R(tmp));
+  EMIT(g, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(8));
+  EMIT(g, WAVE_OP_MOV_SR, R(tmp), wave_sreg(0));
+  EMIT(g, WAVE_OP_IMAD, R(R_T0), R(R_T0), R(R_T1), R(tmp)); /* local linear id */
+  mov_imm(g, R_T1, LSLOT_BYTES);
+  EMIT(g, WAVE_OP_IMUL, R(R_LSLOT), R(R_T0), R(R_T1));
+  EMIT(g, WAVE_OP_MOV_SR, R(R_T1), wave_sreg(5));
+  mov_imm(g, tmp, g->threads);
+  EMIT(g, WAVE_OP_IMAD, R(R_T0), R(R_T1), R(tmp), R(R_T0)); /* global linear id */
+  EMIT(g, WAVE_OP_MOV, R(R_POOL), R(R_T0));
+  mov_imm(g, R_T1, launch->output_slot_bytes);
+  EMIT(g, WAVE_OP_IMAD, R(R_SLOT), R(R_T0), R(R_T1), R(R_OUT));
+  mov_imm(g, R_ONE, 1);
+  mov_imm(g, tmp, 0);
   /* One value loaded at a lane-dependent address, so data-dependent branches exist early. */
-  gen_address(g, list, WIN_INPUT, 4, R_POOL);
-  EMIT(g, list, WAVE_OP_DEVICE_LOAD_U32, R(R_POOL + 1), R(R_T0));
+  gen_address(g, WIN_INPUT, 4, R_POOL);
+  EMIT(g, WAVE_OP_DEVICE_LOAD_U32, R(R_POOL + 1), R(R_T0));
   for (unsigned r = R_POOL + 2; r < R_POOL + POOL_SIZE; r++) {
     switch (below(g, 4)) {
     case 0:
-      mov_imm(g, list, r, small_or_wild(g));
+      mov_imm(g, r, small_or_wild(g));
       break;
     case 1:
-      EMIT(g, list, WAVE_OP_XOR, R(r), R(chance(g, 50) ? R_ARG_A : R_ARG_B), R(R_POOL));
+      EMIT(g, WAVE_OP_XOR, R(r), R(chance(g, 50) ? R_ARG_A : R_ARG_B), R(R_POOL));
       break;
     case 2:
-      EMIT(g, list, WAVE_OP_MOV_SR, R(r), wave_sreg(PICK(g, sregs_w_free)));
+      EMIT(g, WAVE_OP_MOV_SR, R(r), wave_sreg(PICK(g, sregs_w_free)));
       break;
     default:
-      EMIT(g, list, WAVE_OP_IMUL, R(r), R(R_POOL + 1), R(r - 1));
+      EMIT(g, WAVE_OP_IMUL, R(r), R(R_POOL + 1), R(r - 1));
       break;
     }
   }
@@ -796,11 +796,12 @@ wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *lau
     kernel->has_local_memory = true;
     memcpy(kernel->workgroup_size, launch->workgroup, sizeof(kernel->workgroup_size));
     kernel->has_workgroup_size = true;
-    wave_node_list *body = &kernel->first_region->body;
-    gen_prologue(&g, body, launch);
-    gen_list(&g, body, 0, opt.size);
-    gen_dump(&g, body);
-    EMIT0(&g, body, WAVE_OP_HALT);
+    wave_loc loc = {0};
+    g.b = wave_builder_at(g.module, wave_cursor_list_end(&kernel->first_region->body), loc);
+    gen_prologue(&g, launch);
+    gen_list(&g, 0, opt.size, false);
+    gen_dump(&g);
+    EMIT0(&g, WAVE_OP_HALT);
   }
   if (!kernel || g.failed) {
     wave_module_destroy(g.module);

@@ -185,9 +185,10 @@ static bool gpr_row(builder *b, const wave_instr *instr, uint32_t reg, unsigned 
 
 /* Decodes a GPR-read slot: a register, or a constant row for an immediate / special
  * register (mov_imm, mov_sr, mov). Special registers in other slots read the GPR of the same
- * number, as the assembler encodes them (wave-isa.md §1.5). */
-static bool source_row(builder *b, const wave_instr *instr, const wave_operand *o, char kind,
-                       unsigned width, uint32_t *row) {
+ * number, as the assembler encodes them (wave-isa.md §1.5). Errors name operands by their
+ * slot in the opcode's shape, counting from 1. */
+static bool source_row(builder *b, const wave_instr *instr, unsigned slot,
+                       const wave_operand *o, char kind, unsigned width, uint32_t *row) {
   uint32_t offset;
   switch (o->kind) {
   case WAVE_OPERAND_IMM:
@@ -212,28 +213,28 @@ static bool source_row(builder *b, const wave_instr *instr, const wave_operand *
     break;
   }
   return fail(b, instr->src.loc, "%s: operand %u has the wrong kind",
-              wave_opcode_table[instr->op].mnemonic, (unsigned)(o - instr->operands) + 1);
+              wave_opcode_table[instr->op].mnemonic, slot + 1);
 }
 
-static bool pred_operand(builder *b, const wave_instr *instr, const wave_operand *o,
-                         uint8_t *pred, uint8_t *neg) {
+static bool pred_operand(builder *b, const wave_instr *instr, unsigned slot,
+                         const wave_operand *o, uint8_t *pred, uint8_t *neg) {
   if (o->kind != WAVE_OPERAND_PRED || o->value >= WAVE_NUM_PREDS)
     return fail(b, instr->src.loc, "%s: operand %u must be a predicate register",
-                wave_opcode_table[instr->op].mnemonic, (unsigned)(o - instr->operands) + 1);
+                wave_opcode_table[instr->op].mnemonic, slot + 1);
   *pred = (uint8_t)o->value;
   if (neg)
     *neg = o->negated;
   return true;
 }
 
-static bool fragment_slot(builder *b, const wave_instr *instr, const wave_operand *o,
-                          uint32_t *slot) {
+static bool fragment_slot(builder *b, const wave_instr *instr, unsigned slot,
+                          const wave_operand *o, uint32_t *frag) {
   if ((o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_SREG) || o->value > 255)
     return fail(b, instr->src.loc, "%s: operand %u must name a fragment",
-                wave_opcode_table[instr->op].mnemonic, (unsigned)(o - instr->operands) + 1);
+                wave_opcode_table[instr->op].mnemonic, slot + 1);
   if (b->frag_slot[o->value] == NO_FRAG)
     b->frag_slot[o->value] = (int16_t)b->prog->num_frags++;
-  *slot = (uint32_t)b->frag_slot[o->value];
+  *frag = (uint32_t)b->frag_slot[o->value];
   return true;
 }
 
@@ -242,10 +243,11 @@ static bool fragment_slot(builder *b, const wave_instr *instr, const wave_operan
 static const wave_operand *slot_operand(const wave_instr *instr, unsigned slot, unsigned slots) {
   static const wave_operand none = {0};
   bool shifted = wave_opcode_slot_kind((wave_opcode)instr->op, 0) == 'o' &&
-                 instr->num_operands + 1u == slots;
-  if (shifted)
-    return slot == 0 ? &none : &instr->operands[slot - 1];
-  return slot < instr->num_operands ? &instr->operands[slot] : &none;
+                 wave_instr_num_operands(instr) + 1u == slots;
+  if (shifted && slot == 0)
+    return &none;
+  const wave_operand *o = wave_instr_operand(instr, shifted ? slot - 1 : slot);
+  return o ? o : &none;
 }
 
 static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
@@ -260,10 +262,10 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
     in->guard_neg = instr->guard_negated;
   }
   unsigned slots = wave_opcode_num_slots(op);
-  if (instr->num_operands != slots &&
-      !(wave_opcode_slot_kind(op, 0) == 'o' && instr->num_operands + 1u == slots))
+  unsigned num_operands = wave_instr_num_operands(instr);
+  if (num_operands != slots && !(wave_opcode_slot_kind(op, 0) == 'o' && num_operands + 1u == slots))
     return fail(b, instr->src.loc, "%s: expected %u operands, found %u", name, slots,
-                (unsigned)instr->num_operands);
+                num_operands);
   unsigned nsrc = 0, npred = 0, nfrag = 0;
   for (unsigned i = 0; i < slots; i++) {
     const wave_operand *o = slot_operand(instr, i, slots);
@@ -285,20 +287,20 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
     case 'u':
     case 's':
     case 'i':
-      if (!source_row(b, instr, o, kind, width, &in->s[nsrc++]))
+      if (!source_row(b, instr, i, o, kind, width, &in->s[nsrc++]))
         return false;
       break;
     case 'q':
-      if (!pred_operand(b, instr, o, &in->pd, NULL))
+      if (!pred_operand(b, instr, i, o, &in->pd, NULL))
         return false;
       break;
     case 'p':
-      if (!pred_operand(b, instr, o, &in->ps[npred], &in->ps_neg[npred]))
+      if (!pred_operand(b, instr, i, o, &in->ps[npred], &in->ps_neg[npred]))
         return false;
       npred++;
       break;
     case 'f':
-      if (!fragment_slot(b, instr, o, &in->frag[nfrag++]))
+      if (!fragment_slot(b, instr, i, o, &in->frag[nfrag++]))
         return false;
       break;
     case 'l':
@@ -387,10 +389,10 @@ static bool flatten_endloop(builder *b, const wave_node *node) {
 }
 
 static bool flatten_region(builder *b, const wave_region *region) {
-  wave_walker w;
-  wave_walk_init(&w, (wave_node_list *)&region->body);
+  wave_const_walker w;
+  wave_const_walk_init(&w, &region->body);
   bool ok = true;
-  while (ok && wave_walk_next(&w)) {
+  while (ok && wave_const_walk_next(&w)) {
     switch (w.event) {
     case WAVE_WALK_BLOCK: ok = flatten_block(b, w.node); break;
     case WAVE_WALK_IF: ok = flatten_if(b, w.node); break;
@@ -412,7 +414,8 @@ static bool resolve_calls(builder *b, const wave_label_table *labels, const uint
     if (p->code[i].op != WAVE_OP_CALL)
       continue;
     const wave_instr *instr = p->entries[i].instr;
-    const char *label = instr->operands[0].label;
+    /* decode() checked that a call's one operand is a label */
+    const char *label = wave_instr_operand(instr, 0)->label;
     size_t region = wave_label_table_find(labels, label);
     if (region == WAVE_NO_REGION)
       return fail(b, instr->src.loc, "call: label '%s' is not in this kernel", label);

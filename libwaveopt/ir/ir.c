@@ -308,8 +308,9 @@ unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
   if (instr->guard != WAVE_NO_GUARD)
     add_ref(refs, &n, (uint32_t)instr->guard, 1, true, false);
   unsigned slots = wave_opcode_num_slots(op);
-  for (unsigned i = 0; i < instr->num_operands && i < slots && n < WAVE_MAX_REG_REFS; i++) {
-    const wave_operand *o = &instr->operands[i];
+  unsigned count = wave_instr_num_operands(instr) < slots ? wave_instr_num_operands(instr) : slots;
+  for (unsigned i = 0; i < count && n < WAVE_MAX_REG_REFS; i++) {
+    const wave_operand *o = wave_instr_operand(instr, i);
     char kind = wave_opcode_slot_kind(op, i);
     unsigned width = wave_opcode_slot_width(op, i);
     bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;

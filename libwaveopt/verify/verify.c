@@ -49,7 +49,7 @@ static bool build_kernel_tables(wave_verify *v) {
 /* ---- operands ----------------------------------------------------------------------------- */
 
 static bool operand_fits(const wave_instr *instr, unsigned slot, char kind) {
-  const wave_operand *o = &instr->operands[slot];
+  const wave_operand *o = wave_instr_operand(instr, slot);
   bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
   switch (kind) {
   case 'o':
@@ -109,7 +109,7 @@ static void check_call_target(wave_verify *v, wave_loc loc, const char *label) {
 
 static void check_operand(wave_verify *v, const wave_instr *instr, unsigned slot) {
   wave_opcode op = (wave_opcode)instr->op;
-  const wave_operand *o = &instr->operands[slot];
+  const wave_operand *o = wave_instr_operand(instr, slot);
   char kind = wave_opcode_slot_kind(op, slot);
   wave_loc loc = wave_verify_operand_loc(instr->src.loc, o);
   if (!operand_fits(instr, slot, kind)) {
@@ -125,7 +125,7 @@ static void check_operand(wave_verify *v, const wave_instr *instr, unsigned slot
     if (o->value >= WAVE_NUM_SREGS)
       VERIFY_ERROR(v, loc, "special register %u does not exist (there are %u)", o->value,
                    WAVE_NUM_SREGS);
-    else if (!wave_verify_reads_sreg(op, slot))
+    else if (!wave_opcode_reads_sreg(op, slot))
       check_gpr_range(v, loc, o->value, wave_opcode_slot_width(op, slot), kind);
     break;
   case WAVE_OPERAND_PRED:
@@ -181,9 +181,9 @@ static void check_instr(wave_verify *v, const wave_instr *instr) {
   if ((op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE) && v->loop_depth == 0)
     VERIFY_ERROR(v, loc, "'%s' is not inside a loop of its region", m);
   unsigned slots = wave_opcode_num_slots(op);
-  if (instr->num_operands != slots) {
+  if (wave_instr_num_operands(instr) != slots) {
     VERIFY_ERROR(v, loc, "'%s' expects %u operand%s, got %u", m, slots, slots == 1 ? "" : "s",
-                 (unsigned)instr->num_operands);
+                 wave_instr_num_operands(instr));
     return;
   }
   for (unsigned slot = 0; slot < slots; slot++)

@@ -55,13 +55,6 @@ static inline wave_loc wave_verify_operand_loc(wave_loc statement, const wave_op
   return loc;
 }
 
-/* Whether a special register in this slot is read as itself: mov_sr's source, and mov's, which
- * the assembler turns into mov_sr (wave-isa.md §3.12). Anywhere else sr_N is encoded as the GPR
- * rN (§1.5). */
-static inline bool wave_verify_reads_sreg(wave_opcode op, unsigned slot) {
-  return wave_opcode_slot_kind(op, slot) == 's' || (op == WAVE_OP_MOV && slot == 1);
-}
-
 /* Warnings about the kernel's directives; called before its regions are walked. */
 void wave_verify_toolchain_kernel_begin(wave_verify *v);
 /* Starts the reachability walk of region v->region_index, assuming its start is reachable. */

@@ -165,12 +165,12 @@ static void warn_guard(wave_verify *v, const wave_instr *instr) {
 static void warn_operands(wave_verify *v, const wave_instr *instr) {
   static const char *const half_names[] = {"", "lo", "hi"};
   wave_opcode op = (wave_opcode)instr->op;
-  for (unsigned slot = 0; slot < instr->num_operands; slot++) {
-    const wave_operand *o = &instr->operands[slot];
+  for (unsigned slot = 0; slot < wave_instr_num_operands(instr); slot++) {
+    const wave_operand *o = wave_instr_operand(instr, slot);
     char kind = wave_opcode_slot_kind(op, slot);
     wave_loc loc = wave_verify_operand_loc(instr->src.loc, o);
     bool reg = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
-    if (o->kind == WAVE_OPERAND_SREG && !wave_verify_reads_sreg(op, slot))
+    if (o->kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(op, slot))
       TOOLCHAIN_WARN(v, loc, "special register '%s' outside mov_sr is encoded as register r%u "
                      "(read it with mov_sr first)", wave_sreg_names[o->value], o->value);
     if (reg && o->half != WAVE_HALF_NONE && o->half <= WAVE_HALF_HI)
@@ -188,7 +188,7 @@ void wave_verify_toolchain_instr(wave_verify *v, const wave_node *block,
   wave_loc loc = instr->src.loc;
   warn_guard(v, instr);
   warn_operands(v, instr);
-  const wave_node *parent = block->list ? block->list->parent : NULL;
+  const wave_node *parent = wave_node_parent(block);
   switch (op) {
   case WAVE_OP_CONTINUE:
     TOOLCHAIN_WARN(v, loc, "'continue' hangs or overflows the control-flow stack on the "

@@ -205,11 +205,11 @@ static bool same_instr(const wave_instr *a, const wave_instr *b, mismatch *m) {
   if (a->cache_hint != b->cache_hint)
     return differ(m, "line %u: the cache hint of '%s' changed (%u -> %u)", line, mn,
                   a->cache_hint, b->cache_hint);
-  if (a->num_operands != b->num_operands)
-    return differ(m, "line %u: '%s' had %u operands, now %u", line, mn, a->num_operands,
-                  b->num_operands);
-  for (unsigned i = 0; i < a->num_operands; i++) {
-    const wave_operand *x = &a->operands[i], *y = &b->operands[i];
+  if (wave_instr_num_operands(a) != wave_instr_num_operands(b))
+    return differ(m, "line %u: '%s' had %u operands, now %u", line, mn, wave_instr_num_operands(a),
+                  wave_instr_num_operands(b));
+  for (unsigned i = 0; i < wave_instr_num_operands(a); i++) {
+    const wave_operand *x = wave_instr_operand(a, i), *y = wave_instr_operand(b, i);
     if (!same_operand(x, y))
       return differ(m, "line %u: operand %u of '%s' changed (kind %u value 0x%x half %u neg %u "
                     "form %u -> kind %u value 0x%x half %u neg %u form %u)", line, i + 1, mn,
@@ -294,8 +294,8 @@ static bool same_module(const wave_module *a, const wave_module *b, bool blocks,
 static bool is_docs_form(const wave_instr *in) {
   if (wave_opcode_has((wave_opcode)in->op, WAVE_F_PSEUDO))
     return true;
-  for (unsigned i = 0; i < in->num_operands; i++) {
-    const wave_operand *o = &in->operands[i];
+  for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
+    const wave_operand *o = wave_instr_operand(in, i);
     if (o->negated)
       return true;
     if (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind((wave_opcode)in->op, i) != 'i')

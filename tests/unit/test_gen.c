@@ -82,7 +82,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
       f->continues++;
       f->continues_in_ifs += in_if;
     }
-    f->negated_exits += in->operands[0].negated;
+    f->negated_exits += wave_instr_operand(in, 0)->negated;
   }
   if (info->category == WAVE_CAT_WAVE) {
     f->wave_ops++;
@@ -101,7 +101,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
   }
   if (info->category == WAVE_CAT_ATOMIC) {
     f->atomics++;
-    f->atomic_returns += in->operands[0].kind == WAVE_OPERAND_GPR;
+    f->atomic_returns += wave_instr_operand(in, 0)->kind == WAVE_OPERAND_GPR;
   }
   f->loads += info->category == WAVE_CAT_LOAD;
   f->stores += info->category == WAVE_CAT_STORE;
@@ -110,8 +110,8 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
   f->selects += op == WAVE_OP_SELECT;
   f->pseudo += (info->flags & WAVE_F_PSEUDO) != 0;
   cr_assert_neq(op, WAVE_OP_FCLAMP);
-  for (unsigned s = 0; s < in->num_operands; s++) {
-    const wave_operand *o = &in->operands[s];
+  for (unsigned s = 0; s < wave_instr_num_operands(in); s++) {
+    const wave_operand *o = wave_instr_operand(in, s);
     if (o->kind == WAVE_OPERAND_IMM && op != WAVE_OP_MOV_IMM)
       f->docs_immediates++;
     if (o->kind == WAVE_OPERAND_SREG && (o->value == 3 || o->value == 4 || o->value == 14 ||
@@ -447,7 +447,7 @@ static bool is_store(const wave_instr *in) {
 }
 /* r13 and up hold values in generated kernels (gen.c); the others are pointers and counters. */
 static bool is_iadd_of_values(const wave_instr *in) {
-  return in->op == WAVE_OP_IADD && in->operands[0].value >= 13;
+  return in->op == WAVE_OP_IADD && wave_instr_operand(in, 0)->value >= 13;
 }
 static bool is_final_halt(const wave_instr *in) {
   return in->op == WAVE_OP_HALT && in->guard == WAVE_NO_GUARD && !in->block->list->parent;
@@ -485,7 +485,7 @@ static bool refuse(wave_module *m, void *ctx, wave_diags *d) {
 /* Makes the kernel invalid: the last store reads a register beyond .registers. */
 static bool break_verification(wave_module *m, void *ctx, wave_diags *d) {
   wave_instr *in = last_instr(m, is_store);
-  in->operands[1].value = 250;
+  wave_instr_set_operand(in, 1, wave_gpr(250));
   return true;
 }
 

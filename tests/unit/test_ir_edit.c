@@ -357,7 +357,7 @@ Test(operands, destination_and_sources_by_role) {
   cr_assert_not(wave_instr_set_src(iadd, 2, wave_gpr(9)));
   cr_assert_not(wave_instr_set_operand(iadd, 3, wave_gpr(9)));
   cr_assert(wave_instr_set_dest(iadd, wave_gpr(7)));
-  cr_assert_eq(iadd->operands[0].value, 7);
+  cr_assert_eq(wave_instr_operand(iadd, 0)->value, 7);
 
   wave_instr *st = INSTR(m, WAVE_NO_GUARD, DEVICE_STORE_U32, wave_gpr(5), wave_gpr(6));
   cr_assert_null(wave_instr_dest(st), "a store writes no register");
@@ -515,14 +515,14 @@ Test(navigation, foreach_block_visits_regions_in_order) {
   uint32_t seen[16], n = 0;
   wave_foreach_block(b, t->k) {
     cr_assert_lt(n, 16);
-    seen[n++] = b->u.block.first->operands[1].value;
+    seen[n++] = wave_instr_operand(b->u.block.first, 1)->value;
   }
   cr_assert_eq(n, 8);
   for (uint32_t i = 0; i < n; i++)
     cr_assert_eq(seen[i], i + 1);
 
   n = 0;
-  wave_foreach_block_in_region(b, sub) seen[n++] = b->u.block.first->operands[1].value;
+  wave_foreach_block_in_region(b, sub) seen[n++] = wave_instr_operand(b->u.block.first, 1)->value;
   cr_assert(n == 2 && seen[0] == 7 && seen[1] == 8);
   n = 0;
   wave_foreach_block_in_region(b, empty) n++;
@@ -550,7 +550,7 @@ Test(navigation, safe_iteration_survives_removing_the_current_item) {
     tu_tag(t->m, t->body, k);
   tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6 10 11 12 13 14]");
   wave_foreach_instr_safe(i, s.b6) {
-    if (i->operands[1].value % 2 == 0)
+    if (wave_instr_operand(i, 1)->value % 2 == 0)
       wave_instr_remove(i);
   }
   wave_foreach_node_safe(n, t->body) {
@@ -796,7 +796,8 @@ Test(builder, emits_in_order_with_the_given_location) {
   cr_assert(i10->src.loc.line == 7 && i10->src.loc.col == 3);
   cr_assert_str_eq(i10->src.loc.file, "orig.wave");
   cr_assert_eq(brk->src.loc.line, 7);
-  cr_assert(brk->operands[0].kind == WAVE_OPERAND_PRED && brk->operands[0].value == 3);
+  const wave_operand *cond = wave_instr_operand(brk, 0);
+  cr_assert(cond->kind == WAVE_OPERAND_PRED && cond->value == 3);
   cr_assert(iff->u.if_.if_src.loc.line == 7 && iff->u.if_.endif_src.loc.line == 7);
   cr_assert(iff->u.if_.cond.kind == WAVE_OPERAND_PRED && iff->u.if_.cond.value == 2);
   cr_assert(loop->u.loop.loop_src.loc.line == 7 && loop->u.loop.endloop_src.loc.line == 7);
@@ -834,7 +835,7 @@ static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_lis
     for (; x && y; x = x->next, y = y->next) {
       cr_assert_neq(x, y, "an instruction is shared");
       cr_assert_eq(y->block, b.node);
-      cr_assert(x->op == y->op && x->num_operands == y->num_operands);
+      cr_assert(x->op == y->op && wave_instr_num_operands(x) == wave_instr_num_operands(y));
       cr_assert_eq(memcmp(x->operands, y->operands, sizeof(x->operands)), 0);
       cr_assert_eq(x->src.comment, y->src.comment);
     }
@@ -874,7 +875,7 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
   wave_instr *orig = s.b3->u.block.first;
   wave_instr *i = wave_instr_clone(t->m, orig);
   cr_assert(i && i != orig && !i->block && !i->prev && !i->next);
-  cr_assert(i->op == orig->op && i->operands[1].value == 3);
+  cr_assert(i->op == orig->op && wave_instr_operand(i, 1)->value == 3);
   cr_assert_str_eq(i->src.comment, "; three");
   wave_module_destroy(t->m);
 }

@@ -466,8 +466,8 @@ Test(lower, negated_break_and_continue) {
     unsigned count = check_shape(&h, cases[i].free_pred);
     cr_assert_eq(count, 5);
     cr_assert_eq(h.form->op, cases[i].op);
-    cr_assert_eq(h.form->operands[0].value, cases[i].free_pred);
-    cr_assert_eq(h.form->operands[0].negated, 0);
+    cr_assert_eq(wave_instr_operand(h.form, 0)->value, cases[i].free_pred);
+    cr_assert_eq(wave_instr_operand(h.form, 0)->negated, 0);
     check_behaviour(&h, (int)cases[i].free_pred);
   }
 }
@@ -502,7 +502,7 @@ Test(lower, no_free_predicate_is_an_error) {
   cr_assert_str_eq(diags.items[0].file, "t.wave");
   /* refused rewrites leave the instruction as it was */
   cr_assert_eq(h.begin->next, h.form);
-  cr_assert(h.form->operands[0].negated);
+  cr_assert(wave_instr_operand(h.form, 0)->negated);
   cr_assert_str_eq(h.form->src.comment, "; trailing");
 }
 
@@ -520,7 +520,7 @@ Test(lower, negated_wave_vote_operand) {
   harness h = build(WAVE_NO_GUARD, false, WAVE_OP_WAVE_ANY, OPS(wave_pred(0), wave_not_pred(2)));
   cr_assert(lower_ok());
   cr_assert_eq(check_shape(&h, 1), 5);
-  cr_assert_eq(h.form->operands[1].value, 1);
+  cr_assert_eq(wave_instr_operand(h.form, 1)->value, 1);
   check_behaviour(&h, 1);
 }
 
@@ -620,8 +620,8 @@ Test(lower, missing_compares) {
     cr_assert(lower_ok());
     cr_assert_eq(check_shape(&h, NO_PRED), 1);
     cr_assert_eq(h.form->op, real[i]);
-    cr_assert_eq(h.form->operands[1].value, swapped[i] ? 1 : 0);
-    cr_assert_eq(h.form->operands[2].value, swapped[i] ? 0 : 1);
+    cr_assert_eq(wave_instr_operand(h.form, 1)->value, swapped[i] ? 1 : 0);
+    cr_assert_eq(wave_instr_operand(h.form, 2)->value, swapped[i] ? 0 : 1);
     check_behaviour(&h, -1);
     /* guarded, with an immediate, writing a predicate that also guards it */
     wave_module_destroy(mod);
@@ -701,7 +701,7 @@ Test(lower, scratch_goes_above_register_pairs_and_grows_registers) {
   cr_assert_eq(k->registers, 16, "xor needs r12..r15");
   const wave_instr *first = b->u.block.first->next;
   cr_assert_eq(first->op, WAVE_OP_MOV_IMM);
-  cr_assert_eq(first->operands[0].value, 12);
+  cr_assert_eq(wave_instr_operand(first, 0)->value, 12);
 }
 
 Test(lower, default_register_count_grows_when_needed) {
@@ -721,8 +721,8 @@ Test(lower, kernels_have_their_own_scratch) {
   wave_kernel *b = wave_kernel_create(mod, "b");
   add(tail_block(&b->first_region->body), WAVE_OP_IADD, OPS(wave_gpr(3), wave_gpr(0), wave_imm(1)));
   cr_assert(lower_ok());
-  cr_assert_eq(a->first_region->body.first->u.block.first->operands[0].value, 51);
-  cr_assert_eq(b->first_region->body.first->u.block.first->operands[0].value, 4);
+  cr_assert_eq(wave_instr_operand(a->first_region->body.first->u.block.first, 0)->value, 51);
+  cr_assert_eq(wave_instr_operand(b->first_region->body.first->u.block.first, 0)->value, 4);
   cr_assert_eq(a->registers, 52);
   cr_assert(a->has_registers);
   cr_assert_not(b->has_registers);
@@ -747,8 +747,9 @@ Test(lower, calls_make_scratch_module_wide) {
   add(sb, WAVE_OP_RETURN, 0, NULL);
   cr_assert(lower_ok());
   cr_assert_eq(in->op, WAVE_OP_ICMP_NE);
-  cr_assert_eq(in->operands[1].value, 23, "scratch must be above r20, which kernel a uses");
-  cr_assert_eq(sb->u.block.first->operands[0].value, 21);
+  cr_assert_eq(wave_instr_operand(in, 1)->value, 23,
+               "scratch must be above r20, which kernel a uses");
+  cr_assert_eq(wave_instr_operand(sb->u.block.first, 0)->value, 21);
   cr_assert_eq(b->registers, 24);
   cr_assert_eq(a->registers, 32);
 }
@@ -777,7 +778,7 @@ Test(lower, running_out_of_registers_is_an_error) {
   cr_assert_eq(diags.items[0].line, 4);
   cr_assert_eq(in->op, WAVE_OP_PAND, "a refused rewrite must leave the instruction alone");
   cr_assert_eq(in->prev->op, WAVE_OP_MOV);
-  cr_assert_eq(ok->operands[2].value, 253, "the one-register rewrite still fits");
+  cr_assert_eq(wave_instr_operand(ok, 2)->value, 253, "the one-register rewrite still fits");
   cr_assert_leq(k->registers, 255);
 }
 
@@ -859,8 +860,8 @@ Test(lower, parsed_straight_line_kernel_keeps_its_meaning) {
 static bool is_docs_form(const wave_instr *in) {
   if (wave_opcode_has((wave_opcode)in->op, WAVE_F_PSEUDO))
     return true;
-  for (unsigned i = 0; i < in->num_operands; i++) {
-    const wave_operand *o = &in->operands[i];
+  for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
+    const wave_operand *o = wave_instr_operand(in, i);
     if (o->negated ||
         (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind((wave_opcode)in->op, i) != 'i'))
       return true;

@@ -63,11 +63,12 @@ static wave_instr *parse_one(wave_module **m, const char *line) {
 
 static void assert_operand(const wave_instr *i, unsigned slot, wave_operand_kind kind,
                            uint32_t value) {
-  cr_assert_gt(i->num_operands, slot);
-  cr_assert_eq(i->operands[slot].kind, kind, "%s slot %u kind %d, want %d",
-               wave_opcode_table[i->op].mnemonic, slot, i->operands[slot].kind, kind);
-  cr_assert_eq(i->operands[slot].value, value, "%s slot %u value %u, want %u",
-               wave_opcode_table[i->op].mnemonic, slot, i->operands[slot].value, value);
+  cr_assert_gt(wave_instr_num_operands(i), slot);
+  const wave_operand *o = wave_instr_operand(i, slot);
+  cr_assert_eq(o->kind, kind, "%s slot %u kind %d, want %d", wave_opcode_table[i->op].mnemonic,
+               slot, o->kind, kind);
+  cr_assert_eq(o->value, value, "%s slot %u value %u, want %u",
+               wave_opcode_table[i->op].mnemonic, slot, o->value, value);
 }
 
 /* ---- every mnemonic ----------------------------------------------------------------------- */
@@ -140,18 +141,18 @@ Test(parser, every_real_mnemonic) {
     cr_assert_not_null(i, "missing %s", wave_opcode_table[op].mnemonic);
     cr_assert_eq(i->op, op, "line %u parsed as %s, want %s", line,
                  wave_opcode_table[i->op].mnemonic, wave_opcode_table[op].mnemonic);
-    cr_assert_eq(i->num_operands, wave_opcode_num_slots((wave_opcode)op));
+    cr_assert_eq(wave_instr_num_operands(i), wave_opcode_num_slots((wave_opcode)op));
     cr_assert_eq(i->guard, WAVE_NO_GUARD);
     cr_assert_eq(i->src.loc.line, line);
     cr_assert_eq(i->src.loc.col, 3);
-    for (unsigned s = 0; s < i->num_operands; s++) {
+    for (unsigned s = 0; s < wave_instr_num_operands(i); s++) {
       char operand[32];
       wave_operand want;
       operand_for(wave_opcode_slot_kind((wave_opcode)op, s), s, operand, sizeof(operand), &want);
       assert_operand(i, s, (wave_operand_kind)want.kind, want.value);
       if (want.kind == WAVE_OPERAND_LABEL)
-        cr_assert_str_eq(i->operands[s].label, "target");
-      cr_assert_gt(i->operands[s].col, 3);
+        cr_assert_str_eq(wave_instr_operand(i, s)->label, "target");
+      cr_assert_gt(wave_instr_operand(i, s)->col, 3);
     }
     i = i->next;
     line++;
@@ -254,7 +255,7 @@ Test(parser, labels_start_regions) {
   wave_region *r = k->first_region;
   cr_assert_null(r->label);
   cr_assert_eq(r->body.first->u.block.first->op, WAVE_OP_CALL);
-  cr_assert_str_eq(r->body.first->u.block.first->operands[0].label, "sub");
+  cr_assert_str_eq(wave_instr_operand(r->body.first->u.block.first, 0)->label, "sub");
   r = r->next;
   cr_assert_str_eq(r->label, "sub");
   cr_assert_eq(r->label_src.loc.line, 4);
@@ -439,12 +440,12 @@ Test(parser, operand_columns_and_halves) {
   cr_assert_eq(i->src.loc.col, 2);
   cr_assert_eq(i->guard, 3);
   cr_assert(i->guard_negated);
-  cr_assert_eq(i->operands[0].col, 12);
-  cr_assert_eq(i->operands[0].half, WAVE_HALF_LO);
-  cr_assert_eq(i->operands[1].col, 19);
-  cr_assert_eq(i->operands[1].half, WAVE_HALF_HI);
-  cr_assert_eq(i->operands[2].col, 25);
-  cr_assert_eq(i->operands[2].half, WAVE_HALF_NONE);
+  cr_assert_eq(wave_instr_operand(i, 0)->col, 12);
+  cr_assert_eq(wave_instr_operand(i, 0)->half, WAVE_HALF_LO);
+  cr_assert_eq(wave_instr_operand(i, 1)->col, 19);
+  cr_assert_eq(wave_instr_operand(i, 1)->half, WAVE_HALF_HI);
+  cr_assert_eq(wave_instr_operand(i, 2)->col, 25);
+  cr_assert_eq(wave_instr_operand(i, 2)->half, WAVE_HALF_NONE);
   wave_module_destroy(m);
 }
 
@@ -514,14 +515,14 @@ Test(parser, documentation_dialect_forms) {
     wave_instr *i = parse_one(&m, line);
     cr_assert_eq(i->op, cases[c].op, "'%s' parsed as %s", cases[c].line,
                  wave_opcode_table[i->op].mnemonic);
-    cr_assert_eq(i->num_operands, cases[c].num_operands, "'%s' has %u operands", cases[c].line,
-                 i->num_operands);
+    cr_assert_eq(wave_instr_num_operands(i), cases[c].num_operands, "'%s' has %u operands",
+                 cases[c].line, wave_instr_num_operands(i));
     for (unsigned s = 0; s < cases[c].num_operands; s++) {
-      cr_assert_eq(i->operands[s].kind, cases[c].kinds[s], "'%s' slot %u kind %d", cases[c].line,
-                   s, i->operands[s].kind);
+      const wave_operand *o = wave_instr_operand(i, s);
+      cr_assert_eq(o->kind, cases[c].kinds[s], "'%s' slot %u kind %d", cases[c].line, s, o->kind);
       if (cases[c].kinds[s] != WAVE_OPERAND_NONE)
-        cr_assert_eq(i->operands[s].value, cases[c].values[s], "'%s' slot %u value %u",
-                     cases[c].line, s, i->operands[s].value);
+        cr_assert_eq(o->value, cases[c].values[s], "'%s' slot %u value %u", cases[c].line, s,
+                     o->value);
     }
     wave_module_destroy(m);
   }
@@ -530,13 +531,13 @@ Test(parser, documentation_dialect_forms) {
 Test(parser, negated_break_and_inserted_operands) {
   wave_module *m;
   wave_instr *i = parse_one(&m, "  break !p2");
-  cr_assert(i->operands[0].negated);
-  cr_assert_eq(i->operands[0].col, 9);
+  cr_assert(wave_instr_operand(i, 0)->negated);
+  cr_assert_eq(wave_instr_operand(i, 0)->col, 9);
   wave_module_destroy(m);
   i = parse_one(&m, "  atomic_add r1, r2");
-  cr_assert_eq(i->operands[0].col, 0, "inserted slots have no column");
-  cr_assert_eq(i->operands[1].col, 14);
-  cr_assert_eq(i->operands[3].col, 0);
+  cr_assert_eq(wave_instr_operand(i, 0)->col, 0, "inserted slots have no column");
+  cr_assert_eq(wave_instr_operand(i, 1)->col, 14);
+  cr_assert_eq(wave_instr_operand(i, 3)->col, 0);
   wave_module_destroy(m);
 }
 
@@ -558,7 +559,7 @@ Test(parser, cache_hints) {
     wave_instr *i = parse_one(&m, cases[c].line);
     cr_assert_eq(i->op, cases[c].op, "%s", cases[c].line);
     cr_assert_eq(i->cache_hint, cases[c].hint, "%s", cases[c].line);
-    cr_assert_eq(i->num_operands, wave_opcode_num_slots(cases[c].op));
+    cr_assert_eq(wave_instr_num_operands(i), wave_opcode_num_slots(cases[c].op));
     wave_module_destroy(m);
   }
 }
@@ -583,7 +584,7 @@ Test(parser, immediate_forms) {
   for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
     wave_module *m;
     wave_instr *i = parse_one(&m, cases[c].line);
-    wave_operand *o = &i->operands[i->num_operands - 1];
+    const wave_operand *o = wave_instr_operand(i, wave_instr_num_operands(i) - 1);
     cr_assert_eq(o->kind, WAVE_OPERAND_IMM, "%s", cases[c].line);
     cr_assert_eq(o->value, cases[c].value, "%s: 0x%08X", cases[c].line, o->value);
     cr_assert_eq(o->imm_form, cases[c].form, "%s: form %d", cases[c].line, o->imm_form);
@@ -618,9 +619,9 @@ Test(parser, toolchain_warnings) {
   cr_assert(strstr(w->message, "binary32 bits 0x3F800000"));
   cr_assert(strstr(d.items[2].message, "as 0x51EB851F"), "%s", d.items[2].message);
   wave_instr *one = i->next->next;
-  cr_assert_eq(one->operands[1].value, 0x3F800000, "the IR holds the intended value");
-  cr_assert_eq(one->operands[1].imm_form, WAVE_IMM_FLOAT);
-  cr_assert_eq(one->next->operands[1].value, 0x4048F5C3);
+  cr_assert_eq(wave_instr_operand(one, 1)->value, 0x3F800000, "the IR holds the intended value");
+  cr_assert_eq(wave_instr_operand(one, 1)->imm_form, WAVE_IMM_FLOAT);
+  cr_assert_eq(wave_instr_operand(one->next, 1)->value, 0x4048F5C3);
   wave_module_destroy(m);
   wave_diags_free(&d);
 }

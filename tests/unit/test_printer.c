@@ -665,9 +665,9 @@ static void same_region(wave_region *ra, wave_region *rb) {
     cr_assert_eq(x->guard, y->guard, "%s guard", m);
     cr_assert_eq(x->guard_negated, y->guard_negated, "%s guard negation", m);
     cr_assert_eq(x->cache_hint, y->cache_hint, "%s hint", m);
-    cr_assert_eq(x->num_operands, y->num_operands, "%s operand count", m);
-    for (unsigned o = 0; o < x->num_operands; o++)
-      same_operand(&x->operands[o], &y->operands[o], m);
+    cr_assert_eq(wave_instr_num_operands(x), wave_instr_num_operands(y), "%s operand count", m);
+    for (unsigned o = 0; o < wave_instr_num_operands(x); o++)
+      same_operand(wave_instr_operand(x, o), wave_instr_operand(y, o), m);
   }
   free(fa.items);
   free(fb.items);

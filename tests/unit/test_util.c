@@ -75,7 +75,7 @@ void tu_shape(const wave_node_list *list, char *buf, size_t size) {
       for (const wave_instr *i = w.node->u.block.first; i; i = i->next) {
         char item[32];
         if (i->op == WAVE_OP_MOV_IMM)
-          snprintf(item, sizeof(item), "%u", i->operands[1].value);
+          snprintf(item, sizeof(item), "%u", wave_instr_operand(i, 1)->value);
         else
           snprintf(item, sizeof(item), "%s", wave_opcode_table[i->op].mnemonic);
         put(buf, size, &used, item);

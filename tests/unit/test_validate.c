@@ -159,7 +159,7 @@ Test(validate, registers_beyond_the_directive) {
   dadd->src.loc = (wave_loc){"t.wave", 41, 5};
   wave_block_append(f.b5, dadd);
   wave_instr *wide = wave_instr_clone(f.m, dadd);
-  wide->operands[0] = wave_gpr(6);
+  wave_instr_set_operand(wide, 0, wave_gpr(6));
   wide->src.loc.line = 42;
   wave_block_append(f.b5, wide);
   expect_broken(&f, "'mov_imm' uses r4, beyond .registers 4", 3);

@@ -15,6 +15,7 @@ typedef struct fixture {
   wave_module *m;
   wave_kernel *k;
   wave_node_list *body; /* the entry region's body */
+  wave_builder b;       /* what the helpers below build with */
   wave_diags d;
   bool ok;              /* what wave_verify_module returned */
 } fixture;
@@ -36,45 +37,43 @@ static void teardown(fixture *t) {
   wave_module_destroy(t->m);
 }
 
-static wave_instr *emit_guarded(fixture *t, wave_node_list *list, uint32_t line, int guard,
-                                bool negated, wave_opcode op, unsigned n,
-                                const wave_operand *ops) {
-  wave_instr *i = wave_instr_create(t->m, op, guard, negated, n, ops);
+/* The fixture's builder at the end of list, with everything it builds at line:5. Tests build
+ * lists out of order (an else after the code that follows its if), so each helper call says
+ * where it builds rather than following one cursor. */
+static wave_builder *at_end(fixture *t, wave_node_list *list, uint32_t line) {
+  wave_loc loc = {.line = line, .col = 5};
+  t->b = wave_builder_at(t->m, wave_cursor_list_end(list), loc);
+  return &t->b;
+}
+
+static wave_instr *built(wave_instr *i) {
   cr_assert_not_null(i);
-  i->src.loc.line = line;
-  i->src.loc.col = 5;
-  wave_block_append(wave_node_list_tail_block(t->m, list), i);
   return i;
 }
 
-#define OPS(...) ((const wave_operand[]){__VA_ARGS__})
-#define NUM_OPS(...) ((unsigned)(sizeof(OPS(__VA_ARGS__)) / sizeof(wave_operand)))
+static wave_instr *guarded(wave_instr *i, int guard, bool negated) {
+  wave_instr_set_guard(i, guard, negated);
+  return i;
+}
+
 /* EMIT(t, list, line, OPCODE, operands...): an unguarded instruction at the end of list. */
 #define EMIT(t, list, line, op, ...) \
-  emit_guarded(t, list, line, WAVE_NO_GUARD, false, WAVE_OP_##op, NUM_OPS(__VA_ARGS__), \
-               OPS(__VA_ARGS__))
+  built(wave_build(at_end(t, list, line), WAVE_OP_##op, __VA_ARGS__))
 #define EMIT0(t, list, line, op) \
-  emit_guarded(t, list, line, WAVE_NO_GUARD, false, WAVE_OP_##op, 0, NULL)
+  built(wave_build_instr(at_end(t, list, line), WAVE_OP_##op, 0, NULL))
 #define GUARDED(t, list, line, guard, neg, op, ...) \
-  emit_guarded(t, list, line, guard, neg, WAVE_OP_##op, NUM_OPS(__VA_ARGS__), OPS(__VA_ARGS__))
-#define GUARDED0(t, list, line, guard, neg, op) \
-  emit_guarded(t, list, line, guard, neg, WAVE_OP_##op, 0, NULL)
+  guarded(EMIT(t, list, line, op, __VA_ARGS__), guard, neg)
+#define GUARDED0(t, list, line, guard, neg, op) guarded(EMIT0(t, list, line, op), guard, neg)
 
 static wave_node *add_if(fixture *t, wave_node_list *list, uint32_t line, wave_operand cond) {
-  wave_node *n = wave_if_create(t->m, cond);
+  wave_node *n = wave_build_if(at_end(t, list, line), cond);
   cr_assert_not_null(n);
-  n->u.if_.if_src.loc.line = line;
-  n->u.if_.if_src.loc.col = 5;
-  wave_node_list_append(list, n);
   return n;
 }
 
 static wave_node *add_loop(fixture *t, wave_node_list *list, uint32_t line) {
-  wave_node *n = wave_loop_create(t->m);
+  wave_node *n = wave_build_loop(at_end(t, list, line));
   cr_assert_not_null(n);
-  n->u.loop.loop_src.loc.line = line;
-  n->u.loop.loop_src.loc.col = 5;
-  wave_node_list_append(list, n);
   return n;
 }
 
@@ -215,7 +214,8 @@ Test(verify, structured_opcodes_cannot_be_block_instructions) {
   for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
     fixture t = setup();
     unsigned n = wave_opcode_num_slots(ops[i]);
-    emit_guarded(&t, t.body, 3, WAVE_NO_GUARD, false, ops[i], n, OPS(wave_pred(1)));
+    wave_operand cond = wave_pred(1);
+    built(wave_build_instr(at_end(&t, t.body, 3), ops[i], n, &cond));
     halt_and_verify(&t);
     expect_error(&t, 3, 5, "cannot be an instruction in a block");
     cr_assert_not_null(strstr(find(&t, "cannot be")->message, wave_opcode_table[ops[i]].mnemonic));
