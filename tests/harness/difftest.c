@@ -19,6 +19,17 @@ bool wave_transform_lower_docs(wave_module *module, void *ctx, wave_diags *diags
   return wave_lower_docs_dialect(module, diags);
 }
 
+bool wave_transform_pipeline(wave_module *module, void *ctx, wave_diags *diags) {
+  wave_difftest_pipeline *p = ctx;
+  wave_pipeline_options options = {0};
+  options.verify_each = true;
+  wave_pipeline_result result = {0};
+  bool ok = wave_pipeline_run(p->pipeline, module, &options, &result, diags);
+  p->changed = result.changed;
+  wave_pipeline_result_free(&result);
+  return ok;
+}
+
 void wave_difftest_init(wave_difftest *test, const wave_gen_launch *launch) {
   memset(test, 0, sizeof(*test));
   test->launch = *launch;

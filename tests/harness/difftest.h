@@ -20,6 +20,7 @@
 
 #include "waveopt/gen.h"
 #include "waveopt/interp.h"
+#include "waveopt/pass.h"
 #include "waveopt/waveopt.h"
 
 /* A transformation under test: edits the module in place; false means it failed (with the
@@ -30,6 +31,17 @@ typedef bool (*wave_transform_fn)(wave_module *module, void *ctx, wave_diags *di
 bool wave_transform_identity(wave_module *module, void *ctx, wave_diags *diags);
 /* wave_lower_docs_dialect. */
 bool wave_transform_lower_docs(wave_module *module, void *ctx, wave_diags *diags);
+
+/* The context of wave_transform_pipeline. */
+typedef struct wave_difftest_pipeline {
+  const wave_pipeline *pipeline;
+  bool changed;   /* whether the last run changed the kernel: the pipeline "fired" */
+} wave_difftest_pipeline;
+
+/* Runs ctx's pipeline with verify_each, so that a pass leaving broken IR or claiming to keep an
+ * analysis it invalidated fails right there, naming the pass, rather than as a mismatch later
+ * or not at all. */
+bool wave_transform_pipeline(wave_module *module, void *ctx, wave_diags *diags);
 
 #define WAVE_DIFF_MAX_WIDTHS 8
 
@@ -97,5 +109,13 @@ char *wave_reduce(const wave_difftest *test, const char *text, size_t len,
  * `path` and prints "reduced kernel (N of M items): PATH" to `log`. True on success. */
 bool wave_reduce_to_file(const wave_difftest *test, const char *text, size_t len,
                          const char *header, const char *path, FILE *log);
+
+/* ---- test-only passes (test_passes.c) ----------------------------------------------------- */
+
+/* Passes the harness tests itself with, for wave_pass_registry_add_pass; each outlives any
+ * registry. In order; NULL past the last. */
+const wave_pass_info *wave_test_pass_at(size_t index);
+/* The test pass called name, or NULL. */
+const wave_pass_info *wave_test_pass_find(const char *name);
 
 #endif

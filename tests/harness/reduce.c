@@ -7,24 +7,22 @@
  * at every width, and the test fails as before. When no single item can go, each region is
  * tried in place of its body; the two moves alternate until neither makes progress.
  *
- * Deleted items stay in the module's arena, so undoing a deletion is reinserting them at the
- * remembered position (in reverse order of removal).
+ * Every candidate is made from a fresh parse of the current kernel with the editing API
+ * (waveopt/edit.h) and printed again, so a rejected edit needs no undoing and the reducer keeps
+ * no positions into a tree it has changed.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "difftest.h"
+#include "waveopt/edit.h"
 
 enum { MAX_TRIALS = 50000 };
 
+/* An instruction or a whole if/loop, in text order. */
 typedef struct item {
   wave_node *node;       /* an if or loop; NULL for an instruction */
   wave_instr *instr;
-  /* where it was, for undoing */
-  wave_node_list *list;
-  wave_node *prev_node;
-  wave_node *block;
-  wave_instr *prev_instr;
 } item;
 
 typedef struct items {
@@ -41,7 +39,6 @@ static bool push(items *it, wave_node *node, wave_instr *instr) {
     it->v = v;
     it->cap = cap;
   }
-  memset(&it->v[it->n], 0, sizeof(item));
   it->v[it->n].node = node;
   it->v[it->n].instr = instr;
   it->n++;
@@ -52,7 +49,7 @@ static bool push(items *it, wave_node *node, wave_instr *instr) {
 static bool collect(wave_module *m, items *it) {
   it->n = 0;
   for (wave_kernel *k = m->first_kernel; k; k = k->next) {
-    for (wave_region *reg = k->first_region; reg; reg = reg->next) {
+    wave_foreach_region(reg, k) {
       wave_walker w;
       wave_walk_init(&w, &reg->body);
       while (wave_walk_next(&w)) {
@@ -60,7 +57,7 @@ static bool collect(wave_module *m, items *it) {
           if (!push(it, w.node, NULL))
             return false;
         } else if (w.event == WAVE_WALK_BLOCK) {
-          for (wave_instr *i = w.node->u.block.first; i; i = i->next)
+          wave_foreach_instr(i, w.node)
             if (!push(it, NULL, i))
               return false;
         }
@@ -70,30 +67,13 @@ static bool collect(wave_module *m, items *it) {
   return true;
 }
 
-static void remove_item(item *x) {
-  if (x->node) {
-    x->list = x->node->list;
-    x->prev_node = x->node->prev;
-    wave_node_remove(x->node);
-  } else {
-    x->block = x->instr->block;
-    x->prev_instr = x->instr->prev;
-    wave_instr_remove(x->instr);
-  }
-}
-
-static void restore_item(const item *x) {
-  if (x->node) {
-    if (x->prev_node)
-      wave_node_insert_after(x->prev_node, x->node);
-    else
-      wave_node_list_prepend(x->list, x->node);
-  } else {
-    if (x->prev_instr)
-      wave_instr_insert_after(x->prev_instr, x->instr);
-    else
-      wave_block_prepend(x->block, x->instr);
-  }
+static bool has_wave_ops(wave_module *m) {
+  for (wave_kernel *k = m->first_kernel; k; k = k->next)
+    wave_foreach_block(b, k)
+      wave_foreach_instr(i, b)
+        if (wave_opcode_get((wave_opcode)i->op)->category == WAVE_CAT_WAVE)
+          return true;
+  return false;
 }
 
 static char *print_docs(const wave_module *m, size_t *len) {
@@ -106,24 +86,11 @@ typedef struct reducer {
   wave_difftest trial;      /* the test narrowed to the failing width, with a step budget */
   const wave_difftest *full;
   wave_diff_status target;
-  wave_module *module;
+  char *text;               /* the smallest kernel that still fails, documentation dialect */
+  size_t len;
+  size_t num_items;         /* of text */
   size_t trials;
 } reducer;
-
-static bool has_wave_ops(wave_module *m) {
-  for (wave_kernel *k = m->first_kernel; k; k = k->next) {
-    for (wave_region *reg = k->first_region; reg; reg = reg->next) {
-      wave_walker w;
-      wave_walk_init(&w, &reg->body);
-      while (wave_walk_next(&w))
-        if (w.event == WAVE_WALK_BLOCK)
-          for (wave_instr *i = w.node->u.block.first; i; i = i->next)
-            if (wave_opcode_get((wave_opcode)i->op)->category == WAVE_CAT_WAVE)
-              return true;
-    }
-  }
-  return false;
-}
 
 /* Deleting an address computation can leave lanes storing different values to one place; the
  * result then depends on the schedule, and a transformation that merely reorders issue would
@@ -138,158 +105,146 @@ static bool schedule_independent(const reducer *rd, const char *text, size_t len
   return wave_difftest_run(&race, text, len, &report) == WAVE_DIFF_PASS;
 }
 
-/* Whether the module as it stands still fails the way the input did, and is still a kernel
- * whose original runs cleanly. */
-static bool still_fails(reducer *rd) {
+/* Whether a candidate still fails the way the input did, and is still a kernel whose original
+ * runs cleanly. */
+static bool still_fails(reducer *rd, wave_module *m, const char *text, size_t len) {
   rd->trials++;
-  size_t len;
-  char *text = print_docs(rd->module, &len);
-  if (!text)
-    return false;
   wave_diff_report report;
-  bool fails = wave_difftest_run(&rd->trial, text, len, &report) == rd->target &&
-               (has_wave_ops(rd->module) || schedule_independent(rd, text, len));
-  free(text);
-  if (!fails)
+  if (wave_difftest_run(&rd->trial, text, len, &report) != rd->target ||
+      !(has_wave_ops(m) || schedule_independent(rd, text, len)))
     return false;
   wave_difftest all_widths = *rd->full;
   all_widths.max_steps = rd->trial.max_steps;
-  return wave_difftest_original_ok(&all_widths, rd->module, NULL);
+  return wave_difftest_original_ok(&all_widths, m, NULL);
 }
 
-/* Deletes chunks of items until no single item can go. Sets *progress when anything went;
- * false when memory ran out. */
-static bool delete_items(reducer *rd, items *it, bool *progress) {
-  size_t chunk = it->n / 2 ? it->n / 2 : 1;
+/* Deleting items first .. first+count-1 (count > 0), or putting the if or loop at item `first`
+ * in place of one of its bodies, so that what matters inside a region can outlive the region
+ * (deleting the region would take it along). */
+typedef struct edit {
+  size_t first, count;
+  int body;   /* -1: delete; 0: a loop's body or an if's then-list; 1: an if's else-list */
+} edit;
+
+static void delete_items(items *it, size_t first, size_t count) {
+  /* Last first: an item nested in a region goes before the region does. */
+  for (size_t j = first + count; j-- > first;) {
+    wave_node_list gone;
+    if (it->v[j].node)
+      wave_node_list_extract(it->v[j].node, it->v[j].node, &gone);
+    else
+      wave_instr_remove(it->v[j].instr);
+  }
+}
+
+/* A loop's own breaks and continues (not a nested loop's) would leave the loop they belong to
+ * once its body stands in its place. False when memory ran out. */
+static bool remove_exits(wave_node_list *body) {
+  items exits = {0};
+  unsigned nested = 0;
+  bool ok = true;
+  wave_walker w;
+  wave_walk_init(&w, body);
+  while (ok && wave_walk_next(&w)) {
+    if (w.event == WAVE_WALK_LOOP || w.event == WAVE_WALK_ENDLOOP) {
+      nested += w.event == WAVE_WALK_LOOP ? 1 : -1;
+    } else if (w.event == WAVE_WALK_BLOCK && nested == 0) {
+      wave_foreach_instr(in, w.node)
+        if (ok && (in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE))
+          ok = push(&exits, NULL, in);
+    }
+  }
+  for (size_t i = 0; ok && i < exits.n; i++)
+    wave_instr_remove(exits.v[i].instr);
+  free(exits.v);
+  return ok;
+}
+
+/* False when the edit does not apply (item `first` is no region with that body, or the body is
+ * empty) or memory ran out. */
+static bool unwrap(const item *x, int body) {
+  wave_node *node = x->node;
+  if (!node)
+    return false;
+  wave_node_list *list = node->kind == WAVE_NODE_LOOP ? (body ? NULL : &node->u.loop.body)
+                         : body ? &node->u.if_.else_body
+                                : &node->u.if_.then_body;
+  if (!list || wave_node_list_is_empty(list))
+    return false;
+  if (node->kind == WAVE_NODE_LOOP && !remove_exits(list))
+    return false;
+  return wave_node_replace(node, list);
+}
+
+/* Makes the candidate from a fresh parse of the current kernel and keeps it when it still
+ * fails; returns whether it was kept. */
+static bool try_edit(reducer *rd, const edit *e) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_module *m = wave_parse_string(rd->text, rd->len, "<reduce>", &diags);
+  wave_diags_free(&diags);
+  items it = {0};
+  bool applies = m && collect(m, &it) && e->first + e->count <= it.n;
+  if (applies && e->body < 0)
+    delete_items(&it, e->first, e->count);
+  else if (applies)
+    applies = unwrap(&it.v[e->first], e->body);
+  bool kept = false;
+  if (applies) {
+    for (wave_kernel *k = m->first_kernel; k; k = k->next)
+      wave_normalize_kernel(k);
+    size_t len;
+    char *text = print_docs(m, &len);
+    if (text && still_fails(rd, m, text, len) && collect(m, &it)) {
+      free(rd->text);
+      rd->text = text;
+      rd->len = len;
+      rd->num_items = it.n;
+      kept = true;
+    } else {
+      free(text);
+    }
+  }
+  free(it.v);
+  wave_module_destroy(m);
+  return kept;
+}
+
+/* Deletes chunks of items (halves, quarters, ... single items) until no single item can go. */
+static bool delete_chunks(reducer *rd) {
+  bool progress = false;
+  size_t chunk = rd->num_items / 2 ? rd->num_items / 2 : 1;
   for (;;) {
     bool deleted = false;
-    for (size_t i = 0; i < it->n && rd->trials < MAX_TRIALS;) {
-      size_t k = it->n - i < chunk ? it->n - i : chunk;
-      for (size_t j = 0; j < k; j++)
-        remove_item(&it->v[i + j]);
-      if (still_fails(rd)) {
-        deleted = *progress = true;
-        if (!collect(rd->module, it))
-          return false;
-      } else {
-        for (size_t j = k; j-- > 0;)
-          restore_item(&it->v[i + j]);
+    for (size_t i = 0; i < rd->num_items && rd->trials < MAX_TRIALS;) {
+      size_t k = rd->num_items - i < chunk ? rd->num_items - i : chunk;
+      edit e = {i, k, -1};
+      if (try_edit(rd, &e))
+        deleted = progress = true;
+      else
         i += k;
-      }
     }
     if (rd->trials >= MAX_TRIALS || (chunk == 1 && !deleted))
-      return true;
+      return progress;
     if (chunk > 1)
       chunk /= 2;
   }
 }
 
-/* Replacing an if or loop by one of its bodies, in place, so that what matters inside a region
- * can outlive the region (deleting the region would take it along). A loop loses its own
- * breaks and continues on the way, which would otherwise leave the loop they belong to. */
-typedef struct unwrapping {
-  wave_node *node;
-  wave_node_list *body;
-  wave_node *first, *last;    /* the body's nodes, now in the enclosing list */
-  wave_node_list *list;
-  wave_node *prev;
-  items exits;                /* the loop's removed breaks and continues */
-} unwrapping;
-
-/* Removes the breaks and continues of `body` that leave its own loop (not a nested one).
- * False, with nothing removed, when memory ran out. */
-static bool remove_exits(wave_node_list *body, items *exits) {
-  unsigned nested = 0;
-  wave_walker w;
-  wave_walk_init(&w, body);
-  while (wave_walk_next(&w)) {
-    if (w.event == WAVE_WALK_LOOP || w.event == WAVE_WALK_ENDLOOP) {
-      nested += w.event == WAVE_WALK_LOOP ? 1 : -1;
-    } else if (w.event == WAVE_WALK_BLOCK && nested == 0) {
-      for (wave_instr *in = w.node->u.block.first; in; in = in->next)
-        if ((in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE) && !push(exits, NULL, in))
-          return false;
-    }
-  }
-  for (size_t i = 0; i < exits->n; i++)
-    remove_item(&exits->v[i]);
-  return true;
-}
-
-/* False, with nothing changed, when memory ran out. */
-static bool unwrap(unwrapping *u, wave_node *node, wave_node_list *body) {
-  u->exits.n = 0;
-  if (node->kind == WAVE_NODE_LOOP && !remove_exits(body, &u->exits))
-    return false;
-  u->node = node;
-  u->body = body;
-  u->first = body->first;
-  u->last = body->last;
-  u->list = node->list;
-  u->prev = node->prev;
-  while (body->first) {
-    wave_node *n = body->first;
-    wave_node_remove(n);
-    wave_node_insert_before(node, n);
-  }
-  wave_node_remove(node);
-  return true;
-}
-
-static void rewrap(const unwrapping *u) {
-  for (wave_node *n = u->first, *next; n; n = next) {
-    next = n == u->last ? NULL : n->next;
-    wave_node_remove(n);
-    wave_node_list_append(u->body, n);
-  }
-  if (u->prev)
-    wave_node_insert_after(u->prev, u->node);
-  else
-    wave_node_list_prepend(u->list, u->node);
-  for (size_t i = u->exits.n; i-- > 0;)
-    restore_item(&u->exits.v[i]);
-}
-
 /* Tries to unwrap every region (an if into its then- or else-list, a loop into its body). */
-static bool unwrap_regions(reducer *rd, items *it, bool *progress) {
-  unwrapping u = {0};
-  bool ok = true;
-  for (size_t i = 0; ok && i < it->n && rd->trials < MAX_TRIALS; i++) {
-    wave_node *node = it->v[i].node;
-    if (!node)
-      continue;
-    wave_node_list *bodies[2] = {&node->u.loop.body, NULL};
-    if (node->kind == WAVE_NODE_IF) {
-      bodies[0] = &node->u.if_.then_body;
-      bodies[1] = &node->u.if_.else_body;
-    }
-    for (unsigned b = 0; b < 2 && bodies[b]; b++) {
-      if (!bodies[b]->first)
-        continue;
-      if (!(ok = unwrap(&u, node, bodies[b])))
-        break;
-      if (still_fails(rd)) {
-        *progress = true;
-        ok = collect(rd->module, it);
+static bool unwrap_regions(reducer *rd) {
+  bool progress = false;
+  for (size_t i = 0; i < rd->num_items && rd->trials < MAX_TRIALS; i++) {
+    for (int body = 0; body < 2; body++) {
+      edit e = {i, 1, body};
+      if (try_edit(rd, &e)) {
+        progress = true;
         i--; /* the body's first item now stands where the region was */
         break;
       }
-      rewrap(&u);
     }
   }
-  free(u.exits.v);
-  return ok;
-}
-
-static bool shrink(reducer *rd) {
-  items it = {0};
-  bool ok = collect(rd->module, &it), progress = true;
-  while (ok && progress && rd->trials < MAX_TRIALS) {
-    progress = false;
-    ok = delete_items(rd, &it, &progress) && unwrap_regions(rd, &it, &progress);
-  }
-  free(it.v);
-  return ok;
+  return progress;
 }
 
 static size_t count_items(wave_module *m) {
@@ -319,26 +274,28 @@ char *wave_reduce(const wave_difftest *test, const char *text, size_t len,
   }
   wave_diags diags;
   wave_diags_init(&diags);
-  rd.module = wave_parse_string(text, len, "<reduce>", &diags);
+  wave_module *m = wave_parse_string(text, len, "<reduce>", &diags);
   wave_diags_free(&diags);
   uint64_t steps = 0;
-  if (!rd.module || !wave_difftest_original_ok(test, rd.module, &steps)) {
-    wave_module_destroy(rd.module);
-    return NULL;
+  if (m && wave_difftest_original_ok(test, m, &steps)) {
+    rd.text = print_docs(m, &rd.len);
+    rd.num_items = count_items(m);
   }
+  wave_module_destroy(m);
+  if (!rd.text)
+    return NULL;
   /* Deletions may lengthen loops, but a kernel that runs far longer than the input is one
    * whose loop counter was deleted: cut it short. */
   rd.trial.max_steps = 16 * steps + 100000;
-  stats->items_before = count_items(rd.module);
-  char *out = NULL;
-  if (shrink(&rd)) {
-    size_t out_len;
-    out = print_docs(rd.module, &out_len);
+  stats->items_before = rd.num_items;
+  for (bool progress = true; progress && rd.trials < MAX_TRIALS;) {
+    bool deleted = delete_chunks(&rd);
+    bool unwrapped = unwrap_regions(&rd);
+    progress = deleted || unwrapped;
   }
-  stats->items_after = count_items(rd.module);
+  stats->items_after = rd.num_items;
   stats->trials = rd.trials;
-  wave_module_destroy(rd.module);
-  return out;
+  return rd.text;
 }
 
 bool wave_reduce_to_file(const wave_difftest *test, const char *text, size_t len,
