@@ -128,8 +128,8 @@ static void put_imm(printer *p, const wave_operand *o) {
     put_hex(p, o->value, 1);
     break;
   case WAVE_IMM_FLOAT:
-    /* wave-asm stores the low half of the binary64 encoding of a float literal (wave-isa.md
-     * §1.4): only the bit pattern survives assembly unchanged. */
+    /* wave-asm stores the low half of the binary64 encoding of a float literal
+     * (docs/toolchain.md "Float literals"): only the bit pattern survives assembly unchanged. */
     put_hex(p, o->value, 8);
     break;
   case WAVE_IMM_DECIMAL:

@@ -154,7 +154,7 @@ static unsigned src_reg(gen *g) {
 
 static unsigned any_pred(gen *g) { return below(g, g->num_preds); }
 
-/* A guard for pure work: p1..p3 only, never p0 (wave-isa.md §12). */
+/* A guard for pure work: p1..p3 only, never p0 (docs/toolchain.md "Rules our output keeps"). */
 static int pick_guard(gen *g, bool *negated) {
   *negated = chance(g, 40);
   return chance(g, 18) ? (int)(1 + below(g, g->num_preds - 1)) : WAVE_NO_GUARD;

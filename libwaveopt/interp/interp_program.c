@@ -185,8 +185,8 @@ static bool gpr_row(builder *b, const wave_instr *instr, uint32_t reg, unsigned 
 
 /* Decodes a GPR-read slot: a register, or a constant row for an immediate / special
  * register (mov_imm, mov_sr, mov). Special registers in other slots read the GPR of the same
- * number, as the assembler encodes them (wave-isa.md §1.5). Errors name operands by their
- * slot in the opcode's shape, counting from 1. */
+ * number, as the assembler encodes them (docs/language.md "Registers"). Errors name operands by
+ * their slot in the opcode's shape, counting from 1. */
 static bool source_row(builder *b, const wave_instr *instr, unsigned slot,
                        const wave_operand *o, char kind, unsigned width, uint32_t *row) {
   uint32_t offset;
@@ -279,7 +279,7 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
         return false;
       break;
     case 'o':
-      /* r0 or nothing: the atomic returns no value (wave-isa.md §3.9). */
+      /* r0 or nothing: the atomic returns no value (docs/language.md "Atomics"). */
       if ((o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG) && o->value != 0 &&
           !gpr_row(b, instr, o->value, width, &in->d))
         return false;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include <stdlib.h>
 #include <string.h>
 
@@ -321,7 +322,7 @@ unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
         add_ref(refs, &n, o->value, width, false, kind == 'd');
       break;
     case 'o':
-      /* r0 as an atomic destination is the encoding of "no return" (§3.9). */
+      /* r0 as an atomic destination is the encoding of "no return" (docs/language.md "Atomics"). */
       if (gpr && o->value != 0)
         add_ref(refs, &n, o->value, width, false, true);
       break;

@@ -2,8 +2,8 @@
 /*
  * The state of the verifier's one walk, beneath both checkers. verify.c walks every region once
  * and reports errors (what makes a module meaningless); verify_toolchain.c is called from that
- * same walk and reports warnings about constructs the real toolchain mishandles (wave-isa.md
- * §4.4, §11, §12), including the reachability walk that finds kernels able to run past their
+ * same walk and reports warnings about constructs the real toolchain mishandles
+ * (docs/toolchain.md), including the reachability walk that finds kernels able to run past their
  * end. The checkers share this state, not each other's functions.
  */
 #ifndef WAVE_VERIFY_STATE_H

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Warnings (group "toolchain") about programs that are valid WAVE but that the real toolchain
- * runs differently from the spec (wave-isa.md §4.4, §11, §12): guards that some tool drops,
- * the emulator's break/continue/nesting bugs, calls, the scalar f16 and f32 MMA forms ptxas
- * rejects, directive values beyond the spec's limits, and kernels that can run past their end.
+ * runs differently from the spec (docs/toolchain.md "Summary"; docs/language.md "Decisions on open
+ * points"): guards that some tool drops, the emulator's break/continue/nesting bugs, calls, the
+ * scalar f16 and f32 MMA forms ptxas rejects, directive values beyond the spec's limits, and
+ * kernels that can run past their end.
  *
  * "Runs past its end" is decided by one linear reachability walk in spec semantics (halt ends
  * the lanes that execute it): a list stops falling through after an unguarded halt or return
@@ -20,7 +21,8 @@
 #define TOOLCHAIN_WARN(v, loc, ...) \
   wave_module_report((v)->module, (v)->diags, WAVE_SEV_WARNING, "toolchain", (loc), __VA_ARGS__)
 
-/* The emulator's divergence stack (wave-isa.md §4.1) and the spec limits of §7. */
+/* The emulator's divergence stack and the spec limits (docs/toolchain.md "Nesting depth",
+ * docs/language.md "Machine limits"). */
 enum { EMULATOR_MAX_FRAMES = 32, MAX_WORKGROUP_SIZE = 256 };
 
 /* A directive's own location, or the kernel's when the directive was not written. */

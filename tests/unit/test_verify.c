@@ -487,7 +487,7 @@ Test(verify, predicate_special_scope_and_guard_ranges) {
   teardown(&t);
 }
 
-/* sr_N in a GPR slot is the GPR rN (wave-isa.md §1.5), so rN must exist too. */
+/* sr_N in a GPR slot is the GPR rN (docs/language.md "Registers"), so rN must exist too. */
 Test(verify, special_register_in_gpr_slot_is_range_checked_as_its_gpr) {
   fixture t = setup();
   t.k->registers = 16;
@@ -1009,7 +1009,7 @@ static void parse(fixture *t, const char *text) {
   verify(t);
 }
 
-/* wave-isa.md §10, examples 1 and 3: correct kernels on every tool. */
+/* docs/language.md "Example kernels", examples 1 and 3: correct kernels on every tool. */
 Test(verify_text, reference_examples_are_clean) {
   fixture t;
   parse(&t, TU_AXPY_TEXT
@@ -1031,7 +1031,8 @@ Test(verify_text, reference_examples_are_clean) {
   teardown(&t);
 }
 
-/* Example 2 of §10 is correct WAVE, but its continue hangs the upstream emulator. */
+/* Example 2 of docs/language.md "Example kernels" is correct WAVE, but its continue hangs the
+ * upstream emulator. */
 Test(verify_text, loop_with_continue_warns_once) {
   fixture t;
   parse(&t, ".kernel loop_demo\n"
