@@ -828,6 +828,7 @@ Test(targets, portable_is_the_weakest_of_all_rows) {
     cr_assert(!p->continue_ok || t->continue_ok, "%s", t->name);
     cr_assert(!p->break_in_if_ok || t->break_in_if_ok, "%s", t->name);
     cr_assert(!p->halt_per_lane || t->halt_per_lane, "%s", t->name);
+    cr_assert(!p->calls_ok || t->calls_ok, "%s", t->name);
     cr_assert(t->divergence_stack == 0 || p->divergence_stack <= t->divergence_stack, "%s",
               t->name);
     cr_assert(p->uniform_uses_entry || !t->uniform_uses_entry, "%s", t->name);
