@@ -409,6 +409,23 @@ Test(pm, levels_are_named_pipelines) {
   wave_diags_free(&d);
 }
 
+/* What no pass may produce cannot come from text (the parser and verifier refuse it), so the
+ * tree is edited here as a broken pass would leave it. */
+Test(pm, legalize_reports_what_no_pass_may_produce) {
+  wave_instr *nop = mod->first_kernel->first_region->body.first->u.block.first;
+  wave_instr_set_guard(nop, 0, false);
+  cr_assert_not(run("legalize", NULL));
+  cr_assert(has_message("internal error: '@p0' guard on 'nop' (found by legalize)"));
+  wave_instr_set_guard(nop, WAVE_NO_GUARD, false);
+  nop->op = WAVE_OP_MOV;
+  nop->num_operands = 2;
+  nop->operands[0] = wave_gpr(40);
+  nop->operands[1] = wave_gpr(1);
+  cr_assert_not(run("legalize", NULL));
+  cr_assert(has_message("internal error: register at or beyond .registers on 'mov' "
+                        "(found by legalize)"));
+}
+
 Test(pm, pipelines_built_by_hand) {
   wave_pipeline *p = wave_pipeline_create(registry);
   cr_assert(wave_pipeline_add_pass(p, "read-count", &diags));
