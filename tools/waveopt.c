@@ -170,6 +170,22 @@ static int set_bisect_limit(options *opt, const char *value) {
   return -1;
 }
 
+/* Appends a pass option's value (a later one for the same name wins); -1, or 1 when memory ran
+ * out. */
+static int add_option_value(options *opt, const char *name, int64_t value) {
+  wave_pipeline_options *run = &opt->run;
+  wave_pass_option_value *values = realloc(opt->option_values, (run->num_option_values + 1) *
+                                                                    sizeof(*values));
+  if (!values) {
+    fprintf(stderr, "waveopt: error: out of memory\n");
+    return 1;
+  }
+  values[run->num_option_values++] = (wave_pass_option_value){name, value};
+  opt->option_values = values;
+  run->option_values = values;
+  return -1;
+}
+
 /* Takes `-NAME=VALUE` for an option a registered pass declares, setting *status as the other
  * options do; false when `arg` is no such option. */
 static bool set_pass_option(options *opt, const char *arg, int *status) {
@@ -190,20 +206,16 @@ static bool set_pass_option(options *opt, const char *arg, int *status) {
     *status = tool_usage_error("waveopt", "-%s needs an integer, not '%s'", buf, eq + 1);
     return true;
   }
-  wave_pipeline_options *run = &opt->run;
-  wave_pass_option_value *values = realloc(opt->option_values, (run->num_option_values + 1) *
-                                                                    sizeof(*values));
-  if (!values) {
-    fprintf(stderr, "waveopt: error: out of memory\n");
-    *status = 1;
-    return true;
-  }
   /* The declaring pass's spelling of the name, which lives as long as the registry. */
-  values[run->num_option_values++] = (wave_pass_option_value){pass->options[index].name, value};
-  opt->option_values = values;
-  run->option_values = values;
-  *status = -1;
+  *status = add_option_value(opt, pass->options[index].name, value);
   return true;
+}
+
+static bool has_option_value(const options *opt, const char *name) {
+  for (size_t i = 0; i < opt->run.num_option_values; i++)
+    if (strcmp(opt->run.option_values[i].name, name) == 0)
+      return true;
+  return false;
 }
 
 /* Returns -1 to go on, or the exit status to stop with. */
@@ -292,6 +304,11 @@ static int parse_args(int argc, char **argv, options *opt) {
   }
   if (status >= 0)
     return status;
+  /* Output in the documentation dialect shows its forms as written, so legalize must not
+   * lower them; an explicit -legalize-keep-docs still wins. */
+  if (opt->print.dialect == WAVE_DIALECT_DOCS && !has_option_value(opt, "legalize-keep-docs") &&
+      (status = add_option_value(opt, "legalize-keep-docs", 1)) >= 0)
+    return status;
   if (opt->passes && opt->level >= 0)
     return tool_usage_error("waveopt", "-passes and -O%d cannot be used together", opt->level);
   if (!opt->passes && opt->level < 0)
@@ -342,9 +359,9 @@ static void list_targets(void) {
     printf("             wave widths");
     for (size_t w = 0; w < WAVE_TARGET_MAX_WIDTHS && t->wave_widths[w]; w++)
       printf(" %u", t->wave_widths[w]);
-    printf("; continue %s; break in an if %s; per-lane halt %s; @!p0 %s\n",
+    printf("; continue %s; break in an if %s; per-lane halt %s; call %s; @!p0 %s\n",
            yes_no(t->continue_ok), yes_no(t->break_in_if_ok), yes_no(t->halt_per_lane),
-           yes_no(t->negated_p0_guard_ok));
+           yes_no(t->calls_ok), yes_no(t->negated_p0_guard_ok));
     if (t->divergence_stack)
       printf("             divergence stack %u", t->divergence_stack);
     else
@@ -480,15 +497,6 @@ static void print_timings(const wave_pipeline_result *r) {
 
 /* ---- the run ------------------------------------------------------------------------------ */
 
-/* LEGALIZE: -O0 is the `legalize` pipeline. Until that pass is registered, -O0 runs no pass
- * and the lowering before assembly-dialect printing (in main) does its work, as it always
- * did; this function goes once `legalize` is in passes/passes.def. */
-static const char *level_pipeline(const wave_pass_registry *registry, int level) {
-  if (level == 0 && !wave_pass_registry_find_pass(registry, "legalize"))
-    return "";
-  return wave_pipeline_for_level((unsigned)level);
-}
-
 typedef struct emit_ctx {
   const wave_module *module;
   const wave_print_options *print;
@@ -529,7 +537,7 @@ static bool optimize(options *opt, const wave_pipeline *pipeline, wave_module *m
 }
 
 static wave_pipeline *make_pipeline(const options *opt, wave_diags *diags) {
-  const char *text = opt->passes ? opt->passes : level_pipeline(opt->registry, opt->level);
+  const char *text = opt->passes ? opt->passes : wave_pipeline_for_level((unsigned)opt->level);
   return wave_pipeline_parse(opt->registry, text, diags);
 }
 
@@ -567,6 +575,8 @@ static int run_tool(options *opt) {
   wave_diags run_diags;
   init_diags(&run_diags, opt);
   ok = ok && optimize(opt, pipeline, module, &run_diags);
+  /* A -passes pipeline need not end in legalize; the assembler's dialect still needs the
+   * documentation forms lowered, and after legalize none are left. */
   if (ok && opt->print.dialect == WAVE_DIALECT_ASM)
     ok = wave_lower_docs_dialect(module, &run_diags);
   /* -Werror: a warning recorded as an error fails the run even if the pass itself succeeded. */

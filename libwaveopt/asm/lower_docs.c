@@ -28,6 +28,7 @@
  */
 #include <string.h>
 
+#include "asm/lower_docs.h"
 #include "waveopt/waveopt.h"
 
 typedef struct lowering {
@@ -37,6 +38,7 @@ typedef struct lowering {
   unsigned scratch_peak;  /* most scratch GPRs one rewrite has needed */
   unsigned free_preds;    /* predicates the kernel never mentions, one bit each */
   bool ok;
+  bool changed;
 } lowering;
 
 /* One rewrite: helper instructions go before `at`, or at the end of `block` when the rewritten
@@ -367,11 +369,14 @@ static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
       if (w.event == WAVE_WALK_BLOCK) {
         for (wave_instr *in = w.node->u.block.first, *next; in; in = next) {
           next = in->next;
-          if (needs_lowering(in))
+          if (needs_lowering(in)) {
             lower_instr(lw, in);
+            lw->changed = true;
+          }
         }
       } else if (w.event == WAVE_WALK_IF && is_negated_pred(&w.node->u.if_.cond)) {
         lower_if_condition(lw, w.node);
+        lw->changed = true;
       }
     }
   }
@@ -385,24 +390,46 @@ static void make_room(wave_kernel *k, uint32_t registers) {
   }
 }
 
-/* Labels are file-wide, so a `call` may run another kernel's subroutine on the caller's
- * registers. A module with calls therefore takes its scratch registers and predicate from
- * outside what any kernel mentions, and every kernel makes room for them. */
-bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
-  lowering lw = {module, diags, 0, 0, 0, true};
+static usage module_usage(const wave_module *module) {
   usage all = {-1, 0, false};
   for (wave_kernel *k = module->first_kernel; k; k = k->next)
     note_kernel(&all, k);
+  return all;
+}
+
+/* Labels are file-wide, so a `call` may run another kernel's subroutine on the caller's
+ * registers. A module with calls therefore takes its scratch registers and predicate from
+ * outside what any kernel mentions (`all`); otherwise a kernel's own registers decide. The
+ * kernel makes room for the scratch registers it used; returns how many that was. */
+static unsigned lower_in_module(lowering *lw, wave_kernel *k, const usage *all) {
+  usage own = *all;
+  if (!all->calls) {
+    own = (usage){-1, 0, false};
+    note_kernel(&own, k);
+  }
+  unsigned peak = lower_kernel(lw, k, &own);
+  if (peak)
+    make_room(k, lw->scratch_base + peak);
+  return peak;
+}
+
+bool wave_lower_docs_kernel(wave_kernel *kernel, wave_diags *diags, bool *changed) {
+  lowering lw = {kernel->module, diags, 0, 0, 0, true, false};
+  usage all = module_usage(kernel->module);
+  lower_in_module(&lw, kernel, &all);
+  *changed = lw.changed;
+  return lw.ok;
+}
+
+/* Whole-module lowering also grows every kernel to the module's largest scratch need when
+ * there are calls, so that whichever kernel runs a subroutine has room for its scratch
+ * registers. */
+bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
+  lowering lw = {module, diags, 0, 0, 0, true, false};
+  usage all = module_usage(module);
   unsigned module_peak = 0;
   for (wave_kernel *k = module->first_kernel; k; k = k->next) {
-    usage own = all;
-    if (!all.calls) {
-      own = (usage){-1, 0, false};
-      note_kernel(&own, k);
-    }
-    unsigned peak = lower_kernel(&lw, k, &own);
-    if (peak && !all.calls)
-      make_room(k, lw.scratch_base + peak);
+    unsigned peak = lower_in_module(&lw, k, &all);
     if (peak > module_peak)
       module_peak = peak;
   }

@@ -50,6 +50,7 @@ typedef struct wave_target {
   bool continue_ok;            /* `continue p` runs with its intended meaning */
   bool break_in_if_ok;         /* a `break` nested in an `if` leaves at once */
   bool halt_per_lane;          /* halt/return inside an if or loop ends only the lanes at it */
+  bool calls_ok;               /* `call` reaches its label and returns */
   unsigned divergence_stack;   /* if/loop nesting that runs correctly; 0 = no limit */
   bool uniform_uses_entry;     /* a uniform if or loop still occupies a stack entry */
   unsigned mask_op_cost;       /* one if/else/endif/break/endloop, in ALU instructions */

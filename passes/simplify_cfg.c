@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * simplify-cfg: removes control flow that does nothing and code no lane can reach.
+ *
+ *   icmp_lt p1, r1, r2           icmp_lt p1, r1, r2     an if with both sides empty goes; the
+ *   if p1                   ->                          compare stays (dce's work, not ours)
+ *   else
+ *   endif
+ *
+ *   if p1                        if p1                  an else with nothing in it goes
+ *     mov r1, r2            ->     mov r1, r2
+ *   else                         endif
+ *   endif
+ *
+ *   halt                         halt                   after an unguarded halt, the rest of
+ *   mov r1, r2              ->                          the same list goes
+ *   if p1 ... endif
+ *
+ * and the blocks that end up side by side are merged (the normal form of waveopt/edit.h).
+ *
+ * Why each is safe (docs/language.md "If and else", "Halt and return"):
+ *   - An if with two empty sides changes no register, and at its endif the active mask is the
+ *     mask at the if minus lanes that ended or left a loop in between: with no code between,
+ *     none did, so every instruction after it runs with the same lanes. The same holds for an
+ *     empty else-side. docs/language.md "Effect classes" says so: such an if can be deleted.
+ *   - An unguarded halt ends every lane that executes it, and every lane reaching a statement
+ *     of a list after it has executed it first: nothing later in that list runs, whether the
+ *     list is a region, an if side or a loop body (a `continue` goes to the top of the body,
+ *     never past the halt). Other lists are untouched: the else-side of the same if, the code
+ *     after its endif, and the next region (a label starts a region, so a list never holds
+ *     code that a call reaches). Upstream, an unguarded halt ends the whole wave
+ *     (docs/toolchain.md "Halt and return inside regions"), so that code never runs there
+ *     either.
+ *   - Convergent instructions keep their lanes: the code removed never runs, and nothing
+ *     that runs moves into, out of or across a region.
+ *
+ * It refuses, with a missed remark saying why:
+ *   - an if whose then-side is empty and whose else-side is not: keeping only the else-side
+ *     would need the predicate negated, which costs a scratch predicate and instructions;
+ *   - code after a guarded halt: the lanes the guard leaves out go on running it;
+ *   - `return`, which returns from a subroutine rather than ending lanes.
+ *
+ * Comments on the lines of a removed if or else move, as whole-line comments, before the line
+ * that follows; comments on unreachable code leave with it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "waveopt/edit.h"
+#include "waveopt/pass.h"
+
+typedef struct simplify {
+  wave_kernel *kernel;
+  wave_pass_context *ctx;
+  bool changed;
+} simplify;
+
+/* The source line printed right after `node` within its region: where comments of a removed
+ * node (or of its else line) go so that they stay in place. */
+static wave_src *line_after(wave_node *node) {
+  wave_node *next = node->next;
+  if (next && next->kind == WAVE_NODE_BLOCK)
+    return &next->u.block.first->src;
+  if (next)
+    return next->kind == WAVE_NODE_IF ? &next->u.if_.if_src : &next->u.loop.loop_src;
+  wave_node *parent = wave_node_parent(node);
+  if (parent && parent->kind == WAVE_NODE_LOOP)
+    return &parent->u.loop.endloop_src;
+  if (parent && node->list == &parent->u.if_.then_body && parent->u.if_.has_else)
+    return &parent->u.if_.else_src;
+  if (parent)
+    return &parent->u.if_.endif_src;
+  wave_region *region = wave_node_region(node);
+  return region->next ? &region->next->label_src : &region->kernel->end_src;
+}
+
+/* Appends `text` as whole-line comments to the buffer of `*len` bytes. */
+static void add_lines(char *buf, size_t *len, const char *text) {
+  if (!text || !text[0])
+    return;
+  size_t n = strlen(text);
+  if (*len)
+    buf[(*len)++] = '\n';
+  memcpy(buf + *len, text, n);
+  *len += n;
+}
+
+/* Puts the comments of `from` (count of them) before the line `to`. False when memory ran
+ * out, with nothing changed. */
+static bool move_comments(wave_module *module, const wave_src *from, size_t count, wave_src *to) {
+  size_t size = to->leading ? strlen(to->leading) + 1 : 1;
+  for (size_t i = 0; i < count; i++) {
+    size += from[i].leading ? strlen(from[i].leading) + 1 : 0;
+    size += from[i].comment ? strlen(from[i].comment) + 1 : 0;
+  }
+  char *buf = wave_module_alloc(module, size);
+  if (!buf)
+    return false;
+  size_t len = 0;
+  for (size_t i = 0; i < count; i++) {
+    add_lines(buf, &len, from[i].leading);
+    add_lines(buf, &len, from[i].comment);
+  }
+  add_lines(buf, &len, to->leading);
+  buf[len] = '\0';
+  to->leading = len ? buf : NULL;
+  return true;
+}
+
+static void remove_empty_if(simplify *s, wave_node *node) {
+  wave_loc loc = node->u.if_.if_src.loc;
+  wave_src lines[3] = {node->u.if_.if_src, node->u.if_.else_src, node->u.if_.endif_src};
+  if (!move_comments(s->kernel->module, lines, 3, line_after(node)))
+    return;
+  wave_node_list none = {0};
+  wave_node_replace(node, &none);
+  s->changed = true;
+  wave_pass_stat_add(s->ctx, "ifs-removed", "Number of ifs removed because both sides were empty",
+                     1);
+  wave_remark_passed(s->ctx, "empty-if-removed", loc, "if at %u:%u removed: both sides empty",
+                     loc.line, loc.col);
+}
+
+static void remove_empty_else(simplify *s, wave_node *node) {
+  wave_loc loc = node->u.if_.else_src.loc;
+  if (!move_comments(s->kernel->module, &node->u.if_.else_src, 1, &node->u.if_.endif_src))
+    return;
+  node->u.if_.has_else = false;
+  node->u.if_.else_src = (wave_src){0};
+  s->changed = true;
+  wave_pass_stat_add(s->ctx, "elses-removed", "Number of empty else-sides removed", 1);
+  wave_remark_passed(s->ctx, "empty-else-removed", loc, "else at %u:%u removed: it is empty",
+                     loc.line, loc.col);
+}
+
+static void simplify_if(simplify *s, wave_node *node) {
+  bool then_empty = wave_node_list_is_empty(&node->u.if_.then_body);
+  bool else_empty = wave_node_list_is_empty(&node->u.if_.else_body);
+  wave_loc loc = node->u.if_.if_src.loc;
+  if (then_empty && else_empty)
+    remove_empty_if(s, node);
+  else if (else_empty && node->u.if_.has_else)
+    remove_empty_else(s, node);
+  else if (then_empty)
+    wave_remark_missed(s->ctx, "empty-then-kept", loc,
+                       "if at %u:%u kept: its then-side is empty but its else-side is not, and "
+                       "keeping only the else-side needs the predicate negated",
+                       loc.line, loc.col);
+}
+
+static bool is_unguarded_halt(const wave_instr *in) {
+  return in->op == WAVE_OP_HALT && in->guard == WAVE_NO_GUARD;
+}
+
+/* Whether the node still hangs in its region: removing unreachable code may have detached it
+ * or an if or loop around it. */
+static bool is_attached(const wave_node *node) {
+  const wave_node *n = node;
+  while (n->list && n->list->parent)
+    n = n->list->parent;
+  return n->list && wave_node_region(n) && n->list == &wave_node_region(n)->body;
+}
+
+/* Removes what follows the first unguarded halt of `block` in its list. */
+static void remove_after_halt(simplify *s, wave_node *block) {
+  wave_instr *halt = block->u.block.first;
+  while (halt && !is_unguarded_halt(halt))
+    halt = halt->next;
+  if (!halt || (!halt->next && !block->next))
+    return;
+  /* In the arena, so that the nodes collected before stay readable for is_attached. */
+  wave_node_list *dead = wave_module_alloc(s->kernel->module, sizeof(*dead));
+  if (!dead)
+    return;
+  uint64_t removed = 0;
+  while (halt->next) {
+    wave_instr_remove(halt->next);
+    removed++;
+  }
+  if (block->next) {
+    wave_node_list_extract(block->next, block->list->last, dead);
+    wave_foreach_node(n, dead)
+      removed++;
+  }
+  s->changed = true;
+  wave_pass_stat_add(s->ctx, "unreachable-removed",
+                     "Number of statements removed after an unguarded halt", removed);
+  wave_remark_passed(s->ctx, "unreachable-removed", halt->src.loc,
+                     "%llu statement%s after halt at %u:%u removed: unreachable",
+                     (unsigned long long)removed, removed == 1 ? "" : "s", halt->src.loc.line,
+                     halt->src.loc.col);
+}
+
+/* Notes code after a guarded halt, which stays: lanes outside the guard run it. */
+static void note_guarded_halts(simplify *s, wave_node *block) {
+  wave_foreach_instr(in, block) {
+    if (in->op != WAVE_OP_HALT || in->guard == WAVE_NO_GUARD || (!in->next && !block->next))
+      continue;
+    wave_remark_missed(s->ctx, "guarded-halt-kept", in->src.loc,
+                       "code after halt at %u:%u kept: lanes its guard leaves out go on",
+                       in->src.loc.line, in->src.loc.col);
+  }
+}
+
+/* The kernel's blocks (text order) and ifs (inner ones before the ifs around them). */
+typedef struct node_lists {
+  wave_node **blocks, **ifs;
+  size_t num_blocks, num_ifs;
+} node_lists;
+
+static bool collect(wave_kernel *kernel, node_lists *out) {
+  size_t count = 0;
+  wave_foreach_region(r, kernel) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w))
+      count += w.event == WAVE_WALK_BLOCK || w.event == WAVE_WALK_ENDIF;
+  }
+  *out = (node_lists){malloc((count + 1) * sizeof(wave_node *)),
+                      malloc((count + 1) * sizeof(wave_node *)), 0, 0};
+  if (!out->blocks || !out->ifs)
+    return false;
+  wave_foreach_region(r, kernel) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w)) {
+      if (w.event == WAVE_WALK_BLOCK)
+        out->blocks[out->num_blocks++] = w.node;
+      else if (w.event == WAVE_WALK_ENDIF)
+        out->ifs[out->num_ifs++] = w.node;
+    }
+  }
+  return true;
+}
+
+static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
+                            wave_pass_context *ctx) {
+  (void)am;
+  simplify s = {kernel, ctx, wave_normalize_kernel(kernel)};
+  node_lists nodes;
+  if (!collect(kernel, &nodes)) {
+    free(nodes.blocks);
+    free(nodes.ifs);
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in simplify-cfg");
+  }
+  for (size_t i = 0; i < nodes.num_blocks; i++) {
+    if (is_attached(nodes.blocks[i])) {
+      note_guarded_halts(&s, nodes.blocks[i]);
+      remove_after_halt(&s, nodes.blocks[i]);
+    }
+  }
+  /* Inner ifs first, so that an if left empty by removing the one inside it goes too. */
+  for (size_t i = 0; i < nodes.num_ifs; i++) {
+    if (is_attached(nodes.ifs[i]))
+      simplify_if(&s, nodes.ifs[i]);
+  }
+  free(nodes.blocks);
+  free(nodes.ifs);
+  return wave_pass_done(s.changed, WAVE_PRESERVE_NONE);
+}
+
+const wave_pass_info wave_pass_simplify_cfg = {
+    .name = "simplify-cfg",
+    .help = "remove empty ifs and elses and the code after an unguarded halt; merge blocks",
+    .run = run,
+};
