@@ -14,7 +14,7 @@
 
 static const char usage[] =
     "usage: wave-difftest [--seeds N] [--first-seed S] [--size N] [--transform NAME]\n"
-    "                     [--passes PIPELINE]... [--all-passes] [--levels]\n"
+    "                     [--passes PIPELINE]... [--all-passes] [--levels] [--docs-dialect]\n"
     "                     [--test-pass NAME]... [--no-reduce] [--quiet]\n"
     "\n"
     "Generates N kernels (seeds S .. S+N-1) and, for each transformation, runs every kernel and\n"
@@ -35,6 +35,8 @@ static const char usage[] =
     "                   another pipeline (commas belong to the pipeline)\n"
     "  --all-passes     every registered pass alone, followed by legalize when it is registered\n"
     "  --levels         -O0 .. -O3; a level naming an unregistered pass is skipped with a note\n"
+    "  --docs-dialect   pipelines get kernels with documentation-dialect forms (what legalize\n"
+    "                   lowers) instead of assembler-dialect ones\n"
     "  --test-pass NAME register one of the harness's own test passes first:\n"
     "%s"
     "  Each pipeline's summary line says on how many kernels it fired (changed something).\n"
@@ -68,6 +70,8 @@ static const transform transforms[] = {
 enum { NUM_TRANSFORMS = sizeof(transforms) / sizeof(transforms[0]) };
 
 static const transform pipeline_transform = {NULL, wave_transform_pipeline, false, false};
+/* Pipelines on kernels with documentation-dialect forms: what legalize lowers. */
+static const transform pipeline_docs_transform = {NULL, wave_transform_pipeline, true, false};
 
 /* One transformation under test with its tallies: a fixed transform, or a pipeline. */
 typedef struct job {
@@ -79,6 +83,7 @@ typedef struct job {
 } job;
 
 typedef struct options {
+  bool docs_dialect;   /* pipelines get kernels with documentation-dialect forms */
   uint64_t seeds, first_seed;
   unsigned size;
   bool reduce, quiet;
@@ -163,7 +168,7 @@ static int add_pipeline(options *opt, const char *name, const char *text) {
   wave_diags_free(&diags);
   if (!p)
     return usage_error("cannot parse the pipeline", text);
-  if (!add_job(opt, &pipeline_transform, name, p))
+  if (!add_job(opt, opt->docs_dialect ? &pipeline_docs_transform : &pipeline_transform, name, p))
     return usage_error("too many pipelines (or out of memory) at", name);
   return 0;
 }
@@ -256,6 +261,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       all_passes = true;
     } else if (strcmp(a, "--levels") == 0) {
       levels = true;
+    } else if (strcmp(a, "--docs-dialect") == 0) {
+      opt->docs_dialect = true;
     } else if (strcmp(a, "--seeds") == 0 || strcmp(a, "--first-seed") == 0 ||
                strcmp(a, "--size") == 0) {
       if (!parse_number(v, &n))

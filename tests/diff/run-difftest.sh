@@ -18,6 +18,8 @@ difftest="${WAVE_BUILDDIR:-.}/tests/diff/wave-difftest"
 "$difftest" --seeds 300 --size 400 --transform default
 "$difftest" --seeds 500 --size 400 --transform thread-vs-simt
 "$difftest" --seeds 600 --size 1000 --test-pass remove-nops --all-passes --levels
+# legalize lowers documentation-dialect forms: give every level such kernels too.
+"$difftest" --seeds 300 --size 400 --docs-dialect --levels
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Large kernels for the benchmarks, generated as WAVE text so that parsing is measured too. */
+#ifndef WAVE_BENCH_TEXT_H
+#define WAVE_BENCH_TEXT_H
+
+#include <stddef.h>
+
+typedef struct text {
+  char *data;   /* NUL-terminated; malloc'd */
+  size_t len, cap;
+} text;
+
+/* A kernel of about `count` instructions whose control flow nests up to 8 deep, cycling
+ * through ifs with and without else and loops that break. Exits on out of memory. */
+text bench_make_kernel(long count);
+/* `levels` nested ifs around one nop. */
+text bench_make_deep(int levels);
+
+#endif
