@@ -17,8 +17,11 @@ fi
 [ -f Makefile ] || ./configure --quiet
 make -j"$(nproc)" >/dev/null
 
-echo "== examples/loop_demo.wave, documentation dialect in, assembler dialect out:"
-./tools/waveopt -O0 examples/loop_demo.wave
-echo "== running it in the reference interpreter (out[0..15]):"
-./tools/wavesim examples/loop_demo.wave --workgroup 32,1,1 --set-reg 0:0 --dump-u32 0:16 | tr '\n' ' '
+optimized=$(mktemp)
+trap 'rm -f "$optimized"' EXIT
+echo "== waveopt -O2 examples/loop_demo.wave: documentation dialect in, optimized assembler dialect out:"
+./tools/waveopt -O2 examples/loop_demo.wave -o "$optimized"
+cat "$optimized"
+echo "== running the optimized kernel in the reference interpreter (out[0..15]):"
+./tools/wavesim "$optimized" -w --workgroup 32,1,1 --set-reg 0:0 --dump-u32 0:16 | tr '\n' ' '
 echo
