@@ -119,27 +119,10 @@ Test(opcodes, docs_immediates_only_in_single_register_alu_reads) {
 
 /* ---- builder and walker ------------------------------------------------------------------ */
 
-/* Builds: block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
-static wave_kernel *build_sample(wave_module *m) {
-  wave_kernel *k = wave_kernel_create(m, "k");
-  cr_assert_not_null(k);
-  wave_node_list *body = &k->first_region->body;
-  wave_node *b0 = wave_node_list_tail_block(m, body);
-  tu_add(m, b0, WAVE_OP_NOP, 0, NULL);
-  wave_node *iff = wave_if_create(m, wave_pred(1));
-  wave_node_list_append(body, iff);
-  tu_add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
-  wave_node *loop = wave_loop_create(m);
-  wave_node_list_append(&iff->u.if_.else_body, loop);
-  wave_operand p2 = wave_pred(2);
-  tu_add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
-  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
-  return k;
-}
 
 Test(builder, walk_visits_statements_in_text_order) {
   wave_module *m = wave_module_create("t.wave");
-  wave_kernel *k = build_sample(m);
+  wave_kernel *k = tu_sample_kernel(m);
   static const wave_walk_event expected[] = {
       WAVE_WALK_BLOCK, WAVE_WALK_IF,      WAVE_WALK_BLOCK,   WAVE_WALK_ELSE,  WAVE_WALK_LOOP,
       WAVE_WALK_BLOCK, WAVE_WALK_ENDLOOP, WAVE_WALK_ENDIF,   WAVE_WALK_BLOCK};
@@ -159,7 +142,7 @@ Test(builder, walk_visits_statements_in_text_order) {
 
 Test(builder, nested_lists_know_their_region) {
   wave_module *m = wave_module_create(NULL);
-  wave_kernel *k = build_sample(m);
+  wave_kernel *k = tu_sample_kernel(m);
   wave_node *iff = k->first_region->body.first->next;
   wave_node *loop = iff->u.if_.else_body.first;
   cr_assert_eq(loop->u.loop.body.region, k->first_region);

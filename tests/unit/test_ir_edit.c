@@ -81,26 +81,10 @@ Test(regions, every_insertion_function_updates_the_subtree) {
 
 /* ---- walkers ------------------------------------------------------------------------------ */
 
-/* block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
-static wave_kernel *build_sample(wave_module *m) {
-  wave_kernel *k = wave_kernel_create(m, "k");
-  cr_assert_not_null(k);
-  wave_node_list *body = &k->first_region->body;
-  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
-  wave_node *iff = wave_if_create(m, wave_pred(1));
-  wave_node_list_append(body, iff);
-  tu_add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
-  wave_node *loop = wave_loop_create(m);
-  wave_node_list_append(&iff->u.if_.else_body, loop);
-  wave_operand p2 = wave_pred(2);
-  tu_add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
-  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
-  return k;
-}
 
 Test(walkers, const_walker_reports_the_mutable_walkers_events) {
   wave_module *m = wave_module_create("t.wave");
-  const wave_kernel *k = build_sample(m);
+  const wave_kernel *k = tu_sample_kernel(m);
   static const wave_walk_event events[] = {
       WAVE_WALK_BLOCK, WAVE_WALK_IF,      WAVE_WALK_BLOCK, WAVE_WALK_ELSE, WAVE_WALK_LOOP,
       WAVE_WALK_BLOCK, WAVE_WALK_ENDLOOP, WAVE_WALK_ENDIF, WAVE_WALK_BLOCK};

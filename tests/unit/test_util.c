@@ -151,3 +151,21 @@ char *tu_corpus_path(const char *name) {
   snprintf(path, n, "%s/%s", TU_CORPUS_DIR, name);
   return path;
 }
+
+/* Builds: block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
+wave_kernel *tu_sample_kernel(wave_module *m) {
+  wave_kernel *k = wave_kernel_create(m, "k");
+  cr_assert_not_null(k);
+  wave_node_list *body = &k->first_region->body;
+  wave_node *b0 = wave_node_list_tail_block(m, body);
+  tu_add(m, b0, WAVE_OP_NOP, 0, NULL);
+  wave_node *iff = wave_if_create(m, wave_pred(1));
+  wave_node_list_append(body, iff);
+  tu_add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
+  wave_node *loop = wave_loop_create(m);
+  wave_node_list_append(&iff->u.if_.else_body, loop);
+  wave_operand p2 = wave_pred(2);
+  tu_add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
+  tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
+  return k;
+}

@@ -80,4 +80,8 @@ void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
     "    halt\n"                                                                     \
     ".end\n"
 
+/* A small kernel built by hand, the same for every test that walks one:
+ * block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
+wave_kernel *tu_sample_kernel(wave_module *m);
+
 #endif
