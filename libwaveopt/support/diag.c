@@ -6,7 +6,7 @@
 
 #include "support/strbuf.h"
 #include "support/text.h"
-#include "waveopt/waveopt.h"
+#include "waveopt/diag.h"
 
 void wave_diags_init(wave_diags *diags) { memset(diags, 0, sizeof(*diags)); }
 
@@ -84,28 +84,6 @@ void wave_diag_report(wave_diags *diags, wave_severity severity, const char *fla
   va_list ap;
   va_start(ap, fmt);
   vreport(diags, severity, flag, loc, source_line, source_line_len, fmt, ap);
-  va_end(ap);
-}
-
-void wave_module_report(const wave_module *module, wave_diags *diags, wave_severity severity,
-                        const char *flag, wave_loc loc, const char *fmt, ...) {
-  const char *line = NULL;
-  size_t len = 0;
-  if (module && module->source && loc.line >= 1 && loc.line <= module->num_lines) {
-    size_t start = module->line_starts[loc.line - 1];
-    size_t end = start;
-    while (end < module->source_len && module->source[end] != '\n')
-      end++;
-    if (end > start && module->source[end - 1] == '\r')
-      end--;
-    line = module->source + start;
-    len = end - start;
-  }
-  if (!loc.file && module)
-    loc.file = module->file;
-  va_list ap;
-  va_start(ap, fmt);
-  vreport(diags, severity, flag, loc, line, len, fmt, ap);
   va_end(ap);
 }
 
