@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Lowering of the documentation dialect (wave-isa.md §3.6, §6) into what wave-asm accepts.
+ * Lowering of the documentation dialect (docs/language.md "Documentation dialect") into what
+ * wave-asm accepts.
  *
  *   iadd r0, r0, 5        ->  mov_imm rT, 5 ; iadd r0, r0, rT
  *   mov r0, 5             ->  mov_imm r0, 5
@@ -24,7 +25,7 @@
  * lanes the original guard would have skipped changes nothing observable. Only the instruction
  * that takes the original's place keeps its guard: lowering never adds a guard — least of all
  * @p0, @!p0, or one on memory, wave or structured instructions, which the downstream tools
- * mishandle (wave-isa.md §12).
+ * mishandle (docs/language.md "Guards").
  */
 #include <string.h>
 
@@ -218,8 +219,8 @@ static bool needs_lowering(const wave_instr *in) {
   return false;
 }
 
-/* The compares wave-asm lacks, as the ones it has (wave-isa.md §3.6); a >= b is b <= a for
- * floats too, NaN included. */
+/* The compares wave-asm lacks, as the ones it has (docs/language.md "Compare and select");
+ * a >= b is b <= a for floats too, NaN included. */
 static void lower_missing_compare(wave_instr *in) {
   wave_opcode to;
   bool swap = true;
