@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Lowering of the documentation dialect (wave-isa.md §3.6, §6) into what wave-asm accepts.
+ * Lowering of the documentation dialect (docs/language.md "Documentation dialect") into what
+ * wave-asm accepts.
  *
  *   iadd r0, r0, 5        ->  mov_imm rT, 5 ; iadd r0, r0, rT
  *   mov r0, 5             ->  mov_imm r0, 5
@@ -24,10 +25,8 @@
  * lanes the original guard would have skipped changes nothing observable. Only the instruction
  * that takes the original's place keeps its guard: lowering never adds a guard — least of all
  * @p0, @!p0, or one on memory, wave or structured instructions, which the downstream tools
- * mishandle (wave-isa.md §12).
+ * mishandle (docs/language.md "Guards").
  */
-#include <string.h>
-
 #include "asm/lower_docs.h"
 #include "waveopt/waveopt.h"
 
@@ -41,12 +40,12 @@ typedef struct lowering {
   bool changed;
 } lowering;
 
-/* One rewrite: helper instructions go before `at`, or at the end of `block` when the rewritten
- * statement is an `if` (the instructions must run before the if reads its condition). */
+/* One rewrite. Its builder emits before the rewritten statement, or before the `if` whose
+ * condition is rewritten (the instructions must run before the if reads it), and gives the new
+ * instructions the statement's location, so that diagnostics about them point at the source. */
 typedef struct emitter {
   lowering *lw;
-  wave_node *block;
-  wave_instr *at;
+  wave_builder b;
   wave_src *src;          /* the rewritten statement: its location and comments */
   const wave_instr *text; /* the statement as written, for diagnostics */
   unsigned next_scratch;
@@ -78,37 +77,33 @@ static wave_operand scratch(emitter *e) {
   return wave_gpr(e->lw->scratch_base + e->next_scratch++);
 }
 
-static bool emit(emitter *e, wave_opcode op, unsigned n, const wave_operand *operands) {
-  wave_instr *in = wave_instr_create(e->lw->module, op, WAVE_NO_GUARD, false, n, operands);
+/* Takes what the builder returned. The statement's comments move to the first instruction of
+ * its rewrite, so that they stay above or beside the code that now does its work. */
+static bool emitted(emitter *e, wave_instr *in) {
   if (!in) {
     report(e, "out of memory");
     return false;
   }
-  in->src.loc = e->src->loc;
   if (!e->emitted) {
     in->src.comment = e->src->comment;
     in->src.leading = e->src->leading;
     e->src->comment = e->src->leading = NULL;
     e->emitted = true;
   }
-  if (e->at)
-    wave_instr_insert_before(e->at, in);
-  else
-    wave_block_append(e->block, in);
   return true;
 }
 
 static bool emit_mov_imm(emitter *e, wave_operand rd, wave_operand imm) {
-  wave_operand ops[2] = {rd, imm};
-  return emit(e, WAVE_OP_MOV_IMM, 2, ops);
+  return emitted(e, wave_build(&e->b, WAVE_OP_MOV_IMM, rd, imm));
 }
 
 /* rd = pred ? a : b, where pred may be a negated docs-dialect operand. */
 static bool emit_select(emitter *e, wave_operand rd, wave_operand pred, wave_operand a,
                         wave_operand b) {
-  wave_operand ops[4] = {rd, pred, pred.negated ? b : a, pred.negated ? a : b};
-  ops[1].negated = 0;
-  return emit(e, WAVE_OP_SELECT, 4, ops);
+  wave_operand p = pred;
+  p.negated = 0;
+  return emitted(e, wave_build(&e->b, WAVE_OP_SELECT, rd, p, pred.negated ? b : a,
+                               pred.negated ? a : b));
 }
 
 typedef struct bool_regs {
@@ -126,18 +121,27 @@ static bool emit_truth(emitter *e, const bool_regs *c, wave_operand rt, wave_ope
   return emit_select(e, rt, pred, c->one, c->zero);
 }
 
+static void swap_operands(wave_instr *in, unsigned i, unsigned j) {
+  wave_operand a = *wave_instr_operand(in, i);
+  wave_instr_set_operand(in, i, *wave_instr_operand(in, j));
+  wave_instr_set_operand(in, j, a);
+}
+
 static bool operands_are_preds(const wave_instr *in) {
-  if (in->num_operands != wave_opcode_num_slots((wave_opcode)in->op))
+  unsigned n = wave_instr_num_operands(in);
+  if (n != wave_opcode_num_slots((wave_opcode)in->op))
     return false;
-  for (unsigned i = 0; i < in->num_operands; i++) {
-    if (in->operands[i].kind != WAVE_OPERAND_PRED)
+  for (unsigned i = 0; i < n; i++) {
+    if (wave_instr_operand(in, i)->kind != WAVE_OPERAND_PRED)
       return false;
   }
   return true;
 }
 
 /* and/or/xor/not on predicates: combine 0/1 values in a scratch GPR, then one compare writes
- * the destination. The sources are all read before the compare, so pd may be a source. */
+ * the destination. The sources are all read before the compare, so pd may be a source. The
+ * compare is the pseudo instruction rewritten in place, so that it keeps its guard and callers
+ * holding it see the real instruction; `not` gains the compare's third operand slot. */
 static void lower_pred_logic(emitter *e, wave_instr *in) {
   if (!operands_are_preds(in)) {
     report(e, "its operands are not predicate registers");
@@ -149,31 +153,32 @@ static void lower_pred_logic(emitter *e, wave_instr *in) {
   bool_regs c;
   bool done = emit_bool_constants(e, &c);
   wave_operand rt = scratch(e);
-  const wave_operand *src = &in->operands[1];
+  wave_operand a = *wave_instr_src(in, 0);
   switch (op) {
   case WAVE_OP_PAND:
-    done = done && emit_truth(e, &c, rt, src[0]) && emit_select(e, rt, src[1], rt, c.zero);
+    done = done && emit_truth(e, &c, rt, a) &&
+           emit_select(e, rt, *wave_instr_src(in, 1), rt, c.zero);
     break;
   case WAVE_OP_POR:
-    done = done && emit_truth(e, &c, rt, src[0]) && emit_select(e, rt, src[1], c.one, rt);
+    done = done && emit_truth(e, &c, rt, a) &&
+           emit_select(e, rt, *wave_instr_src(in, 1), c.one, rt);
     break;
   case WAVE_OP_PXOR: {
     wave_operand r2 = scratch(e);
-    wave_operand x[3] = {rt, rt, r2};
-    done = done && emit_truth(e, &c, rt, src[0]) && emit_truth(e, &c, r2, src[1]) &&
-           emit(e, WAVE_OP_XOR, 3, x);
+    done = done && emit_truth(e, &c, rt, a) && emit_truth(e, &c, r2, *wave_instr_src(in, 1)) &&
+           emitted(e, wave_build(&e->b, WAVE_OP_XOR, rt, rt, r2));
     break;
   }
   default: /* PNOT */
-    done = done && emit_select(e, rt, src[0], c.zero, c.one);
+    done = done && emit_select(e, rt, a, c.zero, c.one);
     break;
   }
   if (!done)
     return;
   in->op = WAVE_OP_ICMP_NE;
-  in->operands[1] = rt;
-  in->operands[2] = c.zero;
   in->num_operands = 3;
+  wave_instr_set_src(in, 0, rt);
+  wave_instr_set_src(in, 1, c.zero);
 }
 
 /* Replaces a negated predicate operand by the free predicate, computed right before use. */
@@ -190,8 +195,8 @@ static bool lower_negated_pred(emitter *e, wave_operand *pred) {
   if (!emit_bool_constants(e, &c))
     return false;
   wave_operand rt = scratch(e);
-  wave_operand cmp[3] = {wave_pred(pf), rt, c.zero};
-  if (!emit_truth(e, &c, rt, *pred) || !emit(e, WAVE_OP_ICMP_NE, 3, cmp))
+  if (!emit_truth(e, &c, rt, *pred) ||
+      !emitted(e, wave_build(&e->b, WAVE_OP_ICMP_NE, wave_pred(pf), rt, c.zero)))
     return false;
   uint32_t col = pred->col;
   *pred = wave_pred(pf);
@@ -200,7 +205,7 @@ static bool lower_negated_pred(emitter *e, wave_operand *pred) {
 }
 
 static bool is_docs_immediate(const wave_instr *in, unsigned slot) {
-  return in->operands[slot].kind == WAVE_OPERAND_IMM &&
+  return wave_instr_operand(in, slot)->kind == WAVE_OPERAND_IMM &&
          wave_opcode_slot_kind((wave_opcode)in->op, slot) != 'i';
 }
 
@@ -211,15 +216,15 @@ static bool is_negated_pred(const wave_operand *o) {
 static bool needs_lowering(const wave_instr *in) {
   if (wave_opcode_has((wave_opcode)in->op, WAVE_F_PSEUDO))
     return true;
-  for (unsigned i = 0; i < in->num_operands; i++) {
-    if (is_docs_immediate(in, i) || is_negated_pred(&in->operands[i]))
+  for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
+    if (is_docs_immediate(in, i) || is_negated_pred(wave_instr_operand(in, i)))
       return true;
   }
   return false;
 }
 
-/* The compares wave-asm lacks, as the ones it has (wave-isa.md §3.6); a >= b is b <= a for
- * floats too, NaN included. */
+/* The compares wave-asm lacks, as the ones it has (docs/language.md "Compare and select");
+ * a >= b is b <= a for floats too, NaN included. */
 static void lower_missing_compare(wave_instr *in) {
   wave_opcode to;
   bool swap = true;
@@ -232,19 +237,17 @@ static void lower_missing_compare(wave_instr *in) {
   default: return;
   }
   in->op = (uint16_t)to;
-  if (swap && in->num_operands == 3) {
-    wave_operand a = in->operands[1];
-    in->operands[1] = in->operands[2];
-    in->operands[2] = a;
-  }
+  if (swap && wave_instr_num_operands(in) == 3)
+    swap_operands(in, 1, 2);
 }
 
 /* Immediates of ALU instructions go through scratch registers; negated predicate operands of
  * real instructions (break, continue, wave votes) through the free predicate. */
 static void lower_operands(emitter *e, wave_instr *in) {
   wave_opcode op = (wave_opcode)in->op;
+  unsigned n = wave_instr_num_operands(in);
   unsigned imms = 0, negated = 0;
-  for (unsigned i = 0; i < in->num_operands; i++) {
+  for (unsigned i = 0; i < n; i++) {
     if (is_docs_immediate(in, i)) {
       if (wave_opcode_slot_kind(op, i) != 'u' || wave_opcode_slot_width(op, i) != 1) {
         report(e, "this operand cannot be an immediate");
@@ -252,7 +255,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
       }
       imms++;
     }
-    negated += is_negated_pred(&in->operands[i]);
+    negated += is_negated_pred(wave_instr_operand(in, i));
   }
   if (negated > 1) {
     report(e, "only one negated predicate operand can be lowered");
@@ -260,65 +263,60 @@ static void lower_operands(emitter *e, wave_instr *in) {
   }
   if (!reserve_scratch(e, imms + 3 * negated))
     return;
-  for (unsigned i = 0; i < in->num_operands; i++) {
-    wave_operand *o = &in->operands[i];
-    if (is_docs_immediate(in, i)) {
-      wave_operand reg = scratch(e);
-      if (!emit_mov_imm(e, reg, *o))
-        return;
-      reg.col = o->col;
-      *o = reg;
-    }
-  }
-  for (unsigned i = 0; i < in->num_operands; i++) {
-    if (is_negated_pred(&in->operands[i]) && !lower_negated_pred(e, &in->operands[i]))
+  for (unsigned i = 0; i < n; i++) {
+    if (!is_docs_immediate(in, i))
+      continue;
+    wave_operand imm = *wave_instr_operand(in, i);
+    wave_operand reg = scratch(e);
+    if (!emit_mov_imm(e, reg, imm))
       return;
+    reg.col = imm.col;
+    wave_instr_set_operand(in, i, reg);
+  }
+  for (unsigned i = 0; i < n; i++) {
+    wave_operand o = *wave_instr_operand(in, i);
+    if (!is_negated_pred(&o))
+      continue;
+    if (!lower_negated_pred(e, &o))
+      return;
+    wave_instr_set_operand(in, i, o);
   }
 }
 
 static void lower_instr(lowering *lw, wave_instr *in) {
   wave_instr as_written = *in;
-  emitter e = {lw, in->block, in, &in->src, &as_written, 0, false};
+  emitter e = {lw, wave_builder_at(lw->module, wave_cursor_before_instr(in), in->src.loc),
+               &in->src, &as_written, 0, false};
   wave_opcode op = (wave_opcode)in->op;
   if (wave_opcode_get(op)->category == WAVE_CAT_PRED) {
     lower_pred_logic(&e, in);
     return;
   }
-  if (op == WAVE_OP_MOV && in->num_operands == 2 && in->operands[1].kind == WAVE_OPERAND_IMM) {
+  unsigned n = wave_instr_num_operands(in);
+  if (op == WAVE_OP_MOV && n == 2 && wave_instr_operand(in, 1)->kind == WAVE_OPERAND_IMM) {
     in->op = WAVE_OP_MOV_IMM;
     return;
   }
-  if (op == WAVE_OP_SELECT && in->num_operands == 4 && is_negated_pred(&in->operands[1])) {
-    wave_operand a = in->operands[2];
-    in->operands[2] = in->operands[3];
-    in->operands[3] = a;
-    in->operands[1].negated = 0;
+  if (op == WAVE_OP_SELECT && n == 4 && is_negated_pred(wave_instr_operand(in, 1))) {
+    wave_operand pred = *wave_instr_operand(in, 1);
+    pred.negated = 0;
+    wave_instr_set_operand(in, 1, pred);
+    swap_operands(in, 2, 3);
   }
   lower_operands(&e, in);
   lower_missing_compare(in);
 }
 
-/* `if !p`: the inverse goes into the free predicate at the end of the block before the if. */
+/* `if !p`: the inverse goes into the free predicate, computed in the block before the if (a new
+ * one when the if has none). */
 static void lower_if_condition(lowering *lw, wave_node *node) {
-  wave_instr text = {0};
-  text.op = WAVE_OP_IF;
-  text.guard = WAVE_NO_GUARD;
-  text.num_operands = 1;
-  text.operands[0] = node->u.if_.cond;
-  emitter e = {lw, NULL, NULL, &node->u.if_.if_src, &text, 0, false};
-  if (!reserve_scratch(&e, 3))
-    return;
-  wave_node *prev = node->prev;
-  if (prev && prev->kind == WAVE_NODE_BLOCK) {
-    e.block = prev;
-  } else {
-    if (!(e.block = wave_block_create(lw->module))) {
-      report(&e, "out of memory");
-      return;
-    }
-    wave_node_insert_before(node, e.block);
-  }
-  lower_negated_pred(&e, &node->u.if_.cond);
+  wave_instr text = {.op = WAVE_OP_IF, .guard = WAVE_NO_GUARD, .num_operands = 1,
+                     .operands = {node->u.if_.cond}};
+  wave_src *src = &node->u.if_.if_src;
+  emitter e = {lw, wave_builder_at(lw->module, wave_cursor_before_node(node), src->loc), src,
+               &text, 0, false};
+  if (reserve_scratch(&e, 3))
+    lower_negated_pred(&e, &node->u.if_.cond);
 }
 
 /* ---- per kernel ----------------------------------------------------------------------------- */
