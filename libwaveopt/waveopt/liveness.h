@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Register liveness: which GPRs and predicates may still be read at each point of a kernel.
+ * The answer is conservative ("live" may be too much, never too little), so a pass may take
+ * any register it reports dead or free as scratch. Within the pass manager the result is the
+ * `liveness` analysis (wave_analysis_get with the id the registry gives that name); outside
+ * it, compute one directly. Rules: analysis/liveness.c.
+ */
+#ifndef WAVEOPT_LIVENESS_H
+#define WAVEOPT_LIVENESS_H
+
+#include "waveopt/api.h"
+
+#include "waveopt/edit.h"
+#include "waveopt/ir.h"
+#include "waveopt/regset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wave_liveness wave_liveness;
+
+/* NULL when memory runs out. The result describes the kernel as it is now: any edit of the
+ * kernel makes it stale. */
+WAVE_API wave_liveness *wave_liveness_compute(const wave_kernel *kernel);
+WAVE_API void wave_liveness_destroy(wave_liveness *liveness);
+
+/* Live right before / right after the instruction. An instruction the result does not know
+ * (detached, added later) answers every register, which keeps callers safe. */
+WAVE_API wave_regset wave_liveness_in(const wave_liveness *liveness, const wave_instr *instr);
+WAVE_API wave_regset wave_liveness_out(const wave_liveness *liveness, const wave_instr *instr);
+/* Live at a cursor; an unknown place answers every register. */
+WAVE_API wave_regset wave_liveness_at(const wave_liveness *liveness, wave_cursor at);
+/* Live both before and after the node: values that pass through it and must survive it. */
+WAVE_API wave_regset wave_liveness_across(const wave_liveness *liveness, const wave_node *node);
+/* The registers below the kernel's .registers, and p0..p3, that are dead at the cursor. */
+WAVE_API wave_regset wave_liveness_free(const wave_liveness *liveness, wave_cursor at);
+
+/* Whether two results give the same answers. */
+WAVE_API bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
