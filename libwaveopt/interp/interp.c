@@ -320,6 +320,45 @@ static bool do_barrier(simt_run *r, simt_wave *w, uint64_t mask) {
 
 /* ---- the wave loop -------------------------------------------------------------------- */
 
+static void observe(const simt_run *r, simt_wave *w, uint32_t pc, uint64_t mask) {
+  const wave_machine *m = r->m;
+  wave_observe o;
+  interp_wg_id(m, r->wg, o.workgroup);
+  o.wave = w->id;
+  o.mask = mask;
+  o.active = w->active;
+  o.index = pc;
+  o.instr = wave_opcode_has(m->prog.entries[pc].op, WAVE_F_STRUCTURED) &&
+                    m->prog.entries[pc].op != WAVE_OP_BREAK &&
+                    m->prog.entries[pc].op != WAVE_OP_CONTINUE
+                ? NULL
+                : m->prog.entries[pc].instr;
+  o.regs_ = &w->regs;
+  o.num_regs_ = m->prog.num_gprs;
+  m->config.observe(m->config.observe_ctx, &o);
+}
+
+uint32_t wave_observe_read_gpr(const wave_observe *o, unsigned lane, uint32_t reg) {
+  return lane < o->regs_->width && reg < o->num_regs_ ? o->regs_->row[reg][lane] : 0;
+}
+
+void wave_observe_write_gpr(const wave_observe *o, unsigned lane, uint32_t reg, uint32_t value) {
+  if (lane < o->regs_->width && reg < o->num_regs_)
+    o->regs_->row[reg][lane] = value;
+}
+
+bool wave_observe_read_pred(const wave_observe *o, unsigned lane, uint32_t pred) {
+  return lane < o->regs_->width && pred < WAVE_NUM_PREDS &&
+         (o->regs_->pred[pred] >> lane & 1) != 0;
+}
+
+void wave_observe_write_pred(const wave_observe *o, unsigned lane, uint32_t pred, bool value) {
+  if (lane >= o->regs_->width || pred >= WAVE_NUM_PREDS)
+    return;
+  uint64_t bit = (uint64_t)1 << lane;
+  o->regs_->pred[pred] = value ? o->regs_->pred[pred] | bit : o->regs_->pred[pred] & ~bit;
+}
+
 /* Issues up to `limit` instructions of wave w. */
 static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
   wave_machine *m = r->m;
@@ -336,6 +375,7 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
     uint32_t pc = w->pc;
     const interp_instr *in = &code[pc];
     uint64_t mask = w->active;
+    bool settled = false;
     if (in->guard != WAVE_NO_GUARD)
       mask &= in->guard_neg ? ~w->regs.pred[in->guard] : w->regs.pred[in->guard];
     cnt->steps++;
@@ -354,7 +394,8 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
     case WAVE_OP_IF:
       if (!do_if(r, w, in))
         return STEP_ERROR;
-      continue; /* A is never empty after an if */
+      settled = true; /* A is never empty after an if */
+      break;
     case WAVE_OP_ELSE:
       enter_else(m, w);
       break;
@@ -365,7 +406,8 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
       if (!push_frame(r, w, true))
         return STEP_ERROR;
       w->pc++;
-      continue;
+      settled = true;
+      break;
     case WAVE_OP_BREAK:
     case WAVE_OP_CONTINUE:
       leave_loop_lanes(m, w, in, mask, in->op == WAVE_OP_BREAK);
@@ -383,10 +425,13 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
     case WAVE_OP_CALL:
       if (!do_call(r, w, in))
         return STEP_ERROR;
-      continue;
+      settled = true;
+      break;
     case WAVE_OP_BARRIER:
       if (!do_barrier(r, w, mask))
         return STEP_ERROR;
+      if (m->config.observe)
+        observe(r, w, pc, mask);
       return STEP_BLOCKED;
     case INTERP_OP_END:
       interp_fail(m, WAVE_ERR_END_OF_CODE, pc, r->wg, w->id, w->active,
@@ -398,9 +443,12 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
         return STEP_ERROR;
       }
       w->pc++;
-      continue;
+      settled = true;
+      break;
     }
-    if (!w->active && !settle(m, w)) {
+    if (m->config.observe && mask)
+      observe(r, w, pc, mask);
+    if (!settled && !w->active && !settle(m, w)) {
       w->state = SIMT_DONE;
       return STEP_DONE;
     }
@@ -529,6 +577,7 @@ static bool thread_run_finishes(const wave_machine *m, uint64_t budget) {
   c.memory_init_size = m->mem.device_size;
   c.presets = m->presets;
   c.trace = NULL;
+  c.observe = NULL;
   c.keep_all_registers = false;
   wave_machine *probe = wave_machine_create(m->kernel, &c, NULL);
   if (!probe)

@@ -74,6 +74,31 @@ typedef struct wave_trace_event {
 
 typedef void (*wave_trace_fn)(void *ctx, const wave_trace_event *event);
 
+/* A SIMT wave right after it issued a statement for at least one lane, for tools that watch
+ * or disturb execution (a liveness check clobbers dead registers here). Valid during the
+ * callback only. */
+typedef struct wave_observe {
+  uint32_t workgroup[3];
+  uint32_t wave;
+  uint64_t mask;              /* lanes the statement ran for (after its guard) */
+  uint64_t active;            /* lanes that go on to the next statement, guard or not */
+  size_t index;               /* in the flattened program (wave_machine_program_entry) */
+  const wave_instr *instr;    /* NULL for if, else, endif, loop and endloop */
+  struct interp_wave *regs_;  /* private: the wave's register file */
+  uint32_t num_regs_;         /* private: GPRs in the register file */
+} wave_observe;
+
+typedef void (*wave_observe_fn)(void *ctx, const wave_observe *observe);
+
+/* A lane's register as it is now; 0 (false) for a lane or register that does not exist.
+ * Writes change what the wave computes from here on and ignore what does not exist. */
+WAVE_API uint32_t wave_observe_read_gpr(const wave_observe *o, unsigned lane, uint32_t reg);
+WAVE_API void wave_observe_write_gpr(const wave_observe *o, unsigned lane, uint32_t reg,
+                                     uint32_t value);
+WAVE_API bool wave_observe_read_pred(const wave_observe *o, unsigned lane, uint32_t pred);
+WAVE_API void wave_observe_write_pred(const wave_observe *o, unsigned lane, uint32_t pred,
+                                      bool value);
+
 typedef struct wave_launch_config {
   uint32_t grid[3];           /* workgroups in x, y, z; 0 counts as 1 */
   uint32_t workgroup[3];      /* threads per workgroup; workgroup[0] == 0 = the kernel's
@@ -90,6 +115,10 @@ typedef struct wave_launch_config {
   bool keep_all_registers;    /* keep every workgroup's final registers, not only the last's */
   wave_trace_fn trace;        /* called for every issue when not NULL (slow) */
   void *trace_ctx;
+  /* Called after every statement a SIMT wave issues with some lane active (not in THREAD
+   * mode, where lanes run one at a time); NULL costs one test per issue. */
+  wave_observe_fn observe;
+  void *observe_ctx;
   size_t device_memory_size;  /* bytes; 0 = 1 MiB */
   uint32_t local_memory_size; /* bytes per workgroup; 0 = .local_memory, or 16 KiB if that is 0 */
   const wave_reg_value *presets;  /* registers preset in every lane (kernel arguments) */

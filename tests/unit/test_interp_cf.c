@@ -724,3 +724,54 @@ Test(cf, workgroup_size_comes_from_the_kernel_unless_overridden) {
   cr_assert_eq(wave_machine_workgroup_threads(r->machine), WAVE_DEFAULT_WORKGROUP_SIZE);
   iu_free(r);
 }
+
+/* ---- the observer ----------------------------------------------------------------------- */
+
+typedef struct observed {
+  unsigned events, structured, empty_masks;
+} observed;
+
+/* After `mov_imm r2, 7`: r2 reads 7, r1 becomes 100 in every active lane, and p1 is set in
+ * lane 0 only, so the rest of the kernel computes from the written values. */
+static void observe_and_write(void *ctx, const wave_observe *o) {
+  observed *seen = ctx;
+  seen->events++;
+  seen->empty_masks += o->mask == 0;
+  if (!o->instr) {
+    seen->structured++;
+    return;
+  }
+  const wave_operand *d = wave_instr_dest(o->instr);
+  if (o->instr->op != WAVE_OP_MOV_IMM || !d || d->value != 2)
+    return;
+  for (unsigned lane = 0; lane < 64; lane++) {
+    if (!(o->active >> lane & 1))
+      continue;
+    cr_expect_eq(wave_observe_read_gpr(o, lane, 2), 7);
+    wave_observe_write_gpr(o, lane, 1, 100);
+    wave_observe_write_pred(o, lane, 1, lane == 0);
+    cr_expect_eq(wave_observe_read_pred(o, lane, 1), lane == 0);
+  }
+}
+
+Test(interp_observe, reads_and_writes_registers_after_each_issue) {
+  const char *text = ".kernel k\n.registers 16\n"
+                     "    mov_imm r1, 5\n    mov_imm r2, 7\n"
+                     "    mov_imm r3, 0\n    @p1 iadd r3, r1, r2\n"
+                     "    mov_imm r4, 0\n    icmp_eq p2, r4, r4\n"
+                     "    if p2\n        mov_imm r4, 1\n    endif\n"
+                     "    @p2 halt\n    halt\n.end\n";
+  wave_launch_config c = iu_wave_config(8, 8);
+  observed seen = {0};
+  c.observe = observe_and_write;
+  c.observe_ctx = &seen;
+  iu_result *r = iu_ok_or_fail(iu_run(text, &c));
+  cr_expect_eq(iu_reg(r, 0, 3), 107);
+  cr_expect_eq(iu_reg(r, 1, 3), 0);
+  /* 6 instructions, if, mov, endif, and the halt that ends every lane: the last `halt` is
+   * never reached. */
+  cr_expect_eq(seen.events, 10);
+  cr_expect_eq(seen.structured, 2);
+  cr_expect_eq(seen.empty_masks, 0);
+  iu_free(r);
+}
