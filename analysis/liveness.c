@@ -44,6 +44,7 @@ typedef struct point {
   uint8_t kind;
   bool kills;               /* P_INSTR: its defs kill */
   uint8_t num_succ;
+  uint8_t cond;             /* P_IF: the predicate it reads */
   const wave_instr *instr;  /* P_INSTR */
   uint32_t succ[3];
   uint32_t partner;         /* P_IF: its else; P_LOOP: its endloop; break, continue: loop */
@@ -164,8 +165,11 @@ static void flatten_region(builder *b, const wave_region *region, bool entry_reg
     case WAVE_WALK_IF:
     case WAVE_WALK_LOOP:
       i = add_point(b, w.event == WAVE_WALK_IF ? P_IF : P_LOOP, NULL);
-      if (i != NO_POINT && push(b, i))
+      if (i != NO_POINT && push(b, i)) {
         lv->points[i].succ[lv->points[i].num_succ++] = i + 1;
+        if (w.event == WAVE_WALK_IF)
+          lv->points[i].cond = (uint8_t)n->u.if_.cond.value;
+      }
       break;
     case WAVE_WALK_ELSE:
       i = add_point(b, P_ELSE, NULL);
@@ -223,11 +227,18 @@ static void link_exits(wave_liveness *lv) {
   }
 }
 
+static bool crosses_regions(const point *p, bool entry_region) {
+  return p->kind == P_INSTR && (p->instr->op == WAVE_OP_CALL ||
+                                (p->instr->op == WAVE_OP_RETURN && !entry_region));
+}
+
 static wave_regset gen_of(const wave_liveness *lv, const point *p, bool entry_region) {
   wave_regset s = wave_regset_empty();
+  if (p->kind == P_IF)
+    wave_regset_set(&s, WAVE_REG_PRED(p->cond));
   if (p->kind != P_INSTR)
     return s;
-  if (p->instr->op == WAVE_OP_CALL || (p->instr->op == WAVE_OP_RETURN && !entry_region))
+  if (crosses_regions(p, entry_region))
     return lv->everything;
   wave_instr_uses(p->instr, &s);
   return s;
@@ -268,7 +279,11 @@ static bool solve(wave_liveness *lv, const bool *in_entry) {
       uint32_t i = work[--top];
       queued[i] = false;
       const point *p = &lv->points[i];
+      /* Lanes leave a call for the callee and a return for some caller: from neither does
+       * text order say where they go. */
       wave_regset out = wave_regset_empty();
+      if (crosses_regions(p, in_entry[i]))
+        out = lv->everything;
       for (unsigned s = 0; s < p->num_succ; s++)
         out = wave_regset_union(out, lv->in[p->succ[s]]);
       wave_regset in = out;
