@@ -29,6 +29,9 @@ static const char usage[] =
     "                                print<ANALYSIS> to show an analysis on standard error\n"
     "  -print-pipeline               print the pipeline that would run and exit (also\n"
     "                                -print-pipeline-passes)\n"
+    "  -analyze=NAME[,NAME...]       print what the named analyses find (-list-passes lists\n"
+    "                                them) instead of optimizing; the output is the annotated\n"
+    "                                kernel text\n"
     "  -list-passes                  list the passes with their options, the analyses and\n"
     "                                the named pipelines, and exit\n"
     "  -target=NAME                  the tool the output is for (-list-targets shows them;\n"
@@ -82,6 +85,7 @@ typedef struct options {
   bool no_warnings;
   const wave_pass_registry *registry;
   const char *passes;
+  const char *analyze;     /* -analyze=NAME,...: print those analyses instead of optimizing */
   int level;               /* -1: none given (then 0 unless -passes is) */
   bool print_pipeline, list_passes, list_targets;
   pass_set print_before, print_after;
@@ -238,6 +242,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->level = a[2] - '0';
     } else if ((v = tool_option_value(a, "passes"))) {
       opt->passes = v;
+    } else if ((v = tool_option_value(a, "analyze"))) {
+      opt->analyze = v;
     } else if (strcmp(a, "-print-pipeline") == 0 || strcmp(a, "-print-pipeline-passes") == 0) {
       opt->print_pipeline = true;
     } else if (strcmp(a, "-list-passes") == 0) {
@@ -311,6 +317,11 @@ static int parse_args(int argc, char **argv, options *opt) {
     return status;
   if (opt->passes && opt->level >= 0)
     return tool_usage_error("waveopt", "-passes and -O%d cannot be used together", opt->level);
+  if (opt->analyze && (opt->passes || opt->level >= 0))
+    return tool_usage_error("waveopt", "-analyze cannot be used with -passes or -O");
+  if (opt->analyze && (!*opt->analyze || strstr(opt->analyze, ",,") ||
+                       opt->analyze[strlen(opt->analyze) - 1] == ','))
+    return tool_usage_error("waveopt", "-analyze needs analysis names separated by ','");
   if (!opt->passes && opt->level < 0)
     opt->level = 0;
   if (!opt->input)
@@ -521,7 +532,8 @@ static bool optimize(options *opt, const wave_pipeline *pipeline, wave_module *m
   run->after_pass = after_pass;
   run->on_bisect = on_bisect;
   run->remark_filter = remark_filter;
-  run->print_write = write_stderr;
+  if (!run->print_write)
+    run->print_write = write_stderr;
   wave_pipeline_result result = {0};
   bool ok = wave_pipeline_run(pipeline, module, run, &result, diags);
   print_remarks(opt, &result);
@@ -536,9 +548,64 @@ static bool optimize(options *opt, const wave_pipeline *pipeline, wave_module *m
   return ok;
 }
 
+/* -analyze=a,b is the pipeline print<a>,print<b>: the pass manager computes and prints. */
+static char *analyze_pipeline(const char *names) {
+  size_t n = 1;
+  for (const char *c = names; *c; c++)
+    n += *c == ',';
+  char *text = malloc(strlen(names) + n * strlen("print<>,") + 1);
+  if (!text)
+    return NULL;
+  char *out = text;
+  for (const char *name = names; *name;) {
+    size_t len = strcspn(name, ",");
+    out += sprintf(out, "%sprint<%.*s>", out == text ? "" : ",", (int)len, name);
+    name += len + (name[len] == ',');
+  }
+  return text;
+}
+
 static wave_pipeline *make_pipeline(const options *opt, wave_diags *diags) {
+  if (opt->analyze) {
+    char *text = analyze_pipeline(opt->analyze);
+    wave_pipeline *p = text ? wave_pipeline_parse(opt->registry, text, diags) : NULL;
+    free(text);
+    return p;
+  }
   const char *text = opt->passes ? opt->passes : wave_pipeline_for_level((unsigned)opt->level);
   return wave_pipeline_parse(opt->registry, text, diags);
+}
+
+/* What -analyze prints, held until the run is over so that the output file is written whole
+ * or not at all. */
+typedef struct text_buf {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} text_buf;
+
+static int append_text(void *ctx, const char *data, size_t len) {
+  text_buf *b = ctx;
+  if (b->len + len > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + len)
+      cap *= 2;
+    char *grown = realloc(b->data, cap);
+    if (!grown) {
+      b->failed = true;
+      return -1;
+    }
+    b->data = grown;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, data, len);
+  b->len += len;
+  return 0;
+}
+
+static int emit_text(FILE *out, void *ctx) {
+  const text_buf *b = ctx;
+  return fwrite(b->data, 1, b->len, out) == b->len ? 0 : -1;
 }
 
 static void init_diags(wave_diags *diags, const options *opt) {
@@ -554,7 +621,7 @@ static int run_tool(options *opt) {
   wave_pipeline *pipeline = make_pipeline(opt, &diags);
   if (!pipeline) {
     tool_print_diags(&diags, opt->diag_format);
-    if (!opt->passes)
+    if (!opt->passes && !opt->analyze)
       fprintf(stderr, "waveopt: note: that is the -O%d pipeline\n", opt->level);
     wave_diags_free(&diags);
     return 2;
@@ -574,18 +641,26 @@ static int run_tool(options *opt) {
   tool_print_diags(&diags, opt->diag_format);
   wave_diags run_diags;
   init_diags(&run_diags, opt);
+  text_buf analyses = {0};
+  if (opt->analyze) {
+    opt->run.print_write = append_text;
+    opt->run.print_ctx = &analyses;
+  }
   ok = ok && optimize(opt, pipeline, module, &run_diags);
   /* A -passes pipeline need not end in legalize; the assembler's dialect still needs the
    * documentation forms lowered, and after legalize none are left. */
-  if (ok && opt->print.dialect == WAVE_DIALECT_ASM)
+  if (ok && !opt->analyze && opt->print.dialect == WAVE_DIALECT_ASM)
     ok = wave_lower_docs_dialect(module, &run_diags);
   /* -Werror: a warning recorded as an error fails the run even if the pass itself succeeded. */
   ok = ok && !wave_diags_has_errors(&run_diags);
   tool_print_diags(&run_diags, opt->diag_format);
-  if (ok) {
+  if (ok && opt->analyze) {
+    ok = !analyses.failed && tool_write_output("waveopt", opt->output, emit_text, &analyses) == 0;
+  } else if (ok) {
     emit_ctx ctx = {module, &opt->print};
     ok = tool_write_output("waveopt", opt->output, emit_module, &ctx) == 0;
   }
+  free(analyses.data);
   wave_pipeline_destroy(pipeline);
   wave_module_destroy(module);
   wave_diags_free(&run_diags);
