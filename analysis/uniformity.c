@@ -5,7 +5,9 @@
  * point is the set of registers that may differ between the active lanes. Facts only move
  * from uniform to divergent, so loops reach their fixpoint after at most one walk of the body
  * per register that turns divergent; the region tree is walked with an explicit frame stack,
- * never C recursion, so any nesting depth is safe.
+ * never C recursion, so any nesting depth is safe. A loop's header persists across walks of an
+ * outer loop, but a loop found divergent in its first walk is walked again, so a deep nest of
+ * nothing but divergent loops costs time quadratic in its depth (to improve).
  *
  * Sources of divergence: sr_thread_id_* and sr_lane_id (docs/language.md "Special
  * registers"); the old values atomics return (docs/language.md "Atomics"); wave_prefix_sum and
@@ -77,6 +79,8 @@ typedef struct entry {
   bool converged;           /* at every visit */
   bool divergent;           /* result, branch predicate, if predicate or loop exit */
   uint32_t cause;           /* of `divergent`, 0 when uniform */
+  uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
+  uint32_t cont_cause;      /* loop: of the merges after a divergent continue */
   wave_regset before;       /* instr: divergent registers before it; loop: at its header */
 } entry;
 
@@ -293,7 +297,7 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
   unsigned p = WAVE_REG_PRED(instr->operands[0].value);
   bool cond_div = wave_regset_test(s->div, p);
   visit(e, s, s->narrow < 0 && !guard_div, cond_div,
-        cond_div ? new_cause(w, CAUSE_OPERAND, instr, NULL, p) : 0);
+        cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, instr, NULL, p) : e->cause);
   if (w->loop_level < 0)
     return;   /* the verifier's error; nothing to leave */
   frame *loop = &w->frames[w->loop_level - 1];
@@ -302,7 +306,7 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
     loop->other = join(loop->other, *s);
     if (exit_div && !loop->e->divergent) {
       loop->e->divergent = true;
-      loop->e->cause = cond_div ? new_cause(w, CAUSE_OPERAND, instr, NULL, p)
+      loop->e->cause = cond_div ? e->cause
                                 : new_cause(w, CAUSE_BREAK, instr, NULL, WAVE_NUM_REGS);
     }
   } else {
@@ -331,7 +335,7 @@ static void transfer(walk *w, state *s, const wave_instr *instr) {
   if (instr->op == WAVE_OP_CALL) {
     wave_regset all = {{0}};
     wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
-    uint32_t why = new_cause(w, CAUSE_UNKNOWN, instr, NULL, WAVE_NUM_REGS);
+    uint32_t why = e->cause ? e->cause : new_cause(w, CAUSE_UNKNOWN, instr, NULL, WAVE_NUM_REGS);
     visit(e, s, converged, true, why);
     make_divergent(w, s, all, why);
     note_defs(w, s, all);
@@ -433,9 +437,9 @@ static void enter_if(walk *w, state *s, const wave_node *node) {
   bool cond_div = !s->dead && wave_regset_test(s->div, WAVE_REG_PRED(node->u.if_.cond.value));
   if (!s->dead)
     visit(e, s, s->narrow < 0, cond_div,
-          cond_div ? new_cause(w, CAUSE_OPERAND, NULL, node,
-                               WAVE_REG_PRED(node->u.if_.cond.value))
-                   : 0);
+          cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, NULL, node,
+                                            WAVE_REG_PRED(node->u.if_.cond.value))
+                                : e->cause);
   if (!push(w, node, PHASE_THEN, s))
     return;
   if (cond_div)
@@ -446,9 +450,12 @@ static void leave_if(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   state end = join(f->other, *s);
   if (!end.dead) {
-    if (f->e->divergent && f->e->visited)
-      make_divergent(w, &end, f->written, new_cause(w, CAUSE_SYNC, NULL, f->node,
-                                                     WAVE_REG_PRED(f->node->u.if_.cond.value)));
+    if (f->e->divergent && f->e->visited) {
+      if (!f->e->merge_cause)
+        f->e->merge_cause = new_cause(w, CAUSE_SYNC, NULL, f->node,
+                                      WAVE_REG_PRED(f->node->u.if_.cond.value));
+      make_divergent(w, &end, f->written, f->e->merge_cause);
+    }
     end.narrow = f->entry_state.narrow;
     if (end.loop_narrow && end.narrow < w->loop_level)
       end.narrow = w->loop_level;
@@ -480,7 +487,9 @@ static bool leave_loop(walk *w, state *s) {
     state old = header_state(f, level);
     wave_regset merged = wave_regset_union(back.div, back.after_cont);
     if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
-      uint32_t why = new_cause(w, CAUSE_CONTINUE, NULL, f->node, WAVE_NUM_REGS);
+      if (!f->e->cont_cause)
+        f->e->cont_cause = new_cause(w, CAUSE_CONTINUE, NULL, f->node, WAVE_NUM_REGS);
+      uint32_t why = f->e->cont_cause;
       for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
         if (wave_regset_test(back.after_cont, r) && !wave_regset_test(back.div, r))
           w->why[r] = why;
@@ -496,9 +505,11 @@ static bool leave_loop(walk *w, state *s) {
   }
   state exit = f->other;
   if (!exit.dead) {
-    if (f->e->divergent)
-      make_divergent(w, &exit, f->written,
-                     new_cause(w, CAUSE_TEMPORAL, NULL, f->node, WAVE_NUM_REGS));
+    if (f->e->divergent) {
+      if (!f->e->merge_cause)
+        f->e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, f->node, WAVE_NUM_REGS);
+      make_divergent(w, &exit, f->written, f->e->merge_cause);
+    }
     exit.narrow = f->entry_state.narrow;
     exit.loop_narrow = f->entry_state.loop_narrow;
     exit.cont_div = f->entry_state.cont_div;
