@@ -1,0 +1,989 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Uniformity (divergence) analysis, after LLVM's UniformityAnalysis and Mesa's
+ * nir_divergence_analysis: a forward dataflow over the physical registers whose fact at each
+ * point is the set of registers that may differ between the active lanes. Facts only move
+ * from uniform to divergent, so loops reach their fixpoint after at most one walk of the body
+ * per register that turns divergent; the region tree is walked with an explicit frame stack,
+ * never C recursion, so any nesting depth is safe. A loop's header persists across walks of an
+ * outer loop, but a loop found divergent in its first walk is walked again, so a deep nest of
+ * nothing but divergent loops costs time quadratic in its depth (to improve).
+ *
+ * Sources of divergence: sr_thread_id_* and sr_lane_id (docs/language.md "Special
+ * registers"); the old values atomics return (docs/language.md "Atomics"); wave_prefix_sum and
+ * the shuffles; any instruction with a divergent operand (a load from a divergent address
+ * included), its guard among them; registers the caller names in assume_divergent. Uniform:
+ * immediates, the other special registers, kernel arguments (docs/language.md "Registers":
+ * a preset is the same in every lane), and the results of wave_reduce_*, wave_broadcast,
+ * wave_ballot, wave_any and wave_all, which are one value over the active lanes whatever
+ * their operands (docs/language.md "Wave operations"). A load from a uniform address is
+ * uniform, as the issue asks: stores by other lanes are not modelled.
+ *
+ * Divergence through control flow, with the partial definitions of docs/language.md "Partial
+ * definitions":
+ * - sync dependence: a register written on either side of a divergent if is divergent after
+ *   its endif, because the lanes of the other side kept their old value;
+ * - temporal divergence: a loop that lanes may leave at different iterations (a divergent
+ *   break, or any break where lanes are parked) makes every register written in it divergent
+ *   after it (docs/language.md "Loops": a lane keeps the value it had when it left);
+ * - after a divergent continue, the registers written later in the iteration are divergent
+ *   where the iteration merges at the loop's header;
+ * - a call may write any register and subroutine entries are reached from unknown callers:
+ *   an unknown case is divergent.
+ *
+ * Convergence is tracked beside it as `narrow`: the frames (region 0, each open if or loop
+ * one deeper) relative to whose entry some lanes may be missing form a prefix 0..narrow, -1
+ * when none. A divergent if narrows its own frame; a divergent break or continue narrows its
+ * loop's frame for the rest of the iteration, and a divergent break for later iterations too.
+ * A point is converged when narrow < 0; a break is a divergent exit when its predicate is
+ * divergent or narrow reaches its loop.
+ *
+ * Each register turned divergent remembers a cause (the instruction and the operand that made
+ * it so, or the if or loop), which the printer follows back to a source.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/builtin.h"
+#include "waveopt/uniformity.h"
+
+/* ---- causes ---------------------------------------------------------------------------------- */
+
+typedef enum cause_kind {
+  CAUSE_OPERAND,    /* instr has a divergent operand from_reg (its guard included) */
+  CAUSE_SOURCE,     /* instr yields a per-lane value by itself */
+  CAUSE_SYNC,       /* written on a side of the divergent if node */
+  CAUSE_TEMPORAL,   /* written in the loop node, which lanes leave at different iterations */
+  CAUSE_CONTINUE,   /* written after a divergent continue of the loop node */
+  CAUSE_BREAK,      /* instr (a break) where lanes are parked: not a register's cause */
+  CAUSE_ARGUMENT,   /* named in assume_divergent */
+  CAUSE_UNKNOWN,    /* a call, or a subroutine's entry */
+} cause_kind;
+
+typedef struct cause {
+  uint8_t kind;
+  uint16_t from_reg;
+  uint32_t from;            /* the cause of from_reg then; 0: none */
+  const wave_instr *instr;
+  const wave_node *node;
+} cause;
+
+/* ---- per-statement facts ------------------------------------------------------------------- */
+
+typedef struct entry {
+  const void *key;          /* a wave_instr, or a wave_node (if or loop) */
+  bool visited;
+  bool converged;           /* at every visit */
+  bool divergent;           /* result, branch predicate, if predicate or loop exit */
+  uint32_t cause;           /* of `divergent`, 0 when uniform */
+  uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
+  uint32_t cont_cause;      /* loop: of the merges after a divergent continue */
+  wave_regset before;       /* instr: divergent registers before it; loop: at its header */
+} entry;
+
+struct wave_uniformity {
+  const wave_kernel *kernel;
+  entry *entries;           /* in walk order, so that two results compare entry by entry */
+  size_t num_entries;
+  uint32_t *slots;          /* open addressing: entry index + 1, 0 = empty */
+  size_t capacity;
+  cause *causes;            /* causes[0] is unused: index 0 means no cause */
+  size_t num_causes, cap_causes;
+};
+
+static size_t slot_of(const void *key, size_t capacity) {
+  uintptr_t h = (uintptr_t)key;
+  h ^= h >> 17;
+  h *= (uintptr_t)0x9E3779B97F4A7C15ull;
+  return (size_t)(h ^ h >> 29) & (capacity - 1);
+}
+
+static entry *find(const wave_uniformity *u, const void *key) {
+  for (size_t s = slot_of(key, u->capacity);; s = (s + 1) & (u->capacity - 1)) {
+    if (!u->slots[s])
+      return NULL;
+    if (u->entries[u->slots[s] - 1].key == key)
+      return &u->entries[u->slots[s] - 1];
+  }
+}
+
+static void add_entry(wave_uniformity *u, const void *key) {
+  entry *e = &u->entries[u->num_entries++];
+  memset(e, 0, sizeof(*e));
+  e->key = key;
+  e->converged = true;
+  size_t s = slot_of(key, u->capacity);
+  while (u->slots[s])
+    s = (s + 1) & (u->capacity - 1);
+  u->slots[s] = (uint32_t)u->num_entries;
+}
+
+/* One entry per instruction, if and loop of the kernel, made before the dataflow so that it
+ * never allocates per visit. */
+static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
+  size_t n = 0;
+  for (const wave_region *r = kernel->first_region; r; r = r->next) {
+    wave_const_walker w;
+    wave_const_walk_init(&w, &r->body);
+    while (wave_const_walk_next(&w))
+      if (w.event == WAVE_WALK_BLOCK)
+        for (const wave_instr *i = w.node->u.block.first; i; i = i->next)
+          n++;
+      else if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP)
+        n++;
+  }
+  u->capacity = 16;
+  while (u->capacity < 2 * n)
+    u->capacity *= 2;
+  u->entries = malloc((n ? n : 1) * sizeof(*u->entries));
+  u->slots = calloc(u->capacity, sizeof(*u->slots));
+  if (!u->entries || !u->slots)
+    return false;
+  for (const wave_region *r = kernel->first_region; r; r = r->next) {
+    wave_const_walker w;
+    wave_const_walk_init(&w, &r->body);
+    while (wave_const_walk_next(&w))
+      if (w.event == WAVE_WALK_BLOCK)
+        for (const wave_instr *i = w.node->u.block.first; i; i = i->next)
+          add_entry(u, i);
+      else if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP)
+        add_entry(u, w.node);
+  }
+  return true;
+}
+
+/* ---- the dataflow state ---------------------------------------------------------------------- */
+
+typedef struct state {
+  wave_regset div;
+  wave_regset after_cont;   /* written since a divergent continue of the innermost loop */
+  int narrow;
+  bool loop_narrow;         /* the innermost loop lost lanes this iteration */
+  bool cont_div;            /* ... to a divergent continue */
+  bool dead;                /* no lane gets here */
+} state;
+
+static state join(state a, state b) {
+  if (a.dead)
+    return b;
+  if (b.dead)
+    return a;
+  a.div = wave_regset_union(a.div, b.div);
+  a.after_cont = wave_regset_union(a.after_cont, b.after_cont);
+  a.narrow = a.narrow > b.narrow ? a.narrow : b.narrow;
+  a.loop_narrow = a.loop_narrow || b.loop_narrow;
+  a.cont_div = a.cont_div || b.cont_div;
+  return a;
+}
+
+static state dead_state(void) {
+  state s = {0};
+  s.dead = true;
+  s.narrow = -1;
+  return s;
+}
+
+enum { PHASE_THEN, PHASE_ELSE, PHASE_BODY };
+
+typedef struct frame {
+  const wave_node *node;
+  entry *e;
+  int phase;
+  state entry_state;        /* if: at the if; loop: at the loop, before its header */
+  state other;              /* if: at the end of the then-list; loop: joined break states */
+  state cont;               /* loop: joined continue states */
+  wave_regset written;
+  int outer_loop;           /* the level of the loop around this one */
+} frame;
+
+typedef struct walk {
+  wave_uniformity *u;
+  uint32_t why[WAVE_NUM_REGS];  /* the cause of each register's latest divergence */
+  frame *frames;
+  size_t depth, cap;
+  int loop_level;           /* frame level of the innermost loop, -1 outside loops */
+  bool oom;
+} walk;
+
+static uint32_t new_cause(walk *w, cause_kind kind, const wave_instr *instr,
+                          const wave_node *node, unsigned from_reg) {
+  wave_uniformity *u = w->u;
+  if (u->num_causes == u->cap_causes) {
+    size_t cap = u->cap_causes ? 2 * u->cap_causes : 64;
+    cause *c = realloc(u->causes, cap * sizeof(*c));
+    if (!c) {
+      w->oom = true;
+      return 0;
+    }
+    u->causes = c;
+    u->cap_causes = cap;
+    if (!u->num_causes)
+      u->num_causes = 1;
+  }
+  cause *c = &u->causes[u->num_causes];
+  c->kind = (uint8_t)kind;
+  c->from_reg = (uint16_t)from_reg;
+  c->from = from_reg < WAVE_NUM_REGS ? w->why[from_reg] : 0;
+  c->instr = instr;
+  c->node = node;
+  return (uint32_t)u->num_causes++;
+}
+
+/* Marks regs divergent in s, with the cause `why` for those that were not. */
+static void make_divergent(walk *w, state *s, wave_regset regs, uint32_t why) {
+  for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
+    if (wave_regset_test(regs, r) && !wave_regset_test(s->div, r)) {
+      wave_regset_set(&s->div, r);
+      w->why[r] = why;
+    }
+}
+
+static void note_defs(walk *w, state *s, wave_regset defs) {
+  if (w->depth)
+    w->frames[w->depth - 1].written = wave_regset_union(w->frames[w->depth - 1].written, defs);
+  if (s->cont_div)
+    s->after_cont = wave_regset_union(s->after_cont, defs);
+}
+
+static bool is_lane_sreg(uint32_t sreg) {
+  return sreg <= 2 || sreg == 4;   /* sr_thread_id_x/_y/_z, sr_lane_id */
+}
+
+/* Whether the instruction's result is one value over the lanes it runs in, whatever its
+ * operands: its guard and (guarded) its old destination still count. */
+static bool is_wave_uniform_op(wave_opcode op) {
+  switch (op) {
+  case WAVE_OP_WAVE_REDUCE_ADD: case WAVE_OP_WAVE_REDUCE_MIN: case WAVE_OP_WAVE_REDUCE_MAX:
+  case WAVE_OP_WAVE_BROADCAST: case WAVE_OP_WAVE_BALLOT: case WAVE_OP_WAVE_ANY:
+  case WAVE_OP_WAVE_ALL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool is_lane_source(const wave_instr *instr) {
+  if (wave_opcode_has(instr->op, WAVE_F_RMW))
+    return true;
+  switch (instr->op) {
+  case WAVE_OP_WAVE_PREFIX_SUM: case WAVE_OP_WAVE_SHUFFLE: case WAVE_OP_WAVE_SHUFFLE_UP:
+  case WAVE_OP_WAVE_SHUFFLE_DOWN: case WAVE_OP_WAVE_SHUFFLE_XOR:
+    return true;
+  default:
+    break;
+  }
+  for (unsigned i = 0; i < instr->num_operands; i++)
+    if (instr->operands[i].kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(instr->op, i) &&
+        is_lane_sreg(instr->operands[i].value))
+      return true;
+  return false;
+}
+
+static void visit(entry *e, const state *s, bool converged, bool divergent,
+                  uint32_t why) {
+  e->visited = true;
+  e->converged = e->converged && converged;
+  e->before = wave_regset_union(e->before, s->div);
+  if (divergent && !e->divergent) {
+    e->divergent = true;
+    e->cause = why;
+  }
+}
+
+static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool guard_div) {
+  unsigned p = WAVE_REG_PRED(instr->operands[0].value);
+  bool cond_div = wave_regset_test(s->div, p);
+  visit(e, s, s->narrow < 0 && !guard_div, cond_div,
+        cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, instr, NULL, p) : e->cause);
+  if (w->loop_level < 0)
+    return;   /* the verifier's error; nothing to leave */
+  frame *loop = &w->frames[w->loop_level - 1];
+  bool exit_div = cond_div || guard_div || s->narrow >= w->loop_level;
+  if (instr->op == WAVE_OP_BREAK) {
+    loop->other = join(loop->other, *s);
+    if (exit_div && !loop->e->divergent) {
+      loop->e->divergent = true;
+      loop->e->cause = cond_div ? e->cause
+                                : new_cause(w, CAUSE_BREAK, instr, NULL, WAVE_NUM_REGS);
+    }
+  } else {
+    loop->cont = join(loop->cont, *s);
+    if (exit_div)
+      s->cont_div = true;
+  }
+  if (exit_div) {
+    s->loop_narrow = true;
+    if (s->narrow < w->loop_level)
+      s->narrow = w->loop_level;
+  }
+}
+
+static void transfer(walk *w, state *s, const wave_instr *instr) {
+  entry *e = find(w->u, instr);
+  if (s->dead)
+    return;
+  bool guard_div = instr->guard != WAVE_NO_GUARD &&
+                   wave_regset_test(s->div, WAVE_REG_PRED(instr->guard));
+  bool converged = s->narrow < 0 && !guard_div;
+  if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) {
+    branch(w, s, instr, e, guard_div);
+    return;
+  }
+  if (instr->op == WAVE_OP_CALL) {
+    wave_regset all = {{0}};
+    wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
+    uint32_t why = e->cause ? e->cause : new_cause(w, CAUSE_UNKNOWN, instr, NULL, WAVE_NUM_REGS);
+    visit(e, s, converged, true, why);
+    make_divergent(w, s, all, why);
+    note_defs(w, s, all);
+    return;
+  }
+  wave_regset defs;
+  wave_instr_defs(instr, &defs);
+  if (wave_regset_is_empty(defs)) {
+    visit(e, s, converged, false, 0);
+    if ((instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN) &&
+        instr->guard == WAVE_NO_GUARD)
+      *s = dead_state();
+    return;
+  }
+  /* The first divergent input, and the cause it brings. */
+  unsigned from = WAVE_NUM_REGS;
+  cause_kind kind = CAUSE_OPERAND;
+  if (is_lane_source(instr)) {
+    kind = CAUSE_SOURCE;
+  } else {
+    wave_regset uses;
+    if (is_wave_uniform_op(instr->op)) {
+      uses = wave_regset_empty();
+      if (instr->guard != WAVE_NO_GUARD) {
+        wave_regset_set(&uses, WAVE_REG_PRED(instr->guard));
+        uses = wave_regset_union(uses, defs);
+      }
+    } else {
+      wave_instr_uses(instr, &uses);
+    }
+    uses = wave_regset_intersect(uses, s->div);
+    /* The guard explains a partial write best; otherwise the lowest divergent input. */
+    if (instr->guard != WAVE_NO_GUARD && wave_regset_test(uses, WAVE_REG_PRED(instr->guard)))
+      from = WAVE_REG_PRED(instr->guard);
+    else
+      for (unsigned r = 0; r < WAVE_NUM_REGS && from == WAVE_NUM_REGS; r++)
+        if (wave_regset_test(uses, r))
+          from = r;
+  }
+  bool divergent = kind == CAUSE_SOURCE || from < WAVE_NUM_REGS;
+  uint32_t why = e->cause;
+  if (divergent && !why)
+    why = new_cause(w, kind, instr, NULL, from);
+  visit(e, s, converged, divergent, why);
+  s->div = wave_regset_subtract(s->div, defs);
+  if (divergent)
+    make_divergent(w, s, defs, why);
+  note_defs(w, s, defs);
+}
+
+/* ---- the walk --------------------------------------------------------------------------------- */
+
+static frame *push(walk *w, const wave_node *node, int phase, const state *s) {
+  if (w->depth == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 64;
+    frame *f = realloc(w->frames, cap * sizeof(*f));
+    if (!f) {
+      w->oom = true;
+      return NULL;
+    }
+    w->frames = f;
+    w->cap = cap;
+  }
+  frame *f = &w->frames[w->depth++];
+  f->node = node;
+  f->e = find(w->u, node);
+  f->phase = phase;
+  f->entry_state = *s;
+  f->other = dead_state();
+  f->cont = dead_state();
+  f->written = wave_regset_empty();
+  f->outer_loop = w->loop_level;
+  return f;
+}
+
+/* Pops the top frame, handing what it wrote to the frame around it. */
+static void pop(walk *w) {
+  frame *f = &w->frames[--w->depth];
+  if (w->depth)
+    w->frames[w->depth - 1].written =
+        wave_regset_union(w->frames[w->depth - 1].written, f->written);
+}
+
+/* The state at a loop's header: its entry, merged with every back edge seen so far (kept in
+ * the loop's entry so that a loop walked again inside an outer one starts from there). */
+static state header_state(const frame *f, int level) {
+  state h = f->entry_state;
+  h.div = wave_regset_union(h.div, f->e->before);
+  h.after_cont = wave_regset_empty();
+  h.loop_narrow = false;
+  h.cont_div = false;
+  if (f->e->divergent && h.narrow < level)
+    h.narrow = level;   /* lanes that broke stay out in later iterations */
+  return h;
+}
+
+static void enter_if(walk *w, state *s, const wave_node *node) {
+  entry *e = find(w->u, node);
+  bool cond_div = !s->dead && wave_regset_test(s->div, WAVE_REG_PRED(node->u.if_.cond.value));
+  if (!s->dead)
+    visit(e, s, s->narrow < 0, cond_div,
+          cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, NULL, node,
+                                            WAVE_REG_PRED(node->u.if_.cond.value))
+                                : e->cause);
+  if (!push(w, node, PHASE_THEN, s))
+    return;
+  if (cond_div)
+    s->narrow = (int)w->depth;
+}
+
+static void leave_if(walk *w, state *s) {
+  frame *f = &w->frames[w->depth - 1];
+  state end = join(f->other, *s);
+  if (!end.dead) {
+    if (f->e->divergent && f->e->visited) {
+      if (!f->e->merge_cause)
+        f->e->merge_cause = new_cause(w, CAUSE_SYNC, NULL, f->node,
+                                      WAVE_REG_PRED(f->node->u.if_.cond.value));
+      make_divergent(w, &end, f->written, f->e->merge_cause);
+    }
+    end.narrow = f->entry_state.narrow;
+    if (end.loop_narrow && end.narrow < w->loop_level)
+      end.narrow = w->loop_level;
+  }
+  *s = end;
+  pop(w);
+}
+
+static void enter_loop(walk *w, state *s, const wave_node *node) {
+  frame *f = push(w, node, PHASE_BODY, s);
+  if (!f)
+    return;
+  w->loop_level = (int)w->depth;
+  if (s->dead) {
+    *s = dead_state();
+    return;
+  }
+  *s = header_state(f, w->loop_level);
+  visit(f->e, s, s->narrow < 0, f->e->divergent, f->e->cause);
+}
+
+/* At the end of a loop's body: true when the header gained something and the body must be
+ * walked again from *s, false when the loop is done and *s is the state after it. */
+static bool leave_loop(walk *w, state *s) {
+  frame *f = &w->frames[w->depth - 1];
+  int level = w->loop_level;
+  state back = join(*s, f->cont);
+  if (!f->entry_state.dead && !back.dead) {
+    state old = header_state(f, level);
+    wave_regset merged = wave_regset_union(back.div, back.after_cont);
+    if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
+      if (!f->e->cont_cause)
+        f->e->cont_cause = new_cause(w, CAUSE_CONTINUE, NULL, f->node, WAVE_NUM_REGS);
+      uint32_t why = f->e->cont_cause;
+      for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
+        if (wave_regset_test(back.after_cont, r) && !wave_regset_test(back.div, r))
+          w->why[r] = why;
+    }
+    f->e->before = wave_regset_union(f->e->before, merged);
+    state now = header_state(f, level);
+    if (!wave_regset_equal(old.div, now.div) || old.narrow != now.narrow) {
+      f->other = dead_state();
+      f->cont = dead_state();
+      *s = now;
+      return true;
+    }
+  }
+  state exit = f->other;
+  if (!exit.dead) {
+    if (f->e->divergent) {
+      if (!f->e->merge_cause)
+        f->e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, f->node, WAVE_NUM_REGS);
+      make_divergent(w, &exit, f->written, f->e->merge_cause);
+    }
+    exit.narrow = f->entry_state.narrow;
+    exit.loop_narrow = f->entry_state.loop_narrow;
+    exit.cont_div = f->entry_state.cont_div;
+    exit.after_cont = f->entry_state.after_cont;
+    if (exit.cont_div)
+      exit.after_cont = wave_regset_union(exit.after_cont, f->written);
+  }
+  w->loop_level = f->outer_loop;
+  *s = exit;
+  pop(w);
+  return false;
+}
+
+static void walk_region(walk *w, const wave_region *region, state s) {
+  const wave_node *cur = region->body.first;
+  while (!w->oom) {
+    if (cur) {
+      if (cur->kind == WAVE_NODE_BLOCK) {
+        for (const wave_instr *i = cur->u.block.first; i && !w->oom; i = i->next)
+          transfer(w, &s, i);
+        cur = cur->next;
+      } else if (cur->kind == WAVE_NODE_IF) {
+        enter_if(w, &s, cur);
+        cur = cur->u.if_.then_body.first;
+      } else {
+        enter_loop(w, &s, cur);
+        cur = cur->u.loop.body.first;
+      }
+      continue;
+    }
+    if (!w->depth)
+      return;
+    frame *f = &w->frames[w->depth - 1];
+    if (f->phase == PHASE_THEN) {
+      f->other = s;
+      f->phase = PHASE_ELSE;
+      s = f->entry_state;
+      if (f->e->divergent && !s.dead)
+        s.narrow = (int)w->depth;
+      cur = f->node->u.if_.else_body.first;
+    } else if (f->phase == PHASE_ELSE) {
+      const wave_node *node = f->node;
+      leave_if(w, &s);
+      cur = node->next;
+    } else {
+      const wave_node *node = f->node;
+      cur = leave_loop(w, &s) ? node->u.loop.body.first : node->next;
+    }
+  }
+}
+
+wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
+                                         const wave_uniformity_config *config) {
+  wave_uniformity *u = calloc(1, sizeof(*u));
+  walk *w = calloc(1, sizeof(*w));
+  if (!u || !w || !index_kernel(u, kernel)) {
+    free(w);
+    wave_uniformity_destroy(u);
+    return NULL;
+  }
+  u->kernel = kernel;
+  w->u = u;
+  w->loop_level = -1;
+  for (const wave_region *r = kernel->first_region; r && !w->oom; r = r->next) {
+    state s = {0};
+    s.narrow = -1;
+    if (r == kernel->first_region) {
+      if (config) {
+        uint32_t why = new_cause(w, CAUSE_ARGUMENT, NULL, NULL, WAVE_NUM_REGS);
+        make_divergent(w, &s, config->assume_divergent, why);
+      }
+    } else {
+      /* Called from anywhere, with lanes parked anywhere. */
+      wave_regset all = {{0}};
+      wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
+      make_divergent(w, &s, all, new_cause(w, CAUSE_UNKNOWN, NULL, NULL, WAVE_NUM_REGS));
+      s.narrow = 0;
+    }
+    walk_region(w, r, s);
+  }
+  bool oom = w->oom;
+  free(w->frames);
+  free(w);
+  if (oom) {
+    wave_uniformity_destroy(u);
+    return NULL;
+  }
+  return u;
+}
+
+void wave_uniformity_destroy(wave_uniformity *u) {
+  if (!u)
+    return;
+  free(u->entries);
+  free(u->slots);
+  free(u->causes);
+  free(u);
+}
+
+/* ---- queries ----------------------------------------------------------------------------------- */
+
+static const entry *visited_entry(const wave_uniformity *u, const void *key) {
+  const entry *e = find(u, key);
+  return e && e->visited ? e : NULL;
+}
+
+wave_regset wave_uniformity_divergent_before(const wave_uniformity *u, const wave_instr *instr) {
+  const entry *e = visited_entry(u, instr);
+  if (e)
+    return e->before;
+  wave_regset all = {{0}};
+  wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
+  return all;
+}
+
+bool wave_uniformity_reg_divergent(const wave_uniformity *u, const wave_instr *instr,
+                                   unsigned reg) {
+  return wave_regset_test(wave_uniformity_divergent_before(u, instr), reg);
+}
+
+bool wave_uniformity_result_divergent(const wave_uniformity *u, const wave_instr *instr) {
+  const entry *e = visited_entry(u, instr);
+  return !e || e->divergent;
+}
+
+bool wave_uniformity_branch_divergent(const wave_uniformity *u, const wave_instr *instr) {
+  return wave_uniformity_result_divergent(u, instr);
+}
+
+bool wave_uniformity_instr_converged(const wave_uniformity *u, const wave_instr *instr) {
+  const entry *e = visited_entry(u, instr);
+  return e && e->converged;
+}
+
+bool wave_uniformity_node_divergent(const wave_uniformity *u, const wave_node *node) {
+  const entry *e = visited_entry(u, node);
+  return !e || e->divergent;
+}
+
+bool wave_uniformity_node_converged(const wave_uniformity *u, const wave_node *node) {
+  const entry *e = visited_entry(u, node);
+  return e && e->converged;
+}
+
+/* ---- explanations ------------------------------------------------------------------------------ */
+
+/* Links of a chain printed before it is cut with "<- ...": enough to reach the source in
+ * straight-line code, short enough to stay on one line. */
+#define MAX_CHAIN 6
+
+typedef struct out {
+  char *buf;
+  size_t size, len;
+} out;
+
+static void put(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(out *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *at = o->len < o->size ? o->buf + o->len : NULL;
+  int n = vsnprintf(at, at ? o->size - o->len : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    o->len += (size_t)n;
+}
+
+static void put_reg(out *o, unsigned reg) {
+  if (reg <= WAVE_MAX_GPR)
+    put(o, "r%u", reg);
+  else
+    put(o, "p%u", reg - WAVE_REG_PRED(0));
+}
+
+static const char *source_name(const wave_instr *instr) {
+  for (unsigned i = 0; i < instr->num_operands; i++)
+    if (instr->operands[i].kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(instr->op, i))
+      return wave_sreg_names[instr->operands[i].value];
+  if (wave_opcode_has(instr->op, WAVE_F_RMW))
+    return "each lane's own old value";
+  return "a per-lane result";
+}
+
+/* Follows cause c (which explains reg, or a branch when reg is WAVE_NUM_REGS) to its source. */
+static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) {
+  for (unsigned link = 0; c; link++) {
+    if (link == MAX_CHAIN) {
+      put(o, " <- ...");
+      return;
+    }
+    const cause *k = &u->causes[c];
+    if (link)
+      put(o, " <- ");
+    if (reg < WAVE_NUM_REGS && k->kind != CAUSE_BREAK) {
+      put_reg(o, reg);
+      put(o, k->instr ? " = " : " ");
+    }
+    unsigned line = k->instr ? k->instr->src.loc.line : k->node ? k->node->u.if_.if_src.loc.line
+                                                                : 0;
+    if (k->node && k->node->kind == WAVE_NODE_LOOP)
+      line = k->node->u.loop.loop_src.loc.line;
+    switch ((cause_kind)k->kind) {
+    case CAUSE_OPERAND:
+    case CAUSE_SOURCE:
+      if (k->instr)
+        put(o, "%s (line %u)", wave_opcode_get(k->instr->op)->mnemonic, line);
+      else
+        put(o, "<- if (line %u)", line);
+      if (k->kind == CAUSE_SOURCE) {
+        put(o, " <- %s", source_name(k->instr));
+        return;
+      }
+      break;
+    case CAUSE_SYNC:
+      put(o, "<- written under divergent if (line %u)", line);
+      break;
+    case CAUSE_TEMPORAL:
+      put(o, "<- live out of loop (line %u) left at different iterations", line);
+      reg = WAVE_NUM_REGS;
+      c = find(u, k->node)->cause;
+      continue;
+    case CAUSE_CONTINUE:
+      put(o, "<- merged after divergent continue in loop (line %u)", line);
+      return;
+    case CAUSE_BREAK:
+      put(o, "break (line %u) with lanes parked", line);
+      return;
+    case CAUSE_ARGUMENT:
+      put(o, "<- assume-divergent");
+      return;
+    case CAUSE_UNKNOWN:
+      put(o, k->instr ? "<- call (line %u) may write anything" : "<- subroutine entry", line);
+      return;
+    }
+    reg = k->from_reg;
+    c = k->from;
+    if (!c) {
+      put(o, " <- ");
+      put_reg(o, reg);
+      return;
+    }
+  }
+}
+
+static size_t explain_entry(const wave_uniformity *u, const entry *e, unsigned reg, char *buf,
+                            size_t size) {
+  out o = {buf, size, 0};
+  if (size)
+    buf[0] = '\0';
+  if (!e)
+    put(&o, "not reached");
+  else if (e->divergent)
+    explain(u, &o, reg, e->cause);
+  return o.len;
+}
+
+size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr *instr,
+                                     char *buf, size_t size) {
+  const entry *e = visited_entry(u, instr);
+  unsigned reg = WAVE_NUM_REGS;
+  if (e && e->divergent && u->causes[e->cause].kind != CAUSE_UNKNOWN &&
+      instr->op != WAVE_OP_BREAK && instr->op != WAVE_OP_CONTINUE) {
+    wave_regset defs;
+    wave_instr_defs(instr, &defs);
+    for (reg = 0; reg < WAVE_NUM_REGS && !wave_regset_test(defs, reg); reg++)
+      continue;
+  }
+  if (e && e->divergent && (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE)) {
+    /* The predicate's own cause reads better than "break <- p1 = ...". */
+    const cause *k = &u->causes[e->cause];
+    out o = {buf, size, 0};
+    if (size)
+      buf[0] = '\0';
+    put_reg(&o, k->from_reg);
+    if (k->from) {
+      o.len = 0;
+      explain(u, &o, k->from_reg, k->from);
+    }
+    return o.len;
+  }
+  return explain_entry(u, e, reg, buf, size);
+}
+
+size_t wave_uniformity_explain_node(const wave_uniformity *u, const wave_node *node, char *buf,
+                                    size_t size) {
+  const entry *e = visited_entry(u, node);
+  if (e && e->divergent && node->kind == WAVE_NODE_IF) {
+    const cause *k = &u->causes[e->cause];
+    out o = {buf, size, 0};
+    if (size)
+      buf[0] = '\0';
+    if (k->from)
+      explain(u, &o, k->from_reg, k->from);
+    else
+      put_reg(&o, k->from_reg);
+    return o.len;
+  }
+  return explain_entry(u, e, WAVE_NUM_REGS, buf, size);
+}
+
+/* ---- printing ------------------------------------------------------------------------------------ */
+
+bool wave_uniformity_equal(const wave_uniformity *a, const wave_uniformity *b) {
+  if (a->num_entries != b->num_entries)
+    return false;
+  for (size_t i = 0; i < a->num_entries; i++) {
+    const entry *x = &a->entries[i], *y = &b->entries[i];
+    if (x->key != y->key || x->visited != y->visited || x->converged != y->converged ||
+        x->divergent != y->divergent || !wave_regset_equal(x->before, y->before))
+      return false;
+  }
+  return true;
+}
+
+typedef struct printer {
+  const wave_uniformity *u;
+  wave_write_fn write;
+  void *ctx;
+  int failed;
+  char line[1024];
+} printer;
+
+static void emit(printer *p, const char *s) {
+  if (!p->failed)
+    p->failed = p->write(p->ctx, s, strlen(s));
+}
+
+/* Ends a statement's line: its own comment first, so that a test's `; uni` or `; div` marker
+ * sits right before the verdict. */
+static void finish(printer *p, const wave_src *src, const char *verdict, const char *why) {
+  if (src->comment) {
+    emit(p, " ");
+    emit(p, src->comment);
+  }
+  if (verdict) {
+    emit(p, " ; ");
+    emit(p, verdict);
+    if (why && *why) {
+      emit(p, ": ");
+      emit(p, why);
+    }
+  }
+  emit(p, "\n");
+}
+
+static void indent(printer *p, unsigned depth) {
+  for (unsigned i = 0; i <= depth && i < 16; i++)
+    emit(p, "    ");
+}
+
+static void print_instr(printer *p, const wave_instr *instr, unsigned depth) {
+  char text[256];
+  wave_format_instr(instr, text, sizeof(text));
+  indent(p, depth);
+  emit(p, text);
+  wave_regset defs;
+  wave_instr_defs(instr, &defs);
+  bool is_branch = instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE;
+  const char *verdict = NULL;
+  p->line[0] = '\0';
+  if (is_branch || !wave_regset_is_empty(defs) || instr->op == WAVE_OP_CALL) {
+    bool div = wave_uniformity_result_divergent(p->u, instr);
+    verdict = div ? "divergent" : "uniform";
+    if (div)
+      wave_uniformity_explain_instr(p->u, instr, p->line, sizeof(p->line));
+  } else if (wave_instr_is_convergent(instr)) {
+    verdict = wave_uniformity_instr_converged(p->u, instr) ? "converged" : "not converged";
+  }
+  finish(p, &instr->src, verdict, p->line);
+}
+
+static void print_node(printer *p, const wave_node *node, const wave_src *src, const char *word,
+                       unsigned depth) {
+  indent(p, depth);
+  emit(p, word);
+  if (node->kind == WAVE_NODE_IF) {
+    emit(p, node->u.if_.cond.negated ? " !" : " ");
+    unsigned reg = WAVE_REG_PRED(node->u.if_.cond.value);
+    snprintf(p->line, sizeof(p->line), "p%u", reg - WAVE_REG_PRED(0));
+    emit(p, p->line);
+  }
+  bool div = wave_uniformity_node_divergent(p->u, node);
+  p->line[0] = '\0';
+  if (div)
+    wave_uniformity_explain_node(p->u, node, p->line, sizeof(p->line));
+  finish(p, src, div ? "divergent" : "uniform", p->line);
+}
+
+int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel,
+                          wave_write_fn write, void *ctx) {
+  printer *p = malloc(sizeof(*p));
+  if (!p)
+    return -1;
+  p->u = u;
+  p->write = write;
+  p->ctx = ctx;
+  p->failed = 0;
+  emit(p, ".kernel ");
+  emit(p, kernel->name);
+  emit(p, "\n");
+  for (const wave_region *r = kernel->first_region; r; r = r->next) {
+    if (r->label) {
+      emit(p, r->label);
+      emit(p, ":\n");
+    }
+    wave_const_walker w;
+    wave_const_walk_init(&w, &r->body);
+    while (wave_const_walk_next(&w) && !p->failed) {
+      const wave_node *n = w.node;
+      switch (w.event) {
+      case WAVE_WALK_BLOCK:
+        for (const wave_instr *i = n->u.block.first; i; i = i->next)
+          print_instr(p, i, w.depth);
+        break;
+      case WAVE_WALK_IF:
+        print_node(p, n, &n->u.if_.if_src, "if", w.depth);
+        break;
+      case WAVE_WALK_ELSE:
+        if (n->u.if_.has_else || n->u.if_.else_body.first) {
+          indent(p, w.depth);
+          emit(p, "else");
+          finish(p, &n->u.if_.else_src, NULL, NULL);
+        }
+        break;
+      case WAVE_WALK_ENDIF:
+        indent(p, w.depth);
+        emit(p, "endif");
+        finish(p, &n->u.if_.endif_src, NULL, NULL);
+        break;
+      case WAVE_WALK_LOOP:
+        print_node(p, n, &n->u.loop.loop_src, "loop", w.depth);
+        break;
+      case WAVE_WALK_ENDLOOP:
+        indent(p, w.depth);
+        emit(p, "endloop");
+        finish(p, &n->u.loop.endloop_src, NULL, NULL);
+        break;
+      }
+    }
+  }
+  emit(p, ".end\n");
+  int failed = p->failed;
+  free(p);
+  return failed;
+}
+
+/* ---- registration --------------------------------------------------------------------------------- */
+
+static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
+  (void)am;
+  wave_uniformity *u = wave_uniformity_compute(kernel, NULL);
+  if (!u)
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
+                     "uniformity: out of memory");
+  return u;
+}
+
+static void destroy(void *result) {
+  wave_uniformity_destroy(result);
+}
+
+static bool equal(const void *a, const void *b) {
+  return wave_uniformity_equal(a, b);
+}
+
+static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
+  return wave_uniformity_print(result, kernel, write, ctx);
+}
+
+const wave_analysis_info wave_analysis_uniformity = {
+    .name = "uniformity",
+    .help = "which registers, branches and loops are uniform or divergent across a wave",
+    .compute = compute,
+    .destroy = destroy,
+    .equal = equal,
+    .print = print,
+};
