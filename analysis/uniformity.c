@@ -110,47 +110,48 @@ static entry *find(const wave_uniformity *u, const void *key) {
   }
 }
 
-static void add_entry(wave_uniformity *u, const void *key) {
+static bool append_entry(wave_uniformity *u, const void *key, size_t *cap) {
+  if (u->num_entries == *cap) {
+    size_t grown_cap = *cap ? *cap * 2 : 64;
+    entry *grown = realloc(u->entries, grown_cap * sizeof(*grown));
+    if (!grown)
+      return false;
+    u->entries = grown;
+    *cap = grown_cap;
+  }
   entry *e = &u->entries[u->num_entries++];
   memset(e, 0, sizeof(*e));
   e->key = key;
   e->converged = true;
-  size_t s = slot_of(key, u->capacity);
-  while (u->slots[s])
-    s = (s + 1) & (u->capacity - 1);
-  u->slots[s] = (uint32_t)u->num_entries;
+  return true;
 }
 
-/* One entry per instruction, if and loop of the kernel, made before the dataflow so that it
- * never allocates per visit. */
+/* One entry per instruction, if and loop of the kernel in one walk, hashed afterwards, so that
+ * the dataflow never allocates per visit. */
 static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
-  size_t n = 0;
-  for (const wave_region *r = kernel->first_region; r; r = r->next) {
+  size_t cap = 0;
+  bool ok = true;
+  for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
     wave_const_walker w;
     wave_const_walk_init(&w, &r->body);
-    while (wave_const_walk_next(&w))
+    while (ok && wave_const_walk_next(&w))
       if (w.event == WAVE_WALK_BLOCK)
-        for (const wave_instr *i = w.node->u.block.first; i; i = i->next)
-          n++;
+        for (const wave_instr *i = w.node->u.block.first; ok && i; i = i->next)
+          ok = append_entry(u, i, &cap);
       else if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP)
-        n++;
+        ok = append_entry(u, w.node, &cap);
   }
   u->capacity = 16;
-  while (u->capacity < 2 * n)
+  while (u->capacity < 2 * u->num_entries)
     u->capacity *= 2;
-  u->entries = malloc((n ? n : 1) * sizeof(*u->entries));
-  u->slots = calloc(u->capacity, sizeof(*u->slots));
-  if (!u->entries || !u->slots)
+  u->slots = ok ? calloc(u->capacity, sizeof(*u->slots)) : NULL;
+  if (!u->slots)
     return false;
-  for (const wave_region *r = kernel->first_region; r; r = r->next) {
-    wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
-    while (wave_const_walk_next(&w))
-      if (w.event == WAVE_WALK_BLOCK)
-        for (const wave_instr *i = w.node->u.block.first; i; i = i->next)
-          add_entry(u, i);
-      else if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP)
-        add_entry(u, w.node);
+  for (size_t i = 0; i < u->num_entries; i++) {
+    size_t slot = slot_of(u->entries[i].key, u->capacity);
+    while (u->slots[slot])
+      slot = (slot + 1) & (u->capacity - 1);
+    u->slots[slot] = (uint32_t)(i + 1);
   }
   return true;
 }
