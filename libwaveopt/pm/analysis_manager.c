@@ -66,6 +66,10 @@ const wave_target *wave_analysis_manager_target(const wave_analysis_manager *am)
   return am->target;
 }
 
+const wave_pass_registry *wave_analysis_manager_registry(const wave_analysis_manager *am) {
+  return am->registry;
+}
+
 static cached *find(wave_analysis_manager *am, const wave_kernel *kernel, wave_analysis_id id) {
   for (size_t i = 0; i < am->num_entries; i++)
     if (am->entries[i].kernel == kernel && am->entries[i].id == id)

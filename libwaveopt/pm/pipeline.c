@@ -17,9 +17,9 @@
 
 static const char *const level_pipelines[] = {
     "legalize",
-    "simplify-cfg,legalize",
-    "fixpoint(simplify-cfg),legalize",
-    "fixpoint(simplify-cfg),legalize",
+    "lint,simplify-cfg,legalize",
+    "lint,fixpoint(simplify-cfg),legalize",
+    "lint,fixpoint(simplify-cfg),legalize",
 };
 
 const char *wave_pipeline_for_level(unsigned level) {

@@ -175,6 +175,8 @@ static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *k
   const void *result = wave_analysis_get(run->am, kernel, id);
   if (!result)
     return false;
+  if (info->diagnose)
+    info->diagnose(result, kernel, true, run->diags);
   const wave_pipeline_options *o = run->options;
   if (!o->print_write)
     return true;

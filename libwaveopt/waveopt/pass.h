@@ -62,6 +62,12 @@ typedef struct wave_analysis_info {
   bool (*equal)(const void *a, const void *b);
   /* Writes the result readably for `print<name>`; returns 0, or non-zero when write failed. */
   int (*print)(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx);
+  /* Reports what the result finds wrong with the kernel (a divergent barrier, a possible SIMT
+   * deadlock) in diags; NULL for an analysis that only computes facts. `asked` is true when the
+   * user named the analysis (print<name>, waveopt -analyze=name): a defect the analysis exists
+   * to find is then an error. The lint pass calls it with asked false inside optimization
+   * pipelines, which do not refuse kernels: every finding is then a warning. */
+  void (*diagnose)(const void *result, const wave_kernel *kernel, bool asked, wave_diags *diags);
 } wave_analysis_info;
 
 /* A cache of analysis results for the analyses of one registry. A pipeline run makes its own;
@@ -72,6 +78,8 @@ WAVE_API wave_analysis_manager *wave_analysis_manager_create(const wave_pass_reg
 WAVE_API void wave_analysis_manager_destroy(wave_analysis_manager *am);
 /* The target the results are for (passes and analyses may read its wave widths). */
 WAVE_API const wave_target *wave_analysis_manager_target(const wave_analysis_manager *am);
+/* The registry whose analyses the manager computes. */
+WAVE_API const wave_pass_registry *wave_analysis_manager_registry(const wave_analysis_manager *am);
 
 /* The cached result, computing it first when there is none. NULL when the computation failed
  * (diagnostics say why), when id is not registered, or when the analysis needs itself. */
@@ -183,6 +191,7 @@ WAVE_API const wave_analysis_info *wave_pass_registry_analysis_at(
  *   pipeline := element (',' element)*
  *   element  := pass-name | 'print<' analysis-name '>'
  *             | 'fixpoint' ['<max=' N '>'] '(' pipeline ')'
+ * print<NAME> prints the analysis and reports what it diagnoses (asked: errors included).
  * The empty string is the empty pipeline. NULL after reporting the first problem in diags, at
  * its column of `text` (an unknown name comes with the nearest registered one). The pipeline
  * refers to the registry, which must outlive it. */

@@ -86,8 +86,18 @@ static void *compute_self(wave_kernel *kernel, wave_analysis_manager *am, wave_d
   return (void *)wave_analysis_get(am, kernel, self_id);
 }
 
+/* Finds fault with every nop: an error when asked for by name, a warning under lint. */
+static void diagnose_nops(const void *result, const wave_kernel *kernel, bool asked,
+                          wave_diags *d) {
+  if (((const count_result *)result)->nops)
+    wave_diag_report(d, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING, "nops", kernel->kernel_src.loc,
+                     NULL, 0, "kernel '%s': nops: %u", kernel->name,
+                     ((const count_result *)result)->nops);
+}
+
 static const wave_analysis_info nop_count = {
-    "nop-count", "counts the nops", compute_nop_count, free, equal_counts, print_nop_count};
+    "nop-count", "counts the nops", compute_nop_count, free, equal_counts, print_nop_count,
+    diagnose_nops};
 static const wave_analysis_info nop_parity = {
     "nop-parity", "whether the nops are odd", compute_nop_parity, free, equal_counts, NULL};
 static const wave_analysis_info self_analysis = {
@@ -394,9 +404,9 @@ Test(pm, fixpoint_nesting_is_capped) {
 
 Test(pm, levels_are_named_pipelines) {
   cr_assert_str_eq(wave_pipeline_for_level(0), "legalize");
-  cr_assert_str_eq(wave_pipeline_for_level(1), "simplify-cfg,legalize");
-  cr_assert_str_eq(wave_pipeline_for_level(2), "fixpoint(simplify-cfg),legalize");
-  cr_assert_str_eq(wave_pipeline_for_level(3), "fixpoint(simplify-cfg),legalize");
+  cr_assert_str_eq(wave_pipeline_for_level(1), "lint,simplify-cfg,legalize");
+  cr_assert_str_eq(wave_pipeline_for_level(2), "lint,fixpoint(simplify-cfg),legalize");
+  cr_assert_str_eq(wave_pipeline_for_level(3), "lint,fixpoint(simplify-cfg),legalize");
   cr_assert_null(wave_pipeline_for_level(4));
   for (unsigned level = 0; level < 4; level++) {
     wave_pipeline *p = parse_ok(wave_pipeline_for_level(level));
@@ -520,6 +530,28 @@ Test(pm, print_writes_through_the_callback) {
   cr_assert(run("remove-nops,print<nop-count>", &o));
   cr_assert_str_eq(out, "Printing analysis 'nop-count' for kernel 'a':\nnops: 2\n"
                         "Printing analysis 'nop-count' for kernel 'b':\nnops: 0\n");
+}
+
+Test(pm, print_reports_what_the_analysis_diagnoses_as_asked) {
+  cr_assert(run("remove-nops,print<nop-count>", NULL));
+  cr_assert_eq(diags.count, 1, "remove-nops left none in kernel b");
+  cr_assert_eq(diags.items[0].severity, WAVE_SEV_ERROR);
+  cr_assert_str_eq(diags.items[0].message, "kernel 'a': nops: 2");
+}
+
+Test(pm, lint_reports_every_diagnosing_analysis_as_warnings_and_changes_nothing) {
+  cr_assert(run("lint", NULL));
+  cr_assert_not(result.changed);
+  cr_assert_eq(diags.count, 2);
+  cr_assert_eq(diags.items[0].severity, WAVE_SEV_WARNING);
+  cr_assert_str_eq(diags.items[1].message, "kernel 'b': nops: 1");
+  cr_assert_str_eq(diags.items[0].flag, "nops");
+  cr_assert_eq(nop_parity_computed, 0, "an analysis without a diagnose hook is not computed");
+}
+
+Test(pm, analyses_diagnose_nothing_unless_printed_or_linted) {
+  cr_assert(run("read-count,remove-nops", NULL));
+  cr_assert_eq(diags.count, 0);
 }
 
 /* ---- verify-each ---------------------------------------------------------------------------- */
