@@ -74,6 +74,19 @@ text bench_make_kernel(long count) {
   return t;
 }
 
+text bench_make_deep_loops(int levels) {
+  text t = {0};
+  put(&t, ".kernel deep_loops\n.registers 4\nmov_sr r1, sr_lane_id\nmov_imm r2, 1\n"
+          "mov_imm r3, 0\n");
+  for (int i = 0; i < levels; i++)
+    put(&t, "loop\n");
+  put(&t, "iadd r3, r3, r2\nicmp_gt p1, r3, r1\nbreak p1\n");
+  for (int i = 0; i < levels; i++)
+    put(&t, "break p1\nendloop\n");
+  put(&t, "halt\n.end\n");
+  return t;
+}
+
 text bench_make_deep(int levels) {
   text t = {0};
   put(&t, ".kernel deep\n");

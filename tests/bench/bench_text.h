@@ -15,5 +15,8 @@ typedef struct text {
 text bench_make_kernel(long count);
 /* `levels` nested ifs around one nop. */
 text bench_make_deep(int levels);
+/* `levels` nested loops that lanes leave at different iterations: a counter compared with
+ * sr_lane_id breaks out of each, the worst case for a divergence analysis's fixpoint. */
+text bench_make_deep_loops(int levels);
 
 #endif
