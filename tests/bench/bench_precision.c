@@ -336,6 +336,20 @@ static void launch_config(const wave_gen_launch *g, uint32_t width, wave_reg_val
   config->num_presets = g->num_args;
 }
 
+/* Loaded values differ between lanes, as real inputs do: zeroed memory would make every
+ * load-dependent branch look uniform at run time, which no analysis can know. */
+static void fill_memory(wave_machine *m) {
+  size_t size;
+  uint8_t *mem = wave_machine_device_memory(m, &size);
+  uint64_t x = 0x9e3779b97f4a7c15u;
+  for (size_t i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    mem[i] = (uint8_t)x;
+  }
+}
+
 /* Runs the kernel once at `width` under the watch; false when it could not. */
 static bool watch_run(kernel_facts *k, tally *t, const wave_kernel *kernel,
                       const wave_gen_launch *g, uint32_t width, const wave_liveness *lv,
@@ -349,6 +363,8 @@ static bool watch_run(kernel_facts *k, tally *t, const wave_kernel *kernel,
   wave_machine *m = wave_machine_create(kernel, &config, NULL);
   bool ok = m && wave_machine_status(m) == WAVE_RUN_NOT_RUN &&
             (!first || facts_init(k, kernel, m, lv));
+  if (ok)
+    fill_memory(m);
   if (ok) {
     w.num_waves = wave_machine_num_waves(m);
     memset(w.workgroup, 0xff, sizeof(w.workgroup));
