@@ -4,11 +4,23 @@
  * region tree, flattened first into a graph of points so that no part of it recurses and a
  * kernel nested 100 000 deep costs what a flat one of the same size costs.
  *
+ * The question is asked per lane: may this lane's value of the register still be read? A
+ * lane's registers change only where the lane itself is active (docs/language.md "Notation":
+ * lanes outside the mask are untouched), and the statements a lane is active for, in the
+ * order it runs them, form a path through the graph below. So per lane this is textbook
+ * liveness over the graph, and a write that lane runs replaces its old value, wherever it
+ * stands: inside an if or a loop too. The wave-level reading of docs/language.md "Partial
+ * definitions" (`rd = M ? op : rd_old`) is about the register of all lanes at once; the lanes
+ * that keep rd_old took another path (the other side of the if, out by an earlier break),
+ * and that path is in the graph, so their value stays live where they stand. A loop-carried
+ * value, for example, stays live before a break that leads to its use, whatever the body
+ * writes after the break.
+ *
  * Points, in text order: every instruction, and markers for `if`, `else`, `endif`, `loop`,
  * `endloop` and the end of each region. A region falls into the next one (docs/language.md
  * "Labels and subroutines"); the last region's end has no successor. Edges:
- *   - `if p`: to the then-list, to the else-list, and to the endif, for lanes parked while a
- *     side runs or skipped by a uniform branch (docs/language.md "If and else");
+ *   - `if p`: to the then-list and to the else-list; every lane takes one of them
+ *     (docs/language.md "If and else"), a uniform branch included;
  *   - the end of the then-list jumps to the endif;
  *   - `endloop` goes back to `loop`; `break` also goes to the point after `endloop` and
  *     `continue` to `loop` (docs/language.md "Loops"). Lanes leave a loop only by break;
@@ -19,12 +31,23 @@
  * rounds is bounded by the lattice height.
  *
  * Transfer: live-in = uses + (live-out - kills). Uses come from wave_instr_uses (pairs and
- * quads expanded, a guarded instruction's destinations included). A write kills only where
- * every lane of the region is active: unguarded, at the region's top level. Inside an if or a
- * loop body lanes may be parked, and they keep the old value (docs/language.md "Partial
- * definitions"), so there a write kills nothing. `call` and a subroutine's `return` read
- * every register: the callee and the caller share them and are not analysed together. A
+ * quads expanded, a guarded instruction's destinations included: lanes the guard turns off
+ * keep the old value, so a guarded write kills nothing). `call` and a subroutine's `return`
+ * read every register: the callee and the caller share them and are not analysed together. A
  * register read before any write at kernel entry comes out live-in there (a kernel argument).
+ *
+ * One read escapes the per-lane view: shuffles and broadcast fetch their source from other
+ * lanes, inactive and ended ones included (wave_instr_other_lane_uses). A lane parked or ended
+ * while others run such a read must keep the value, though the read lies on no path of its
+ * own. For those registers only (the kernel's "other-lane" set):
+ *   - a write kills only at a region's top level, where every lane of the region that has not
+ *     ended is active, so no lane is parked while the others run from there;
+ *   - lanes parked at the end of a then-list wait while the else-list runs: an extra edge
+ *     from the else marker to the else-list carries these registers;
+ *   - a lane that ends (`halt`, or `return` in the entry region, guarded or not) keeps them
+ *     for good: they are live into it.
+ * Elsewhere the lanes that run on are the only ones off their own path, and they run on along
+ * graph edges: a then-list from its if, the rest of the body from a break or continue.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +63,13 @@ enum point_kind { P_INSTR, P_IF, P_ELSE, P_ENDIF, P_LOOP, P_ENDLOOP, P_REGION_EN
 
 #define NO_POINT UINT32_MAX
 
+/* What a P_INSTR's writes kill (see the rules above). */
+enum kill_rule { KILLS_NOTHING, KILLS_LANE_REGS, KILLS_ALL };
+
 typedef struct point {
   uint8_t kind;
-  bool kills;               /* P_INSTR: its defs kill */
+  uint8_t kill;             /* P_INSTR: enum kill_rule */
+  bool other_lane_edge;     /* its last successor carries only the other-lane registers */
   uint8_t num_succ;
   uint8_t cond;             /* P_IF: the predicate it reads */
   const wave_instr *instr;  /* P_INSTR */
@@ -66,6 +93,7 @@ struct wave_liveness {
   uint32_t *region_ends;      /* by region order */
   size_t num_regions;
   wave_regset everything;     /* r0..registers-1 and p0..p3 */
+  wave_regset other_lanes;    /* read by some instruction in lanes other than their own */
 };
 
 typedef struct builder {
@@ -130,19 +158,26 @@ static uint32_t innermost_loop(const builder *b) {
   return NO_POINT;
 }
 
+/* halt, and return where no call can be pending: the lanes that run it end, guarded or not. */
+static bool ends_lanes(const wave_instr *instr, bool entry_region) {
+  return instr->op == WAVE_OP_HALT || (instr->op == WAVE_OP_RETURN && entry_region);
+}
+
 static void add_instr(builder *b, const wave_instr *instr, unsigned depth, bool entry_region) {
   uint32_t i = add_point(b, P_INSTR, instr);
   if (i == NO_POINT)
     return;
   point *p = &b->lv->points[i];
   bool guarded = instr->guard != WAVE_NO_GUARD;
-  p->kills = depth == 0 && !guarded;
-  bool ends = !guarded && (instr->op == WAVE_OP_HALT ||
-                           (instr->op == WAVE_OP_RETURN && entry_region));
-  if (!ends)
+  p->kill = guarded ? KILLS_NOTHING : depth == 0 ? KILLS_ALL : KILLS_LANE_REGS;
+  if (guarded || !ends_lanes(instr, entry_region))
     p->succ[p->num_succ++] = i + 1;
   if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE)
     p->partner = innermost_loop(b);
+  /* Complete before solve() runs, which is all the kill rule needs. */
+  wave_regset other;
+  wave_instr_other_lane_uses(instr, &other);
+  b->lv->other_lanes = wave_regset_union(b->lv->other_lanes, other);
   add_span(b, &b->lv->instrs, &b->lv->num_instrs, &b->cap_instrs, instr, i, i + 1, i);
 }
 
@@ -184,8 +219,12 @@ static void flatten_region(builder *b, const wave_region *region, bool entry_reg
       point *h = &lv->points[head];
       uint32_t els = h->partner;
       h->succ[h->num_succ++] = els + 1;
-      h->succ[h->num_succ++] = i;
-      lv->points[els].succ[lv->points[els].num_succ++] = i;
+      point *e = &lv->points[els];
+      e->succ[e->num_succ++] = i;
+      if (els + 1 != i) {
+        e->succ[e->num_succ++] = els + 1;
+        e->other_lane_edge = true;
+      }
       lv->points[i].succ[lv->points[i].num_succ++] = i + 1;
       add_span(b, &lv->nodes, &lv->num_nodes, &b->cap_nodes, n, head, i + 1, els);
       break;
@@ -241,6 +280,8 @@ static wave_regset gen_of(const wave_liveness *lv, const point *p, bool entry_re
   if (crosses_regions(p, entry_region))
     return lv->everything;
   wave_instr_uses(p->instr, &s);
+  if (ends_lanes(p->instr, entry_region))
+    s = wave_regset_union(s, lv->other_lanes);
   return s;
 }
 
@@ -284,12 +325,18 @@ static bool solve(wave_liveness *lv, const bool *in_entry) {
       wave_regset out = wave_regset_empty();
       if (crosses_regions(p, in_entry[i]))
         out = lv->everything;
-      for (unsigned s = 0; s < p->num_succ; s++)
-        out = wave_regset_union(out, lv->in[p->succ[s]]);
+      for (unsigned s = 0; s < p->num_succ; s++) {
+        wave_regset next = lv->in[p->succ[s]];
+        if (p->other_lane_edge && s + 1 == p->num_succ)
+          next = wave_regset_intersect(next, lv->other_lanes);
+        out = wave_regset_union(out, next);
+      }
       wave_regset in = out;
-      if (p->kind == P_INSTR && p->kills) {
-        wave_regset defs = wave_regset_empty();
+      if (p->kind == P_INSTR && p->kill != KILLS_NOTHING) {
+        wave_regset defs;
         wave_instr_defs(p->instr, &defs);
+        if (p->kill == KILLS_LANE_REGS)
+          defs = wave_regset_subtract(defs, lv->other_lanes);
         in = wave_regset_subtract(in, defs);
       }
       in = wave_regset_union(in, gen_of(lv, p, in_entry[i]));
@@ -569,7 +616,7 @@ static int print(const void *result, const wave_kernel *kernel, wave_write_fn wr
 
 const wave_analysis_info wave_analysis_liveness = {
     .name = "liveness",
-    .help = "GPRs and predicates live at every point (partial definitions kill nothing)",
+    .help = "GPRs and predicates live at every point, per lane",
     .compute = compute,
     .destroy = destroy,
     .equal = equal,

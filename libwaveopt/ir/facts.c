@@ -93,6 +93,17 @@ const wave_operand *wave_instr_src(const wave_instr *instr, unsigned i) {
   return i < wave_instr_num_srcs(instr) ? &instr->operands[src_index(instr, i)] : NULL;
 }
 
+void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses) {
+  *uses = wave_regset_empty();
+  const wave_operand *src = wave_instr_src(instr, 0);
+  if (!op_has(instr, WAVE_F_OTHER_LANES) || !src ||
+      (src->kind != WAVE_OPERAND_GPR && src->kind != WAVE_OPERAND_SREG))
+    return;
+  unsigned width = wave_opcode_slot_width((wave_opcode)instr->op, src_index(instr, 0));
+  for (unsigned k = 0; k < width && src->value + k <= WAVE_MAX_GPR; k++)
+    wave_regset_set(uses, WAVE_REG_GPR(src->value + k));
+}
+
 bool wave_instr_set_dest(wave_instr *instr, wave_operand operand) {
   return has_dest_slot(instr) && wave_instr_set_operand(instr, 0, operand);
 }

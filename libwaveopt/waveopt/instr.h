@@ -47,6 +47,10 @@ WAVE_API void wave_instr_uses(const wave_instr *instr, wave_regset *uses);
  * omitted writes none. */
 WAVE_API void wave_instr_defs(const wave_instr *instr, wave_regset *defs);
 
+/* The registers it reads in lanes other than the one it computes for, inactive lanes included:
+ * a shuffle's or broadcast's value source (docs/language.md "Wave operations"). These reads
+ * lie on no path of the lane that owns the register, so per-lane reasoning misses them. */
+WAVE_API void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses);
 /* Membership in wave_instr_uses / wave_instr_defs; reg is WAVE_REG_GPR(r) or WAVE_REG_PRED(p). */
 WAVE_API bool wave_instr_reads_reg(const wave_instr *instr, unsigned reg);
 WAVE_API bool wave_instr_writes_reg(const wave_instr *instr, unsigned reg);

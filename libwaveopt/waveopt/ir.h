@@ -67,6 +67,7 @@ enum {
   WAVE_F_GUARD_OK = 1u << 14,    /* a @p1..3 guard on it survives every downstream tool */
   WAVE_F_ZERO_HI = 1u << 15,     /* writes a 16-bit result, upper half of rd zeroed */
   WAVE_F_PSEUDO = 1u << 16,      /* documentation dialect only; lowered before assembly */
+  WAVE_F_OTHER_LANES = 1u << 17, /* reads its first source in other lanes, inactive ones too */
 };
 
 typedef struct wave_opcode_info {

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Timing and memory helpers shared by the benchmarks. */
+/* Timing, memory and command-line helpers shared by the benchmarks. */
 #ifndef WAVE_BENCH_UTIL_H
 #define WAVE_BENCH_UTIL_H
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -19,6 +22,20 @@ static inline long bench_peak_rss_kb(void) {
   if (getrusage(RUSAGE_SELF, &usage) != 0)
     return 0;
   return usage.ru_maxrss;
+}
+
+/* The count after `--seeds` on the command line (as `wave-difftest --seeds N` takes it), or
+ * `fallback` when there is none; 0 after printing a usage line when the arguments are wrong. */
+static inline unsigned long bench_seed_count(int argc, char **argv, unsigned long fallback) {
+  if (argc == 1)
+    return fallback;
+  char *end = NULL;
+  unsigned long n = argc == 3 && strcmp(argv[1], "--seeds") == 0 ? strtoul(argv[2], &end, 10) : 0;
+  if (!end || *end || n == 0) {
+    fprintf(stderr, "usage: %s [--seeds N]  (N >= 1, default %lu)\n", argv[0], fallback);
+    return 0;
+  }
+  return n;
 }
 
 #endif

@@ -320,6 +320,33 @@ Test(facts, uses_and_defs_expand_pairs_quads_and_guards) {
   wave_module_destroy(m);
 }
 
+Test(facts, other_lane_uses_are_the_value_source_of_shuffles_and_broadcast) {
+  wave_module *m = wave_module_create(NULL);
+  wave_regset u;
+  static const wave_opcode fetching[] = {WAVE_OP_WAVE_SHUFFLE, WAVE_OP_WAVE_SHUFFLE_UP,
+                                         WAVE_OP_WAVE_SHUFFLE_DOWN, WAVE_OP_WAVE_SHUFFLE_XOR,
+                                         WAVE_OP_WAVE_BROADCAST};
+  for (size_t i = 0; i < sizeof(fetching) / sizeof(fetching[0]); i++) {
+    wave_operand ops[] = {wave_gpr(1), wave_gpr(5), wave_gpr(7)};
+    wave_instr *shuffle = make_instr(m, 2, fetching[i], 3, ops);
+    wave_instr_other_lane_uses(shuffle, &u);
+    /* Not the lane index (read in the lane itself), nor the guard. */
+    ASSERT_REGS(u, wave_opcode_table[fetching[i]].mnemonic, 5);
+  }
+  wave_instr *via_sreg = INSTR(m, WAVE_NO_GUARD, WAVE_SHUFFLE, wave_gpr(1), wave_sreg(4),
+                               wave_gpr(7));
+  wave_instr_other_lane_uses(via_sreg, &u);
+  ASSERT_REGS(u, "sr_lane_id as the source is r4", 4);
+  /* Reductions, scans and votes read active lanes only: lanes on their own paths. */
+  wave_instr *reduce = INSTR(m, WAVE_NO_GUARD, WAVE_REDUCE_ADD, wave_gpr(1), wave_gpr(5));
+  wave_instr_other_lane_uses(reduce, &u);
+  ASSERT_NO_REGS(u, "wave_reduce_add");
+  wave_instr *add = INSTR(m, WAVE_NO_GUARD, IADD, wave_gpr(1), wave_gpr(5), wave_gpr(7));
+  wave_instr_other_lane_uses(add, &u);
+  ASSERT_NO_REGS(u, "iadd");
+  wave_module_destroy(m);
+}
+
 /* ---- operand accessors -------------------------------------------------------------------- */
 
 static bool same_operand(const wave_operand *o, wave_operand expected) {

@@ -62,13 +62,64 @@ Test(liveness, guarded_halt_keeps_what_follows_live) {
   wave_module_destroy(m);
 }
 
-Test(liveness, partial_definition_inside_if_does_not_kill) {
+Test(liveness, write_inside_if_kills_for_its_lanes_only) {
   wave_module *m = parse(".kernel k\n    mov_imm r3, 0\n    mov_sr r1, sr_lane_id\n"
                          "    icmp_eq p1, r1, r3\n    if p1\n        mov_imm r3, 1\n    endif\n"
                          "    device_store_u32 r0, r3\n    halt\n.end\n");
   wave_kernel *k = m->first_kernel;
   wave_liveness *lv = wave_liveness_compute(k);
-  /* Lanes parked at the if keep r3 = 0 from the first instruction. */
+  /* The lanes that reach the write replace r3 before anyone reads it. */
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(3)));
+  /* Lanes with p1 false skip the write and store r3 = 0 from the first instruction. */
+  cr_assert(live(wave_liveness_out(lv, nth(k, 2)), WAVE_REG_GPR(3)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 0)), WAVE_REG_GPR(3)));
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
+Test(liveness, writes_on_both_sides_kill_before_the_if) {
+  wave_module *m = parse(".kernel k\n    mov_sr r1, sr_lane_id\n    mov_imm r4, 9\n"
+                         "    icmp_eq p1, r1, r4\n    if p1\n        mov_imm r4, 1\n    else\n"
+                         "        mov_imm r4, 2\n    endif\n    device_store_u32 r0, r4\n"
+                         "    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  /* Every lane takes one side, and both write r4: the 9 is dead once the compare read it. */
+  cr_assert(!live(wave_liveness_out(lv, nth(k, 2)), WAVE_REG_GPR(4)));
+  cr_assert(live(wave_liveness_in(lv, nth(k, 2)), WAVE_REG_GPR(4)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 3)), WAVE_REG_GPR(4)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 4)), WAVE_REG_GPR(4)));
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
+Test(liveness, write_after_a_break_kills_only_from_there) {
+  wave_module *m = parse(".kernel k\n    mov_sr r1, sr_lane_id\n    mov_imm r6, 0\n"
+                         "    mov_imm r2, 1\n    loop\n        icmp_eq p1, r1, r2\n"
+                         "        break p1\n        mov_imm r6, 5\n        isub r1, r1, r2\n"
+                         "    endloop\n    device_store_u32 r0, r6\n    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  /* Lanes that pass the break overwrite r6 in this iteration. */
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 5)), WAVE_REG_GPR(6)));
+  /* Lanes leave at different iterations, each with its own last r6 (0 when it leaves in the
+   * first): live before the break, around the back edge, and from the first write on. */
+  cr_assert(live(wave_liveness_in(lv, nth(k, 4)), WAVE_REG_GPR(6)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 3)), WAVE_REG_GPR(6)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 6)), WAVE_REG_GPR(6)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 1)), WAVE_REG_GPR(6)));
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
+Test(liveness, guarded_write_in_a_loop_kills_nothing) {
+  wave_module *m = parse(".kernel k\n    mov_imm r3, 0\n    mov_sr r1, sr_lane_id\n"
+                         "    icmp_eq p1, r1, r3\n    loop\n        @p1 mov_imm r3, 1\n"
+                         "        break p1\n    endloop\n    device_store_u32 r0, r3\n"
+                         "    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  /* Lanes the guard turns off keep r3 = 0. */
   cr_assert(live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(3)));
   cr_assert(live(wave_liveness_out(lv, nth(k, 0)), WAVE_REG_GPR(3)));
   wave_liveness_destroy(lv);
@@ -122,7 +173,7 @@ Test(liveness, nesting_100000_deep_does_not_recurse) {
   wave_module_destroy(m);
 }
 
-/* ---- the soundness gate ------------------------------------------------------------------ */
+/* ---- clobbering dead registers ----------------------------------------------------------- */
 
 typedef struct clobber {
   const wave_liveness *lv;
@@ -149,12 +200,14 @@ static void clobber_dead(void *ctx, const wave_observe *o) {
   }
 }
 
-static wave_machine *launch(const wave_kernel *k, const wave_gen_launch *g, clobber *c) {
+static wave_machine *launch(const wave_kernel *k, const wave_gen_launch *g, uint32_t width,
+                            clobber *c) {
   wave_launch_config config;
   wave_launch_config_init(&config);
   memcpy(config.grid, g->grid, sizeof(config.grid));
   memcpy(config.workgroup, g->workgroup, sizeof(config.workgroup));
   config.device_memory_size = g->device_memory_size;
+  config.wave_width = width;
   wave_reg_value presets[WAVE_GEN_MAX_ARGS];
   for (unsigned i = 0; i < g->num_args; i++)
     presets[i] = (wave_reg_value){g->args[i].reg, g->args[i].base};
@@ -174,7 +227,95 @@ static wave_machine *launch(const wave_kernel *k, const wave_gen_launch *g, clob
   return m;
 }
 
+/* Runs k plainly and while clobbering, after every instruction, every register liveness calls
+ * dead there; both runs must leave the same memory and lane states. Returns how many lane
+ * registers were clobbered. */
+static uint64_t check_clobbering(const wave_kernel *k, const wave_gen_launch *g, uint32_t width,
+                                 const char *what) {
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert_not_null(lv);
+  wave_machine *plain = launch(k, g, width, NULL);
+  clobber c = {lv, wave_machine_num_registers(plain), 0};
+  wave_machine *hit = launch(k, g, width, &c);
+  cr_assert_eq(wave_machine_status(plain), WAVE_RUN_OK, "%s", what);
+  cr_assert_eq(wave_machine_status(hit), WAVE_RUN_OK, "%s", what);
+  size_t size_a, size_b;
+  const uint8_t *a = wave_machine_device_memory(plain, &size_a);
+  const uint8_t *b = wave_machine_device_memory(hit, &size_b);
+  cr_assert(size_a == size_b && memcmp(a, b, size_a) == 0,
+            "%s: clobbering dead registers changed device memory", what);
+  for (uint32_t wg = 0; wg < wave_machine_num_workgroups(plain); wg++)
+    for (uint32_t t = 0; t < wave_machine_num_waves(plain) * wave_machine_wave_width(plain); t++)
+      cr_assert_eq(wave_machine_lane_state(plain, wg, t), wave_machine_lane_state(hit, wg, t),
+                   "%s: lane state of thread %u", what, t);
+  wave_machine_destroy(plain);
+  wave_machine_destroy(hit);
+  wave_liveness_destroy(lv);
+  return c.clobbered;
+}
+
+/* ---- registers read from other lanes ------------------------------------------------------ */
+
+/* One wave of 32 lanes; each kernel stores its result at address 0 (r0). */
+static const wave_gen_launch one_wave = {.grid = {1, 1, 1}, .workgroup = {32, 1, 1},
+                                         .device_memory_size = 64};
+
+Test(liveness, shuffle_source_written_inside_if_is_not_killed) {
+  /* Lane 1 alone takes the then-side and shuffles r5 from lane 2, parked on the way around:
+   * lane 2's r5 (its lane id) is read though lane 2 never reads it itself. */
+  wave_module *m = parse(".kernel k\n    mov_sr r5, sr_lane_id\n    mov_imm r7, 1\n"
+                         "    icmp_eq p1, r5, r7\n    if p1\n        mov_imm r5, 7\n"
+                         "        mov_imm r8, 2\n        wave_shuffle r6, r5, r8\n"
+                         "        device_store_u32 r0, r6\n    endif\n    mov_imm r5, 0\n"
+                         "    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(live(wave_liveness_out(lv, nth(k, 2)), WAVE_REG_GPR(5)));
+  cr_assert(live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(5)));
+  /* At the top level every lane that has not ended runs the write: it kills. */
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 7)), WAVE_REG_GPR(5)));
+  wave_liveness_destroy(lv);
+  cr_assert_gt(check_clobbering(k, &one_wave, 32, "shuffle in an if"), 0);
+  wave_module_destroy(m);
+}
+
+Test(liveness, then_lanes_keep_shuffle_sources_while_the_else_side_runs) {
+  /* Lane 1 takes the then-side and waits at the else while the others shuffle its r5. */
+  wave_module *m = parse(".kernel k\n    mov_sr r5, sr_lane_id\n    mov_imm r7, 1\n"
+                         "    icmp_eq p1, r5, r7\n    if p1\n        mov_imm r6, 1\n    else\n"
+                         "        wave_shuffle r6, r5, r7\n    endif\n"
+                         "    device_store_u32 r0, r6\n    mov_imm r5, 0\n    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(live(wave_liveness_out(lv, nth(k, 3)), WAVE_REG_GPR(5)));
+  /* After the if, no lane is parked and the top-level write kills. */
+  cr_assert(!live(wave_liveness_out(lv, nth(k, 5)), WAVE_REG_GPR(5)));
+  wave_liveness_destroy(lv);
+  cr_assert_gt(check_clobbering(k, &one_wave, 32, "shuffle in an else"), 0);
+  wave_module_destroy(m);
+}
+
+Test(liveness, ended_lanes_keep_shuffle_sources) {
+  /* Lane 1 halts; the others then overwrite their own r5 and shuffle lane 1's. */
+  wave_module *m = parse(".kernel k\n    mov_sr r5, sr_lane_id\n    mov_imm r7, 1\n"
+                         "    icmp_eq p1, r5, r7\n    @p1 halt\n    mov_imm r5, 9\n"
+                         "    wave_shuffle r6, r5, r7\n    device_store_u32 r0, r6\n"
+                         "    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(5)));
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 4)), WAVE_REG_GPR(5)));
+  wave_liveness_destroy(lv);
+  cr_assert_gt(check_clobbering(k, &one_wave, 32, "shuffle from an ended lane"), 0);
+  wave_module_destroy(m);
+}
+
+/* ---- the soundness gate ------------------------------------------------------------------ */
+
 #define GATE_SEEDS 1000
+
+/* Widths take turns, so that shuffles reach out-of-range and other lanes in other ways. */
+static const uint32_t gate_widths[] = {8, 32, 64};
 
 Test(liveness, clobbering_dead_registers_changes_nothing, .timeout = 120) {
   uint64_t clobbered = 0;
@@ -189,28 +330,9 @@ Test(liveness, clobbering_dead_registers_changes_nothing, .timeout = 120) {
     wave_module *mod = wave_generate(&o, &g, &diags);
     wave_diags_free(&diags);
     cr_assert_not_null(mod);
-    wave_kernel *k = mod->first_kernel;
-    wave_liveness *lv = wave_liveness_compute(k);
-    cr_assert_not_null(lv);
-    wave_machine *plain = launch(k, &g, NULL);
-    clobber c = {lv, wave_machine_num_registers(plain), 0};
-    wave_machine *hit = launch(k, &g, &c);
-    clobbered += c.clobbered;
-    cr_assert_eq(wave_machine_status(plain), WAVE_RUN_OK, "seed %llu", (unsigned long long)seed);
-    cr_assert_eq(wave_machine_status(hit), WAVE_RUN_OK, "seed %llu", (unsigned long long)seed);
-    size_t size_a, size_b;
-    const uint8_t *a = wave_machine_device_memory(plain, &size_a);
-    const uint8_t *b = wave_machine_device_memory(hit, &size_b);
-    cr_assert(size_a == size_b && memcmp(a, b, size_a) == 0,
-              "seed %llu: clobbering dead registers changed device memory",
-              (unsigned long long)seed);
-    for (uint32_t wg = 0; wg < wave_machine_num_workgroups(plain); wg++)
-      for (uint32_t t = 0; t < wave_machine_num_waves(plain) * wave_machine_wave_width(plain); t++)
-        cr_assert_eq(wave_machine_lane_state(plain, wg, t), wave_machine_lane_state(hit, wg, t),
-                     "seed %llu: lane state of thread %u", (unsigned long long)seed, t);
-    wave_machine_destroy(plain);
-    wave_machine_destroy(hit);
-    wave_liveness_destroy(lv);
+    char what[32];
+    snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
+    clobbered += check_clobbering(mod->first_kernel, &g, gate_widths[seed % 3], what);
     wave_module_destroy(mod);
   }
   cr_assert_gt(clobbered, 0, "the gate clobbered nothing");
