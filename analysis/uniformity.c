@@ -198,6 +198,10 @@ typedef struct frame {
   state entry_state;        /* if: at the if; loop: at the loop, before its header */
   state other;              /* if: at the end of the then-list; loop: joined break states */
   state cont;               /* loop: joined continue states */
+  /* loop: the header state the current walk of the body began with. A break found divergent
+   * during the walk narrows later iterations even when no register changed at the header, so
+   * the walk is compared against this rather than against a header recomputed afterwards. */
+  state header;
   wave_regset written;
   int outer_loop;           /* the level of the loop around this one */
 } frame;
@@ -480,6 +484,7 @@ static void enter_loop(walk *w, state *s, const wave_node *node) {
     return;
   }
   *s = header_state(f, w->loop_level);
+  f->header = *s;
   visit(f->e, s, s->narrow < 0, f->e->divergent, f->e->cause);
 }
 
@@ -490,7 +495,7 @@ static bool leave_loop(walk *w, state *s) {
   int level = w->loop_level;
   state back = join(*s, f->cont);
   if (!f->entry_state.dead && !back.dead) {
-    state old = header_state(f, level);
+    state old = f->header;
     wave_regset merged = wave_regset_union(back.div, back.after_cont);
     if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
       if (!f->e->cont_cause)
@@ -505,6 +510,7 @@ static bool leave_loop(walk *w, state *s) {
     if (!wave_regset_equal(old.div, now.div) || old.narrow != now.narrow) {
       f->other = dead_state();
       f->cont = dead_state();
+      f->header = now;
       *s = now;
       return true;
     }
