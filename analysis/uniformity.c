@@ -16,7 +16,9 @@
  * immediates, the other special registers, kernel arguments (docs/language.md "Registers":
  * a preset is the same in every lane), and the results of wave_reduce_*, wave_broadcast,
  * wave_ballot, wave_any and wave_all, which are one value over the active lanes whatever
- * their operands (docs/language.md "Wave operations"). A load from a uniform address is
+ * their operands (docs/language.md "Wave operations"). Classified across the workgroup
+ * (config across_workgroup, for barriers), sr_wave_id and those per-wave results are sources
+ * too: each wave of the workgroup has its own. A load from a uniform address is
  * uniform, as the issue asks: stores by other lanes are not modelled.
  *
  * Divergence through control flow, with the partial definitions of docs/language.md "Partial
@@ -196,6 +198,10 @@ typedef struct frame {
   state entry_state;        /* if: at the if; loop: at the loop, before its header */
   state other;              /* if: at the end of the then-list; loop: joined break states */
   state cont;               /* loop: joined continue states */
+  /* loop: the header state the current walk of the body began with. A break found divergent
+   * during the walk narrows later iterations even when no register changed at the header, so
+   * the walk is compared against this rather than against a header recomputed afterwards. */
+  state header;
   wave_regset written;
   int outer_loop;           /* the level of the loop around this one */
 } frame;
@@ -206,6 +212,7 @@ typedef struct walk {
   frame *frames;
   size_t depth, cap;
   int loop_level;           /* frame level of the innermost loop, -1 outside loops */
+  bool across_workgroup;    /* config: per-wave values are sources */
   bool oom;
 } walk;
 
@@ -249,8 +256,9 @@ static void note_defs(walk *w, state *s, wave_regset defs) {
     s->after_cont = wave_regset_union(s->after_cont, defs);
 }
 
-static bool is_lane_sreg(uint32_t sreg) {
-  return sreg <= 2 || sreg == 4;   /* sr_thread_id_x/_y/_z, sr_lane_id */
+/* sr_thread_id_x/_y/_z, sr_lane_id; across the workgroup sr_wave_id too. */
+static bool is_lane_sreg(uint32_t sreg, bool across_workgroup) {
+  return sreg <= 2 || sreg == 4 || (across_workgroup && sreg == 3);
 }
 
 /* Whether the instruction's result is one value over the lanes it runs in, whatever its
@@ -266,8 +274,9 @@ static bool is_wave_uniform_op(wave_opcode op) {
   }
 }
 
-static bool is_lane_source(const wave_instr *instr) {
-  if (wave_opcode_has(instr->op, WAVE_F_RMW))
+static bool is_lane_source(const wave_instr *instr, bool across_workgroup) {
+  if (wave_opcode_has(instr->op, WAVE_F_RMW) ||
+      (across_workgroup && is_wave_uniform_op(instr->op)))
     return true;
   switch (instr->op) {
   case WAVE_OP_WAVE_PREFIX_SUM: case WAVE_OP_WAVE_SHUFFLE: case WAVE_OP_WAVE_SHUFFLE_UP:
@@ -278,7 +287,7 @@ static bool is_lane_source(const wave_instr *instr) {
   }
   for (unsigned i = 0; i < instr->num_operands; i++)
     if (instr->operands[i].kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(instr->op, i) &&
-        is_lane_sreg(instr->operands[i].value))
+        is_lane_sreg(instr->operands[i].value, across_workgroup))
       return true;
   return false;
 }
@@ -354,7 +363,7 @@ static void transfer(walk *w, state *s, const wave_instr *instr) {
   /* The first divergent input, and the cause it brings. */
   unsigned from = WAVE_NUM_REGS;
   cause_kind kind = CAUSE_OPERAND;
-  if (is_lane_source(instr)) {
+  if (is_lane_source(instr, w->across_workgroup)) {
     kind = CAUSE_SOURCE;
   } else {
     wave_regset uses;
@@ -475,6 +484,7 @@ static void enter_loop(walk *w, state *s, const wave_node *node) {
     return;
   }
   *s = header_state(f, w->loop_level);
+  f->header = *s;
   visit(f->e, s, s->narrow < 0, f->e->divergent, f->e->cause);
 }
 
@@ -485,7 +495,7 @@ static bool leave_loop(walk *w, state *s) {
   int level = w->loop_level;
   state back = join(*s, f->cont);
   if (!f->entry_state.dead && !back.dead) {
-    state old = header_state(f, level);
+    state old = f->header;
     wave_regset merged = wave_regset_union(back.div, back.after_cont);
     if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
       if (!f->e->cont_cause)
@@ -500,6 +510,7 @@ static bool leave_loop(walk *w, state *s) {
     if (!wave_regset_equal(old.div, now.div) || old.narrow != now.narrow) {
       f->other = dead_state();
       f->cont = dead_state();
+      f->header = now;
       *s = now;
       return true;
     }
@@ -574,6 +585,7 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
   u->kernel = kernel;
   w->u = u;
   w->loop_level = -1;
+  w->across_workgroup = config && config->across_workgroup;
   for (const wave_region *r = kernel->first_region; r && !w->oom; r = r->next) {
     state s = {0};
     s.narrow = -1;
@@ -691,6 +703,8 @@ static const char *source_name(const wave_instr *instr) {
       return wave_sreg_names[instr->operands[i].value];
   if (wave_opcode_has(instr->op, WAVE_F_RMW))
     return "each lane's own old value";
+  if (is_wave_uniform_op(instr->op))
+    return "each wave's own result";
   return "a per-lane result";
 }
 

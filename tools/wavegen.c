@@ -14,7 +14,7 @@ static bool parse_number(const char *s, uint64_t *out) {
 
 static const char usage[] =
     "usage: wavegen --seed S [--size N] [--depth D] [--no-wave-ops] [--races]\n"
-    "               [--docs-dialect] [-o FILE]\n"
+    "               [--docs-dialect] [--divergent-barriers] [-o FILE]\n"
     "\n"
     "Prints a random WAVE kernel that verifies, terminates and has no undefined behaviour.\n"
     "A comment at the top gives the seed and the launch it expects (grid, workgroup, preset\n"
@@ -29,6 +29,8 @@ static const char usage[] =
     "                    the order in which lanes run)\n"
     "  --docs-dialect    also use documentation-dialect forms (predicate logic, 'break !p',\n"
     "                    immediates) and print in that dialect\n"
+    "  --divergent-barriers  also put barriers inside ifs and loops, where only some\n"
+    "                    threads may reach them (undefined: for testing barrier checks)\n"
     "  -o FILE           write to FILE instead of standard output\n"
     "  --help            show this help\n"
     "\n"
@@ -68,6 +70,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->gen.races = true;
     } else if (strcmp(a, "--docs-dialect") == 0) {
       opt->gen.docs_dialect = true;
+    } else if (strcmp(a, "--divergent-barriers") == 0) {
+      opt->gen.divergent_barriers = true;
     } else if (strcmp(a, "-o") == 0) {
       if (++i == argc)
         return tool_usage_error("wavegen", "missing file name after '%s'", a);

@@ -651,11 +651,15 @@ static int run_tool(options *opt) {
    * documentation forms lowered, and after legalize none are left. */
   if (ok && !opt->analyze && opt->print.dialect == WAVE_DIALECT_ASM)
     ok = wave_lower_docs_dialect(module, &run_diags);
+  /* What an analysis printed explains the errors it diagnosed (a divergent barrier): it is
+   * written even though they fail the run. */
+  bool print_analyses = ok && opt->analyze;
   /* -Werror: a warning recorded as an error fails the run even if the pass itself succeeded. */
   ok = ok && !wave_diags_has_errors(&run_diags);
   tool_print_diags(&run_diags, opt->diag_format);
-  if (ok && opt->analyze) {
-    ok = !analyses.failed && tool_write_output("waveopt", opt->output, emit_text, &analyses) == 0;
+  if (print_analyses) {
+    ok = !analyses.failed &&
+         tool_write_output("waveopt", opt->output, emit_text, &analyses) == 0 && ok;
   } else if (ok) {
     emit_ctx ctx = {module, &opt->print};
     ok = tool_write_output("waveopt", opt->output, emit_module, &ctx) == 0;

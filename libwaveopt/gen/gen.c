@@ -14,7 +14,11 @@
  * - Division: the divisor is `or`ed with 1. Clamps: the bounds come from imin/imax. fclamp
  *   (NaN bounds) is never used.
  * - Barriers and local-memory exchanges: only at the kernel's top level and before the first
- *   halt, so every thread of the workgroup reaches each one.
+ *   halt, so every thread of the workgroup reaches each one. With divergent_barriers also in
+ *   ifs and loops (still before the first halt in the text, and halts then stay out of loops,
+ *   so that no barrier runs after a halt): barrier divergence is then possible on purpose,
+ *   while a barrier reached by every thread that has not ended never waits for a wave whose
+ *   threads all ended.
  * - Halts: only inside an if or guarded, each after the lane has stored all its registers.
  * - Wave width: without wave operations no W-dependent special register is read. Shuffles and
  *   broadcasts (which read other lanes' registers even when inactive) appear only where every
@@ -644,8 +648,12 @@ static stmt pick_statement(gen *g, unsigned depth, bool converged) {
   weight[S_IF] = depth < g->opt->max_depth ? 11 : 0;
   weight[S_LOOP] = depth < g->opt->max_depth && g->loop_nest < MAX_LOOP_NEST ? 7 : 0;
   weight[S_BREAK] = g->loop_nest > 0 ? 12 : 0;
-  weight[S_HALT] = g->opt->halts && g->halts < MAX_HALTS && depth > 0 ? 3 : 0;
-  weight[S_BARRIER] = g->opt->barriers && converged ? 3 : 0;
+  weight[S_HALT] = g->opt->halts && g->halts < MAX_HALTS && depth > 0 &&
+                           !(g->opt->divergent_barriers && g->loop_nest > 0)
+                       ? 3
+                       : 0;
+  bool barrier_here = converged || (g->opt->divergent_barriers && !g->halted);
+  weight[S_BARRIER] = g->opt->barriers && barrier_here ? 3 : 0;
   weight[S_MISC] = 1;
   unsigned total = 0;
   for (unsigned i = 0; i < S_COUNT; i++)
@@ -817,10 +825,11 @@ wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *lau
 
 char *wave_gen_describe(const wave_gen_options *o, const wave_gen_launch *l) {
   wave_strbuf t = {0};
-  wave_strbuf_printf(&t, "; wavegen --seed %llu --size %u --depth %u%s%s%s\n",
+  wave_strbuf_printf(&t, "; wavegen --seed %llu --size %u --depth %u%s%s%s%s\n",
                      (unsigned long long)o->seed, o->size, o->max_depth,
                      o->wave_ops ? "" : " --no-wave-ops", o->races ? " --races" : "",
-                     o->docs_dialect ? " --docs-dialect" : "");
+                     o->docs_dialect ? " --docs-dialect" : "",
+                     o->barriers && o->divergent_barriers ? " --divergent-barriers" : "");
   wave_strbuf_printf(&t,
                      "; launch: grid %u,%u,%u  workgroup %u,%u,%u  device memory >= %u bytes "
                      "(any contents)\n",

@@ -43,6 +43,10 @@ typedef struct wave_gen_options {
   bool races;             /* shared counters' old values are observed: results then depend
                            * on the order in which lanes run */
   bool barriers;          /* barriers and local-memory exchanges at the top level */
+  bool divergent_barriers;  /* with barriers: also inside ifs and loops (never after a halt,
+                             * and then no halt inside a loop), where some threads may reach
+                             * them without the others: the one undefined behaviour allowed,
+                             * for testing barrier checks */
   bool halts;             /* halts inside divergent regions */
   bool floats;            /* f32 and f16 arithmetic */
   bool docs_dialect;      /* also documentation-dialect forms (predicate logic, `break !p`,

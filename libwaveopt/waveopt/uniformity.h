@@ -37,6 +37,11 @@ typedef struct wave_uniformity_config {
   /* Registers the host presets differently per lane (the `assume-divergent` list):
    * divergent from the kernel's entry on. */
   wave_regset assume_divergent;
+  /* Classify across the workgroup rather than the wave, as a barrier needs: sr_wave_id and the
+   * per-wave results of wave_reduce_*, wave_broadcast, wave_ballot, wave_any and wave_all also
+   * differ, and a converged point is one that every thread of the workgroup that has not ended
+   * reaches together. */
+  bool across_workgroup;
 } wave_uniformity_config;
 
 /* The result for `kernel`, or NULL when memory ran out. config may be NULL (all zero). */

@@ -41,7 +41,7 @@ Test(uniformity, queries) {
   cr_assert(strstr(why, "sr_lane_id"), "%s", why);
   cr_assert_eq(wave_uniformity_explain_instr(u, add, why, sizeof(why)), 0);
 
-  wave_uniformity_config config = {wave_regset_empty()};
+  wave_uniformity_config config = {.assume_divergent = wave_regset_empty()};
   wave_regset_set(&config.assume_divergent, WAVE_REG_GPR(2));
   wave_uniformity *v = wave_uniformity_compute(k, &config);
   cr_assert(v);

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Barrier divergence: convergent operations at points that are not converged.
+ *
+ * A `barrier` must be reached by every thread of the workgroup that has not ended
+ * (docs/language.md "Barriers and fences"; otherwise undefined, docs/language.md "Undefined
+ * behaviour"). Uniformity (analysis/uniformity.c) knows the converged points, but per wave:
+ * a condition uniform in each wave may still differ between the waves of a workgroup
+ * (sr_wave_id, or a wave_reduce_* or wave_ballot result, which is one value per wave), and the
+ * interpreter reports a barrier that the waves reach apart as barrier divergence too. So the
+ * barriers are judged by a second uniformity result classified across the workgroup
+ * (wave_uniformity_config.across_workgroup), in which those per-wave values are sources: a
+ * barrier is flagged exactly when that result says it is reached and not converged. Lanes
+ * that ended do not take part (docs/language.md "Halt and return"): a guarded halt before a
+ * barrier is fine, as the uniformity analysis has it.
+ *
+ * Wave operations (wave_*, the shuffles) need only their own wave converged: the per-wave
+ * result judges them. One at a point that is not converged is well defined in WAVE (it acts on
+ * the active lanes, docs/language.md "Wave operations"), but wave-ptx turns it into a
+ * full-mask shfl.sync, undefined in PTX (docs/toolchain.md "Wave operations under divergence"):
+ * always a warning [-Wtoolchain].
+ *
+ * Soundness rests on the uniformity analysis: every point it calls converged is reached by all
+ * lanes (threads) that entered the region and have not ended. The rest of this file only names
+ * the construct responsible, in one walk of the region tree with an explicit frame stack: the
+ * innermost enclosing divergent if; a break or continue earlier in the iteration (on the path
+ * to the point: the else-side of an if does not see its then-side) that only some lanes take;
+ * an enclosing loop that lanes leave at different iterations; the instruction's own guard;
+ * for code after a label, a call to it from a point that is not converged (the uniformity
+ * analysis does not follow calls, so code after a label is never converged).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/builtin.h"
+#include "support/text.h"
+#include "waveopt/barriers.h"
+#include "waveopt/edit.h"
+#include "waveopt/instr.h"
+
+enum { PER_WAVE, ACROSS, NUM_VIEWS };
+
+/* One barrier or wave operation, in text order. */
+typedef struct site {
+  const wave_instr *instr;
+  bool reached;
+  int32_t finding;          /* index into findings, -1 when converged or not reached */
+} site;
+
+typedef struct site_key {
+  const wave_instr *instr;
+  uint32_t site;
+} site_key;
+
+struct wave_barriers {
+  site *sites;
+  size_t num_sites;
+  site_key *by_instr;       /* sorted by instruction address, for find */
+  wave_barrier_finding *findings;
+  size_t num_findings;
+};
+
+/* ---- the walk ---------------------------------------------------------------------------- */
+
+typedef struct frame {
+  const wave_node *node;    /* an if or a loop; NULL for the region */
+  bool dead_at_entry, then_dead;
+  bool live_break;          /* loop: some break is reached */
+  /* Per view: the first break or continue on the path through this frame (this side of an
+   * if) that leaves only some of the lanes of the innermost loop. */
+  const wave_instr *exit[NUM_VIEWS], *then_exit[NUM_VIEWS];
+} frame;
+
+typedef struct walk {
+  const wave_kernel *kernel;
+  const wave_uniformity *u[NUM_VIEWS];
+  wave_barriers *b;
+  frame *frames;
+  size_t depth, cap;
+  size_t cap_sites, cap_findings;
+  const wave_instr **calls; /* every call of the kernel, for the CALL cause */
+  size_t num_calls, cap_calls;
+  bool oom;
+} walk;
+
+static bool grow(void **items, size_t *cap, size_t count, size_t size) {
+  if (count < *cap)
+    return true;
+  size_t grown = *cap ? 2 * *cap : 32;
+  void *p = realloc(*items, grown * size);
+  if (!p)
+    return false;
+  *items = p;
+  *cap = grown;
+  return true;
+}
+
+static frame *push(walk *w, const wave_node *node, bool dead) {
+  if (!grow((void **)&w->frames, &w->cap, w->depth, sizeof(frame))) {
+    w->oom = true;
+    return NULL;
+  }
+  frame *f = &w->frames[w->depth++];
+  memset(f, 0, sizeof(*f));
+  f->node = node;
+  f->dead_at_entry = dead;
+  return f;
+}
+
+static bool is_wave_op(const wave_instr *instr) {
+  return wave_opcode_get(instr->op)->category == WAVE_CAT_WAVE && wave_instr_is_convergent(instr);
+}
+
+/* The loop frame a break or continue at the top of the stack acts on, or NULL. */
+static frame *innermost_loop(walk *w) {
+  for (size_t i = w->depth; i-- > 1;)
+    if (w->frames[i].node->kind == WAVE_NODE_LOOP)
+      return &w->frames[i];
+  return NULL;
+}
+
+static uint32_t node_line(const wave_node *node) {
+  return node->kind == WAVE_NODE_IF ? node->u.if_.if_src.loc.line
+                                    : node->u.loop.loop_src.loc.line;
+}
+
+static char *explained(const wave_uniformity *u, const wave_node *node, const wave_instr *instr) {
+  char why[512];
+  if (node)
+    wave_uniformity_explain_node(u, node, why, sizeof(why));
+  else
+    wave_uniformity_explain_instr(u, instr, why, sizeof(why));
+  return wave_format("%s", why);
+}
+
+/* The text of a finding's cause; NULL when memory ran out. */
+static char *describe(const wave_uniformity *u, const wave_barrier_finding *f,
+                      const wave_region *region) {
+  char *chain = NULL, *text = NULL;
+  switch (f->cause) {
+  case WAVE_BARRIER_CAUSE_IF:
+    chain = explained(u, f->node, NULL);
+    text = chain ? wave_format("the if at line %u is divergent (%s)", f->line, chain) : NULL;
+    break;
+  case WAVE_BARRIER_CAUSE_LOOP:
+    chain = explained(u, f->node, NULL);
+    text = chain ? wave_format("lanes leave the loop at line %u at different iterations (%s)",
+                               f->line, chain)
+                 : NULL;
+    break;
+  case WAVE_BARRIER_CAUSE_BRANCH: {
+    const char *what = wave_opcode_get(f->branch->op)->mnemonic;
+    if (wave_uniformity_branch_divergent(u, f->branch)) {
+      chain = explained(u, NULL, f->branch);
+      text = chain ? wave_format("the %s at line %u earlier in the iteration is divergent (%s)",
+                                 what, f->line, chain)
+                   : NULL;
+    } else {
+      text = wave_format("the %s at line %u earlier in the iteration is reached by only some "
+                         "lanes", what, f->line);
+    }
+    break;
+  }
+  case WAVE_BARRIER_CAUSE_GUARD:
+    text = wave_format("its guard p%d may differ between lanes", f->instr->guard);
+    break;
+  case WAVE_BARRIER_CAUSE_CALL:
+    text = wave_format("it follows label '%s', called at line %u where lanes are parked",
+                       region->label, f->line);
+    break;
+  case WAVE_BARRIER_CAUSE_SUBROUTINE:
+    text = wave_format("it follows label '%s', and calls are not followed: its callers may "
+                       "have lanes parked", region->label ? region->label : "?");
+    break;
+  }
+  free(chain);
+  return text;
+}
+
+/* Names the construct that keeps instr from being converged in view v. */
+static void find_cause(walk *w, int v, const wave_instr *instr, const wave_region *region,
+                       wave_barrier_finding *f) {
+  const wave_uniformity *u = w->u[v];
+  for (size_t i = w->depth; i-- > 1;) {
+    const frame *fr = &w->frames[i];
+    if (fr->node->kind == WAVE_NODE_IF && wave_uniformity_node_divergent(u, fr->node)) {
+      f->cause = WAVE_BARRIER_CAUSE_IF;
+      f->node = fr->node;
+      f->line = node_line(fr->node);
+      return;
+    }
+    if (fr->exit[v]) {
+      f->cause = WAVE_BARRIER_CAUSE_BRANCH;
+      f->branch = fr->exit[v];
+      f->line = fr->exit[v]->src.loc.line;
+      return;
+    }
+    if (fr->node->kind == WAVE_NODE_LOOP && wave_uniformity_node_divergent(u, fr->node)) {
+      f->cause = WAVE_BARRIER_CAUSE_LOOP;
+      f->node = fr->node;
+      f->line = node_line(fr->node);
+      return;
+    }
+  }
+  if (instr->guard != WAVE_NO_GUARD &&
+      wave_uniformity_reg_divergent(u, instr, WAVE_REG_PRED(instr->guard))) {
+    f->cause = WAVE_BARRIER_CAUSE_GUARD;
+    f->line = instr->src.loc.line;
+    return;
+  }
+  f->cause = WAVE_BARRIER_CAUSE_SUBROUTINE;
+  if (!region->label)
+    return;
+  for (size_t i = 0; i < w->num_calls; i++) {
+    const wave_instr *call = w->calls[i];
+    if (call->operands[0].label && !strcmp(call->operands[0].label, region->label) &&
+        !wave_uniformity_instr_converged(u, call)) {
+      f->cause = WAVE_BARRIER_CAUSE_CALL;
+      f->branch = call;
+      f->line = call->src.loc.line;
+      return;
+    }
+  }
+}
+
+static void check(walk *w, const wave_instr *instr, const wave_region *region, bool dead) {
+  wave_barriers *b = w->b;
+  if (!grow((void **)&b->sites, &w->cap_sites, b->num_sites, sizeof(site))) {
+    w->oom = true;
+    return;
+  }
+  site *s = &b->sites[b->num_sites++];
+  s->instr = instr;
+  s->reached = !dead;
+  s->finding = -1;
+  bool barrier = instr->op == WAVE_OP_BARRIER;
+  int v = barrier ? ACROSS : PER_WAVE;
+  if (dead || wave_uniformity_instr_converged(w->u[v], instr))
+    return;
+  if (!grow((void **)&b->findings, &w->cap_findings, b->num_findings, sizeof(*b->findings))) {
+    w->oom = true;
+    return;
+  }
+  wave_barrier_finding *f = &b->findings[b->num_findings];
+  memset(f, 0, sizeof(*f));
+  f->instr = instr;
+  f->across_waves = barrier && wave_uniformity_instr_converged(w->u[PER_WAVE], instr);
+  find_cause(w, v, instr, region, f);
+  f->why = describe(w->u[v], f, region);
+  if (!f->why) {
+    w->oom = true;
+    return;
+  }
+  s->finding = (int32_t)b->num_findings++;
+}
+
+/* A break or continue: remember it in its frame when it leaves only some lanes. */
+static void note_branch(walk *w, const wave_instr *instr, bool dead) {
+  frame *loop = innermost_loop(w);
+  if (dead || !loop)
+    return;
+  if (instr->op == WAVE_OP_BREAK)
+    loop->live_break = true;
+  frame *top = &w->frames[w->depth - 1];
+  for (int v = 0; v < NUM_VIEWS; v++)
+    if (!top->exit[v] && (wave_uniformity_branch_divergent(w->u[v], instr) ||
+                          !wave_uniformity_instr_converged(w->u[v], instr)))
+      top->exit[v] = instr;
+}
+
+static void walk_region(walk *w, const wave_region *region) {
+  w->depth = 0;
+  if (!push(w, NULL, false))
+    return;
+  bool dead = false;
+  wave_const_walker it;
+  wave_const_walk_init(&it, &region->body);
+  while (!w->oom && wave_const_walk_next(&it)) {
+    const wave_node *n = it.node;
+    frame *f = &w->frames[w->depth - 1];
+    switch (it.event) {
+    case WAVE_WALK_BLOCK:
+      wave_foreach_instr(instr, n) {
+        if (instr->op == WAVE_OP_BARRIER || is_wave_op(instr))
+          check(w, instr, region, dead);
+        else if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE)
+          note_branch(w, instr, dead);
+        else if ((instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN) &&
+                 instr->guard == WAVE_NO_GUARD)
+          dead = true;
+      }
+      break;
+    case WAVE_WALK_IF:
+    case WAVE_WALK_LOOP:
+      push(w, n, dead);
+      break;
+    case WAVE_WALK_ELSE:
+      f->then_dead = dead;
+      memcpy(f->then_exit, f->exit, sizeof(f->exit));
+      memset(f->exit, 0, sizeof(f->exit));
+      dead = f->dead_at_entry;
+      break;
+    case WAVE_WALK_ENDIF:
+    case WAVE_WALK_ENDLOOP: {
+      frame *parent = &w->frames[w->depth - 2];
+      if (it.event == WAVE_WALK_ENDIF) {
+        dead = dead && f->then_dead;
+        for (int v = 0; v < NUM_VIEWS; v++)
+          if (!parent->exit[v])
+            parent->exit[v] = f->then_exit[v] ? f->then_exit[v] : f->exit[v];
+      } else {
+        /* Lanes leave a loop only by a break (docs/language.md "Loops"). */
+        dead = f->dead_at_entry || !f->live_break;
+      }
+      w->depth--;
+      break;
+    }
+    }
+  }
+}
+
+static int by_address(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const site_key *)a)->instr;
+  uintptr_t y = (uintptr_t)((const site_key *)b)->instr;
+  return (x > y) - (x < y);
+}
+
+/* Every call of the kernel, in one walk. */
+static void collect_calls(walk *w) {
+  for (const wave_region *r = w->kernel->first_region; r && !w->oom; r = r->next) {
+    wave_const_walker it;
+    wave_const_walk_init(&it, &r->body);
+    while (!w->oom && wave_const_walk_next(&it))
+      if (it.event == WAVE_WALK_BLOCK)
+        wave_foreach_instr(instr, it.node) {
+          if (instr->op != WAVE_OP_CALL)
+            continue;
+          if (!grow((void **)&w->calls, &w->cap_calls, w->num_calls, sizeof(*w->calls)))
+            w->oom = true;
+          else
+            w->calls[w->num_calls++] = instr;
+        }
+  }
+}
+
+wave_barriers *wave_barriers_compute(const wave_kernel *kernel, const wave_uniformity *per_wave) {
+  wave_uniformity_config across = {0};
+  across.across_workgroup = true;
+  wave_uniformity *own = per_wave ? NULL : wave_uniformity_compute(kernel, NULL);
+  wave_uniformity *workgroup = wave_uniformity_compute(kernel, &across);
+  wave_barriers *b = calloc(1, sizeof(*b));
+  walk w = {0};
+  w.kernel = kernel;
+  w.u[PER_WAVE] = per_wave ? per_wave : own;
+  w.u[ACROSS] = workgroup;
+  w.b = b;
+  w.oom = !b || !w.u[PER_WAVE] || !workgroup;
+  if (!w.oom)
+    collect_calls(&w);
+  for (const wave_region *r = kernel->first_region; r && !w.oom; r = r->next)
+    walk_region(&w, r);
+  if (!w.oom && b->num_sites) {
+    b->by_instr = malloc(b->num_sites * sizeof(*b->by_instr));
+    w.oom = !b->by_instr;
+    for (size_t i = 0; !w.oom && i < b->num_sites; i++)
+      b->by_instr[i] = (site_key){b->sites[i].instr, (uint32_t)i};
+    if (!w.oom)
+      qsort(b->by_instr, b->num_sites, sizeof(*b->by_instr), by_address);
+  }
+  free(w.frames);
+  free(w.calls);
+  wave_uniformity_destroy(own);
+  wave_uniformity_destroy(workgroup);
+  if (w.oom) {
+    wave_barriers_destroy(b);
+    return NULL;
+  }
+  return b;
+}
+
+void wave_barriers_destroy(wave_barriers *b) {
+  if (!b)
+    return;
+  for (size_t i = 0; i < b->num_findings; i++)
+    free((char *)b->findings[i].why);
+  free(b->findings);
+  free(b->sites);
+  free(b->by_instr);
+  free(b);
+}
+
+/* ---- queries ----------------------------------------------------------------------------- */
+
+size_t wave_barriers_num_findings(const wave_barriers *b) {
+  return b->num_findings;
+}
+
+const wave_barrier_finding *wave_barriers_finding(const wave_barriers *b, size_t index) {
+  return index < b->num_findings ? &b->findings[index] : NULL;
+}
+
+const wave_barrier_finding *wave_barriers_find(const wave_barriers *b, const wave_instr *instr) {
+  site_key key = {instr, 0};
+  const site_key *k =
+      b->num_sites ? bsearch(&key, b->by_instr, b->num_sites, sizeof(key), by_address) : NULL;
+  if (!k || b->sites[k->site].finding < 0)
+    return NULL;
+  return &b->findings[b->sites[k->site].finding];
+}
+
+bool wave_barriers_equal(const wave_barriers *a, const wave_barriers *b) {
+  if (a->num_findings != b->num_findings)
+    return false;
+  for (size_t i = 0; i < a->num_findings; i++) {
+    const wave_barrier_finding *x = &a->findings[i], *y = &b->findings[i];
+    if (x->instr != y->instr || x->across_waves != y->across_waves || x->cause != y->cause ||
+        x->node != y->node || x->branch != y->branch)
+      return false;
+  }
+  return true;
+}
+
+/* ---- reporting --------------------------------------------------------------------------- */
+
+void wave_barriers_diagnose(const wave_barriers *b, const wave_kernel *kernel, bool asked,
+                            wave_diags *diags) {
+  for (size_t i = 0; i < b->num_findings; i++) {
+    const wave_barrier_finding *f = &b->findings[i];
+    if (f->instr->op == WAVE_OP_BARRIER)
+      wave_module_report(kernel->module, diags, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING,
+                         asked ? NULL : "barrier-divergence", f->instr->src.loc,
+                         "barrier may be reached by only some %s: %s",
+                         f->across_waves ? "waves of the workgroup" : "lanes of the wave",
+                         f->why);
+    else
+      wave_module_report(kernel->module, diags, WAVE_SEV_WARNING, "toolchain", f->instr->src.loc,
+                         "'%s' where the wave is not converged: %s; wave-ptx makes it a "
+                         "full-mask shfl.sync, undefined in PTX",
+                         wave_opcode_get(f->instr->op)->mnemonic, f->why);
+  }
+}
+
+typedef struct printer {
+  wave_write_fn write;
+  void *ctx;
+  int failed;
+} printer;
+
+static void emit(printer *p, const char *s) {
+  if (!p->failed)
+    p->failed = p->write(p->ctx, s, strlen(s));
+}
+
+/* One statement's line: indentation, text, its own comment, then the verdict if any. */
+static void line(printer *p, unsigned depth, const char *text, const wave_src *src,
+                 const char *verdict) {
+  for (unsigned i = 0; i <= depth && i < 16; i++)
+    emit(p, "    ");
+  emit(p, text);
+  if (src && src->comment) {
+    emit(p, " ");
+    emit(p, src->comment);
+  }
+  if (verdict) {
+    emit(p, " ; ");
+    emit(p, verdict);
+  }
+  emit(p, "\n");
+}
+
+int wave_barriers_print(const wave_barriers *b, const wave_kernel *kernel, wave_write_fn write,
+                        void *ctx) {
+  printer p = {write, ctx, 0};
+  emit(&p, ".kernel ");
+  emit(&p, kernel->name);
+  emit(&p, "\n");
+  size_t next = 0;   /* sites come in text order */
+  char text[256], cond[16];
+  for (const wave_region *r = kernel->first_region; r && !p.failed; r = r->next) {
+    if (r->label) {
+      emit(&p, r->label);
+      emit(&p, ":\n");
+    }
+    wave_const_walker it;
+    wave_const_walk_init(&it, &r->body);
+    while (!p.failed && wave_const_walk_next(&it)) {
+      const wave_node *n = it.node;
+      switch (it.event) {
+      case WAVE_WALK_BLOCK:
+        wave_foreach_instr(instr, n) {
+          wave_format_instr(instr, text, sizeof(text));
+          char *verdict = NULL;
+          if (next < b->num_sites && b->sites[next].instr == instr) {
+            const site *s = &b->sites[next++];
+            verdict = s->finding >= 0
+                          ? wave_format("not converged: %s", b->findings[s->finding].why)
+                          : wave_format("%s", s->reached ? "converged" : "not reached");
+            if (!verdict)
+              p.failed = -1;
+          }
+          line(&p, it.depth, text, &instr->src, verdict);
+          free(verdict);
+        }
+        break;
+      case WAVE_WALK_IF:
+        snprintf(cond, sizeof(cond), "if %sp%u", n->u.if_.cond.negated ? "!" : "",
+                 (unsigned)n->u.if_.cond.value);
+        line(&p, it.depth, cond, &n->u.if_.if_src, NULL);
+        break;
+      case WAVE_WALK_ELSE:
+        if (n->u.if_.has_else || n->u.if_.else_body.first)
+          line(&p, it.depth, "else", &n->u.if_.else_src, NULL);
+        break;
+      case WAVE_WALK_ENDIF:
+        line(&p, it.depth, "endif", &n->u.if_.endif_src, NULL);
+        break;
+      case WAVE_WALK_LOOP:
+        line(&p, it.depth, "loop", &n->u.loop.loop_src, NULL);
+        break;
+      case WAVE_WALK_ENDLOOP:
+        line(&p, it.depth, "endloop", &n->u.loop.endloop_src, NULL);
+        break;
+      }
+    }
+  }
+  emit(&p, ".end\n");
+  return p.failed;
+}
+
+/* ---- registration ------------------------------------------------------------------------ */
+
+static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
+  const wave_uniformity *u = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
+  if (!u)
+    return NULL;
+  wave_barriers *b = wave_barriers_compute(kernel, u);
+  if (!b)
+    wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
+                       "barriers: out of memory");
+  return b;
+}
+
+static void destroy(void *result) {
+  wave_barriers_destroy(result);
+}
+
+static bool equal(const void *a, const void *b) {
+  return wave_barriers_equal(a, b);
+}
+
+static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
+  return wave_barriers_print(result, kernel, write, ctx);
+}
+
+static void diagnose(const void *result, const wave_kernel *kernel, bool asked,
+                     wave_diags *diags) {
+  wave_barriers_diagnose(result, kernel, asked, diags);
+}
+
+const wave_analysis_info wave_analysis_barriers = {
+    .name = "barriers",
+    .help = "barriers that only some threads of the workgroup may reach, and wave operations "
+            "where the wave is not converged",
+    .compute = compute,
+    .destroy = destroy,
+    .equal = equal,
+    .print = print,
+    .diagnose = diagnose,
+};
