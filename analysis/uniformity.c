@@ -2,12 +2,20 @@
 /*
  * Uniformity (divergence) analysis, after LLVM's UniformityAnalysis and Mesa's
  * nir_divergence_analysis: a forward dataflow over the physical registers whose fact at each
- * point is the set of registers that may differ between the active lanes. Facts only move
- * from uniform to divergent, so loops reach their fixpoint after at most one walk of the body
- * per register that turns divergent; the region tree is walked with an explicit frame stack,
- * never C recursion, so any nesting depth is safe. A loop's header persists across walks of an
- * outer loop, but a loop found divergent in its first walk is walked again, so a deep nest of
- * nothing but divergent loops costs time quadratic in its depth (to improve).
+ * point is the set of registers that may differ between the active lanes. The region tree is
+ * walked with an explicit frame stack, never C recursion, so any nesting depth is safe.
+ *
+ * Cost: a loop's body is walked again only when its header state gained something: a
+ * register turned divergent, or lanes found missing (the loop found divergent, or entered
+ * where lanes are parked). Facts only move from uniform to divergent, so that happens at most
+ * a few times per register. What a loop's header gathered persists across visits of an outer
+ * loop, and so does a memo of the body's last walk: the header it started from (its divergent
+ * registers, and whether lanes were missing, and missing relative to this loop, which is all
+ * the body can tell apart) and the state it left at the breaks. An outer loop walked again
+ * reaches an inner one with a header alike to the memo's unless something new reached it, and
+ * then takes the exit from the memo instead of walking the inner body. So each loop is walked
+ * O(registers) times in all, whatever its depth: time linear in the kernel's size (a
+ * 100 000-deep nest of divergent loops takes well under a second).
  *
  * Sources of divergence: sr_thread_id_* and sr_lane_id (docs/language.md "Special
  * registers"); the old values atomics return (docs/language.md "Atomics"); wave_prefix_sum and
@@ -82,7 +90,20 @@ typedef struct entry {
   uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
   uint32_t cont_cause;      /* loop: of the merges after a divergent continue */
   wave_regset before;       /* instr: divergent registers before it; loop: at its header */
+  uint32_t memo;            /* loop: its index in memos */
 } entry;
+
+/* What the last complete walk of a loop's body started from and left: a later visit whose
+ * header state is alike (see header_key) has the same fixpoint inside, so it takes the exit
+ * from here instead of walking the body again. */
+typedef struct loop_memo {
+  bool walked;
+  int header_key;
+  wave_regset header_div;
+  wave_regset break_div;    /* joined over the breaks, before temporal divergence */
+  wave_regset written;
+  bool exit_dead;
+} loop_memo;
 
 struct wave_uniformity {
   const wave_kernel *kernel;
@@ -92,6 +113,7 @@ struct wave_uniformity {
   size_t capacity;
   cause *causes;            /* causes[0] is unused: index 0 means no cause */
   size_t num_causes, cap_causes;
+  loop_memo *memos;
 };
 
 static size_t slot_of(const void *key, size_t capacity) {
@@ -129,7 +151,7 @@ static bool append_entry(wave_uniformity *u, const void *key, size_t *cap) {
 /* One entry per instruction, if and loop of the kernel in one walk, hashed afterwards, so that
  * the dataflow never allocates per visit. */
 static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
-  size_t cap = 0;
+  size_t cap = 0, num_loops = 0;
   bool ok = true;
   for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
     wave_const_walker w;
@@ -138,9 +160,13 @@ static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
       if (w.event == WAVE_WALK_BLOCK)
         for (const wave_instr *i = w.node->u.block.first; ok && i; i = i->next)
           ok = append_entry(u, i, &cap);
-      else if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP)
+      else if (w.event == WAVE_WALK_IF)
         ok = append_entry(u, w.node, &cap);
+      else if (w.event == WAVE_WALK_LOOP && (ok = append_entry(u, w.node, &cap)))
+        u->entries[u->num_entries - 1].memo = (uint32_t)num_loops++;
   }
+  u->memos = ok ? calloc(num_loops ? num_loops : 1, sizeof(*u->memos)) : NULL;
+  ok = ok && u->memos;
   u->capacity = 16;
   while (u->capacity < 2 * u->num_entries)
     u->capacity *= 2;
@@ -194,6 +220,7 @@ typedef struct frame {
   entry *e;
   int phase;
   state entry_state;        /* if: at the if; loop: at the loop, before its header */
+  state header;             /* loop: the header state this walk of the body started from */
   state other;              /* if: at the end of the then-list; loop: joined break states */
   state cont;               /* loop: joined continue states */
   wave_regset written;
@@ -421,16 +448,23 @@ static void pop(walk *w) {
 }
 
 /* The state at a loop's header: its entry, merged with every back edge seen so far (kept in
- * the loop's entry so that a loop walked again inside an outer one starts from there). */
-static state header_state(const frame *f, int level) {
-  state h = f->entry_state;
-  h.div = wave_regset_union(h.div, f->e->before);
+ * the loop's entry, so that a loop visited again inside an outer one starts from there). */
+static state header_state(const state *at_loop, const entry *e, int level) {
+  state h = *at_loop;
+  h.div = wave_regset_union(h.div, e->before);
   h.after_cont = wave_regset_empty();
   h.loop_narrow = false;
   h.cont_div = false;
-  if (f->e->divergent && h.narrow < level)
+  if (e->divergent && h.narrow < level)
     h.narrow = level;   /* lanes that broke stay out in later iterations */
   return h;
+}
+
+/* What of a header's narrow the body can tell apart: inside the loop at `level` narrow is only
+ * compared with 0 (converged) and with levels from `level` on (exits), so any value in between
+ * walks the body alike. */
+static int header_key(const state *h, int level) {
+  return h->narrow < 0 ? 0 : h->narrow < level ? 1 : 2;
 }
 
 static void enter_if(walk *w, state *s, const wave_node *node) {
@@ -465,61 +499,87 @@ static void leave_if(walk *w, state *s) {
   pop(w);
 }
 
-static void enter_loop(walk *w, state *s, const wave_node *node) {
+/* The state after a loop, from its state at the loop and what its body's walk left. */
+static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks,
+                       wave_regset written) {
+  if (breaks.dead)
+    return breaks;
+  if (e->divergent) {
+    if (!e->merge_cause)
+      e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, (const wave_node *)e->key, WAVE_NUM_REGS);
+    make_divergent(w, &breaks, written, e->merge_cause);
+  }
+  breaks.narrow = at_loop->narrow;
+  breaks.loop_narrow = at_loop->loop_narrow;
+  breaks.cont_div = at_loop->cont_div;
+  breaks.after_cont = at_loop->after_cont;
+  if (breaks.cont_div)
+    breaks.after_cont = wave_regset_union(breaks.after_cont, written);
+  return breaks;
+}
+
+/* At a loop: true when its body is to be walked from *s, false when *s is already the state
+ * after it (no lane enters, or a walk from an alike header is memoised). */
+static bool enter_loop(walk *w, state *s, const wave_node *node) {
+  if (s->dead)
+    return false;
+  entry *e = find(w->u, node);
+  loop_memo *m = &w->u->memos[e->memo];
+  int level = (int)w->depth + 1;
+  state h = header_state(s, e, level);
+  if (m->walked && m->header_key == header_key(&h, level) &&
+      wave_regset_equal(m->header_div, h.div)) {
+    state breaks = *s;
+    breaks.dead = m->exit_dead;
+    breaks.div = m->break_div;
+    note_defs(w, s, m->written);
+    *s = loop_exit(w, s, e, breaks, m->written);
+    return false;
+  }
   frame *f = push(w, node, PHASE_BODY, s);
   if (!f)
-    return;
-  w->loop_level = (int)w->depth;
-  if (s->dead) {
-    *s = dead_state();
-    return;
-  }
-  *s = header_state(f, w->loop_level);
-  visit(f->e, s, s->narrow < 0, f->e->divergent, f->e->cause);
+    return false;
+  w->loop_level = level;
+  f->header = h;
+  *s = h;
+  visit(e, s, s->narrow < 0, e->divergent, e->cause);
+  return true;
 }
 
 /* At the end of a loop's body: true when the header gained something and the body must be
  * walked again from *s, false when the loop is done and *s is the state after it. */
 static bool leave_loop(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
+  entry *e = f->e;
   int level = w->loop_level;
   state back = join(*s, f->cont);
-  if (!f->entry_state.dead && !back.dead) {
-    state old = header_state(f, level);
-    wave_regset merged = wave_regset_union(back.div, back.after_cont);
+  if (!back.dead) {
     if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
-      if (!f->e->cont_cause)
-        f->e->cont_cause = new_cause(w, CAUSE_CONTINUE, NULL, f->node, WAVE_NUM_REGS);
-      uint32_t why = f->e->cont_cause;
+      if (!e->cont_cause)
+        e->cont_cause = new_cause(w, CAUSE_CONTINUE, NULL, f->node, WAVE_NUM_REGS);
       for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
         if (wave_regset_test(back.after_cont, r) && !wave_regset_test(back.div, r))
-          w->why[r] = why;
+          w->why[r] = e->cont_cause;
     }
-    f->e->before = wave_regset_union(f->e->before, merged);
-    state now = header_state(f, level);
-    if (!wave_regset_equal(old.div, now.div) || old.narrow != now.narrow) {
-      f->other = dead_state();
-      f->cont = dead_state();
-      *s = now;
-      return true;
-    }
+    e->before = wave_regset_union(e->before, wave_regset_union(back.div, back.after_cont));
   }
-  state exit = f->other;
-  if (!exit.dead) {
-    if (f->e->divergent) {
-      if (!f->e->merge_cause)
-        f->e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, f->node, WAVE_NUM_REGS);
-      make_divergent(w, &exit, f->written, f->e->merge_cause);
-    }
-    exit.narrow = f->entry_state.narrow;
-    exit.loop_narrow = f->entry_state.loop_narrow;
-    exit.cont_div = f->entry_state.cont_div;
-    exit.after_cont = f->entry_state.after_cont;
-    if (exit.cont_div)
-      exit.after_cont = wave_regset_union(exit.after_cont, f->written);
+  state now = header_state(&f->entry_state, e, level);
+  if (!wave_regset_equal(now.div, f->header.div) || now.narrow != f->header.narrow) {
+    f->header = now;
+    f->other = dead_state();
+    f->cont = dead_state();
+    *s = now;
+    return true;
   }
+  loop_memo *m = &w->u->memos[e->memo];
+  m->walked = true;
+  m->header_key = header_key(&f->header, level);
+  m->header_div = f->header.div;
+  m->break_div = f->other.div;
+  m->exit_dead = f->other.dead;
+  m->written = f->written;
+  *s = loop_exit(w, &f->entry_state, e, f->other, f->written);
   w->loop_level = f->outer_loop;
-  *s = exit;
   pop(w);
   return false;
 }
@@ -536,8 +596,7 @@ static void walk_region(walk *w, const wave_region *region, state s) {
         enter_if(w, &s, cur);
         cur = cur->u.if_.then_body.first;
       } else {
-        enter_loop(w, &s, cur);
-        cur = cur->u.loop.body.first;
+        cur = enter_loop(w, &s, cur) ? cur->u.loop.body.first : cur->next;
       }
       continue;
     }
@@ -607,6 +666,7 @@ void wave_uniformity_destroy(wave_uniformity *u) {
   free(u->entries);
   free(u->slots);
   free(u->causes);
+  free(u->memos);
   free(u);
 }
 

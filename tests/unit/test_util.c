@@ -169,3 +169,25 @@ wave_kernel *tu_sample_kernel(wave_module *m) {
   tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
   return k;
 }
+
+wave_module *tu_generate(const wave_gen_options *options, wave_gen_launch *launch) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_module *m = wave_generate(options, launch, &diags);
+  if (!m)
+    tu_log_diags(&diags);
+  wave_diags_free(&diags);
+  cr_assert_not_null(m, "seed %llu: no kernel", (unsigned long long)options->seed);
+  return m;
+}
+
+void tu_gen_launch_config(const wave_gen_launch *launch, wave_launch_config *config,
+                          wave_reg_value presets[WAVE_GEN_MAX_ARGS]) {
+  memcpy(config->grid, launch->grid, sizeof(config->grid));
+  memcpy(config->workgroup, launch->workgroup, sizeof(config->workgroup));
+  config->device_memory_size = launch->device_memory_size;
+  for (unsigned i = 0; i < launch->num_args; i++)
+    presets[i] = (wave_reg_value){launch->args[i].reg, launch->args[i].base};
+  config->presets = presets;
+  config->num_presets = launch->num_args;
+}

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "waveopt/gen.h"
+#include "waveopt/interp.h"
 #include "waveopt/waveopt.h"
 
 /* ---- the kernel corpus: the .wave files of tests/corpus ---- */
@@ -55,6 +57,17 @@ void tu_assert_valid(const wave_kernel *kernel);
 
 /* Appends `count` copies of piece to the string in buf (size bytes), failing on overflow. */
 void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
+
+/* ---- generated kernels (waveopt/gen.h) ---- */
+
+/* The kernel that options describe, failing the test when it cannot be built. */
+wave_module *tu_generate(const wave_gen_options *options, wave_gen_launch *launch);
+
+/* Fills in config (initialised by the caller) for the launch a generated kernel expects: its
+ * grid and workgroup shape, its memory, and each argument preset to its base in every lane.
+ * presets receives the argument values and must live as long as config. */
+void tu_gen_launch_config(const wave_gen_launch *launch, wave_launch_config *config,
+                          wave_reg_value presets[WAVE_GEN_MAX_ARGS]);
 
 /* docs/language.md "Example kernels", example 1, with its comments. */
 #define TU_AXPY_TEXT                                                                 \
