@@ -65,8 +65,11 @@ typedef enum cause_kind {
   CAUSE_SOURCE,     /* instr yields a per-lane value by itself */
   CAUSE_SYNC,       /* written on a side of the divergent if node */
   CAUSE_TEMPORAL,   /* written in the loop node, which lanes leave at different iterations */
-  CAUSE_CONTINUE,   /* written after a divergent continue of the loop node */
-  CAUSE_BREAK,      /* instr (a break) where lanes are parked: not a register's cause */
+  CAUSE_CONTINUE,   /* written after instr, a divergent continue: split by from_reg, or under
+                     * the divergent if node */
+  CAUSE_BREAK,      /* instr, a break taken alike by the lanes it sees where lanes are
+                     * missing: under the divergent if node, or after a divergent continue
+                     * (from) */
   CAUSE_ARGUMENT,   /* named in assume_divergent */
   CAUSE_UNKNOWN,    /* a call, or a subroutine's entry */
 } cause_kind;
@@ -88,7 +91,7 @@ typedef struct entry {
   bool divergent;           /* result, branch predicate, if predicate or loop exit */
   uint32_t cause;           /* of `divergent`, 0 when uniform */
   uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
-  uint32_t cont_cause;      /* loop: of the merges after a divergent continue */
+  uint32_t cont_cause;      /* loop: of the merges after its first divergent continue */
   wave_regset before;       /* instr: divergent registers before it; loop: at its header */
   uint32_t memo;            /* loop: its index in memos */
 } entry;
@@ -321,24 +324,55 @@ static void visit(entry *e, const state *s, bool converged, bool divergent,
   }
 }
 
+/* Why a break or continue that the lanes it sees take alike leaves lanes behind: lanes are
+ * parked in the divergent if at frame level narrow inside the loop, whose predicate's cause
+ * then continues the chain; otherwise (a break) lanes left at an earlier divergent continue. */
+static uint32_t parked_cause(walk *w, const state *s, cause_kind kind, const wave_instr *instr,
+                             const entry *loop) {
+  if (s->narrow > w->loop_level) {
+    const frame *f = &w->frames[s->narrow - 1];
+    uint32_t c = new_cause(w, kind, instr, f->node, WAVE_NUM_REGS);
+    if (c) {
+      w->u->causes[c].from_reg = (uint16_t)WAVE_REG_PRED(f->node->u.if_.cond.value);
+      w->u->causes[c].from = w->u->causes[f->e->cause].from;
+    }
+    return c;
+  }
+  uint32_t c = new_cause(w, kind, instr, NULL, WAVE_NUM_REGS);
+  if (c)
+    w->u->causes[c].from = loop->cont_cause;
+  return c;
+}
+
 static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool guard_div) {
   unsigned p = WAVE_REG_PRED(instr->operands[0].value);
-  bool cond_div = wave_regset_test(s->div, p);
-  visit(e, s, s->narrow < 0 && !guard_div, cond_div,
-        cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, instr, NULL, p) : e->cause);
+  /* Whether it may take some active lanes and not others: by its predicate, or by its guard,
+   * which explains it first as it does a partial write. */
+  bool split = guard_div || wave_regset_test(s->div, p);
+  unsigned from = guard_div ? WAVE_REG_PRED(instr->guard) : p;
+  visit(e, s, s->narrow < 0 && !guard_div, split,
+        split && !e->cause ? new_cause(w, CAUSE_OPERAND, instr, NULL, from) : e->cause);
   if (w->loop_level < 0)
     return;   /* the verifier's error; nothing to leave */
   frame *loop = &w->frames[w->loop_level - 1];
-  bool exit_div = cond_div || guard_div || s->narrow >= w->loop_level;
+  /* Lanes missing at the loop's own level are lanes a break took, in this iteration or an
+   * earlier one, or lanes a continue took, which the continue state already tracks. A break
+   * where they are missing leaves at another iteration than theirs may; a continue taken
+   * alike by the lanes still running merges nothing new at the header, since those that left
+   * never come back. Only lanes parked in an if inside the loop make it a divergent one. */
+  bool exit_div = split || s->narrow > w->loop_level ||
+                  (instr->op == WAVE_OP_BREAK && s->narrow == w->loop_level);
   if (instr->op == WAVE_OP_BREAK) {
     loop->other = join(loop->other, *s);
     if (exit_div && !loop->e->divergent) {
       loop->e->divergent = true;
-      loop->e->cause = cond_div ? e->cause
-                                : new_cause(w, CAUSE_BREAK, instr, NULL, WAVE_NUM_REGS);
+      loop->e->cause = split ? e->cause : parked_cause(w, s, CAUSE_BREAK, instr, loop->e);
     }
   } else {
     loop->cont = join(loop->cont, *s);
+    if (exit_div && !loop->e->cont_cause)
+      loop->e->cont_cause = split ? new_cause(w, CAUSE_CONTINUE, instr, NULL, from)
+                                  : parked_cause(w, s, CAUSE_CONTINUE, instr, loop->e);
     if (exit_div)
       s->cont_div = true;
   }
@@ -555,8 +589,6 @@ static bool leave_loop(walk *w, state *s) {
   state back = join(*s, f->cont);
   if (!back.dead) {
     if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
-      if (!e->cont_cause)
-        e->cont_cause = new_cause(w, CAUSE_CONTINUE, NULL, f->node, WAVE_NUM_REGS);
       for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
         if (wave_regset_test(back.after_cont, r) && !wave_regset_test(back.div, r))
           w->why[r] = e->cont_cause;
@@ -754,7 +786,13 @@ static const char *source_name(const wave_instr *instr) {
   return "a per-lane result";
 }
 
-/* Follows cause c (which explains reg, or a branch when reg is WAVE_NUM_REGS) to its source. */
+static unsigned if_line(const wave_node *node) {
+  return node->u.if_.if_src.loc.line;
+}
+
+/* Follows cause c (which explains reg, or a branch when reg is WAVE_NUM_REGS) to its source:
+ * "r3 = iadd (line 9) <- r1 = mov_sr (line 4) <- sr_lane_id", each link naming the register
+ * it explains and the statement that made it divergent. */
 static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) {
   for (unsigned link = 0; c; link++) {
     if (link == MAX_CHAIN) {
@@ -764,53 +802,56 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
     const cause *k = &u->causes[c];
     if (link)
       put(o, " <- ");
-    if (reg < WAVE_NUM_REGS && k->kind != CAUSE_BREAK) {
+    if (reg < WAVE_NUM_REGS) {
       put_reg(o, reg);
-      put(o, k->instr ? " = " : " ");
+      put(o, k->kind == CAUSE_OPERAND || k->kind == CAUSE_SOURCE ? " = " : " <- ");
     }
-    unsigned line = k->instr ? k->instr->src.loc.line : k->node ? k->node->u.if_.if_src.loc.line
-                                                                : 0;
-    if (k->node && k->node->kind == WAVE_NODE_LOOP)
-      line = k->node->u.loop.loop_src.loc.line;
     switch ((cause_kind)k->kind) {
     case CAUSE_OPERAND:
     case CAUSE_SOURCE:
-      if (k->instr)
-        put(o, "%s (line %u)", wave_opcode_get(k->instr->op)->mnemonic, line);
-      else
-        put(o, "<- if (line %u)", line);
+      put(o, "%s (line %u)", wave_opcode_get(k->instr->op)->mnemonic, k->instr->src.loc.line);
       if (k->kind == CAUSE_SOURCE) {
         put(o, " <- %s", source_name(k->instr));
         return;
       }
       break;
     case CAUSE_SYNC:
-      put(o, "<- written under divergent if (line %u)", line);
+      put(o, "written under divergent if (line %u)", if_line(k->node));
       break;
     case CAUSE_TEMPORAL:
-      put(o, "<- live out of loop (line %u) left at different iterations", line);
+      put(o, "live out of loop (line %u) left at different iterations",
+          k->node->u.loop.loop_src.loc.line);
       reg = WAVE_NUM_REGS;
       c = find(u, k->node)->cause;
       continue;
     case CAUSE_CONTINUE:
-      put(o, "<- merged after divergent continue in loop (line %u)", line);
-      return;
+      put(o, "%sdivergent continue (line %u)", reg < WAVE_NUM_REGS ? "merged after " : "",
+          k->instr->src.loc.line);
+      if (k->node)
+        put(o, " under divergent if (line %u)", if_line(k->node));
+      break;
     case CAUSE_BREAK:
-      put(o, "break (line %u) with lanes parked", line);
-      return;
+      put(o, "break (line %u)", k->instr->src.loc.line);
+      if (k->node)
+        put(o, " under divergent if (line %u)", if_line(k->node));
+      else
+        put(o, " after lanes left");
+      break;
     case CAUSE_ARGUMENT:
-      put(o, "<- assume-divergent");
+      put(o, "assume-divergent");
       return;
     case CAUSE_UNKNOWN:
-      put(o, k->instr ? "<- call (line %u) may write anything" : "<- subroutine entry", line);
+      if (k->instr)
+        put(o, "call (line %u) may write anything", k->instr->src.loc.line);
+      else
+        put(o, "subroutine entry");
       return;
     }
     reg = k->from_reg;
     c = k->from;
-    if (!c) {
+    if (!c && reg < WAVE_NUM_REGS) {
       put(o, " <- ");
       put_reg(o, reg);
-      return;
     }
   }
 }
