@@ -34,8 +34,9 @@
  * - temporal divergence: a loop that lanes may leave at different iterations (a divergent
  *   break, or any break where lanes are parked) makes every register written in it divergent
  *   after it (docs/language.md "Loops": a lane keeps the value it had when it left);
- * - after a divergent continue, the registers written later in the iteration are divergent
- *   where the iteration merges at the loop's header;
+ * - after a divergent continue (split by its predicate, or under a divergent if inside the
+ *   loop), the registers written later in the iteration are divergent where the iteration
+ *   merges at the loop's header;
  * - a call may write any register and subroutine entries are reached from unknown callers:
  *   an unknown case is divergent.
  *
@@ -44,7 +45,9 @@
  * when none. A divergent if narrows its own frame; a divergent break or continue narrows its
  * loop's frame for the rest of the iteration, and a divergent break for later iterations too.
  * A point is converged when narrow < 0; a break is a divergent exit when its predicate is
- * divergent or narrow reaches its loop.
+ * divergent or narrow reaches its loop. A continue is one only when narrow goes deeper than
+ * its loop: lanes missing at the loop's own level left by a break, for good, or by a
+ * continue already accounted for, so a continue the remaining lanes take alike adds nothing.
  *
  * Each register turned divergent remembers a cause (the instruction and the operand that made
  * it so, or the if or loop), which the printer follows back to a source.

@@ -54,7 +54,8 @@ WAVE_API wave_regset wave_uniformity_divergent_before(const wave_uniformity *u,
 
 /* Whether what instr writes may differ between the lanes it leaves active. */
 WAVE_API bool wave_uniformity_result_divergent(const wave_uniformity *u, const wave_instr *instr);
-/* For break and continue: whether their predicate may differ between the active lanes. */
+/* For break and continue: whether they may take some active lanes and not others (their
+ * predicate, or their guard, may differ between the active lanes). */
 WAVE_API bool wave_uniformity_branch_divergent(const wave_uniformity *u, const wave_instr *instr);
 /* Whether every lane that entered the region is active at instr (and selected by its guard). */
 WAVE_API bool wave_uniformity_instr_converged(const wave_uniformity *u, const wave_instr *instr);
