@@ -1064,8 +1064,8 @@ int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel,
 /* ---- registration --------------------------------------------------------------------------------- */
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
-  (void)am;
-  wave_uniformity *u = wave_uniformity_compute(kernel, NULL);
+  wave_uniformity_config config = {wave_analysis_manager_assume_divergent(am)};
+  wave_uniformity *u = wave_uniformity_compute(kernel, &config);
   if (!u)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
                      "uniformity: out of memory");

@@ -9,9 +9,10 @@
  * and has not ended is active there: none is parked by a divergent if or held back by a
  * divergent break or continue. Barriers and wave operations care about the second.
  *
- * The analysis registered as `uniformity` (print<uniformity>) uses the default configuration.
- * A caller that knows more about the kernel's preset registers computes its own result with
- * wave_uniformity_compute.
+ * The analysis registered as `uniformity` (print<uniformity>) takes assume_divergent from its
+ * analysis manager (wave_analysis_manager_assume_divergent: in a pipeline run,
+ * wave_pipeline_options.assume_divergent, the tools' -assume-divergent). A caller outside the
+ * pass manager computes its own result with wave_uniformity_compute.
  */
 #ifndef WAVEOPT_UNIFORMITY_H
 #define WAVEOPT_UNIFORMITY_H

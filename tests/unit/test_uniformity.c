@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "waveopt/pass.h"
 #include "waveopt/uniformity.h"
 
 static const char *const small =
@@ -50,6 +51,33 @@ Test(uniformity, queries) {
   cr_assert(!wave_uniformity_equal(u, v));
   wave_uniformity_destroy(v);
   wave_uniformity_destroy(u);
+  wave_module_destroy(m);
+}
+
+/* The registered analysis reads assume_divergent from its analysis manager, and a manager
+ * answers none until told. */
+Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
+  wave_module *m = tu_parse_ok(small, "small.wave", false);
+  wave_kernel *k = m->first_kernel;
+  wave_instr *add = k->first_region->body.first->u.block.first->next->next;
+  wave_pass_registry *registry = wave_pass_registry_create();
+  cr_assert(registry);
+  wave_analysis_id id = wave_pass_registry_find_analysis(registry, "uniformity");
+  cr_assert_geq(id, 0);
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &d);
+  cr_assert(am);
+  cr_assert(wave_regset_is_empty(wave_analysis_manager_assume_divergent(am)));
+  cr_assert(!wave_uniformity_result_divergent(wave_analysis_get(am, k, id), add));
+  wave_regset r2 = wave_regset_empty();
+  wave_regset_set(&r2, WAVE_REG_GPR(2));
+  wave_analysis_manager_set_assume_divergent(am, r2);
+  wave_analysis_invalidate(am, k, WAVE_PRESERVE_NONE);
+  cr_assert(wave_uniformity_result_divergent(wave_analysis_get(am, k, id), add));
+  wave_analysis_manager_destroy(am);
+  wave_pass_registry_destroy(registry);
+  wave_diags_free(&d);
   wave_module_destroy(m);
 }
 
