@@ -230,6 +230,9 @@ typedef struct frame {
   state other;              /* if: at the end of the then-list; loop: joined break states */
   state cont;               /* loop: joined continue states */
   wave_regset written;
+  /* if inside a loop: lanes left the loop in it (left_cont: at a continue), which its state
+   * at the endif forgets when the path they left from ended at a halt */
+  bool left, left_cont;
   int outer_loop;           /* the level of the loop around this one */
 } frame;
 
@@ -383,6 +386,11 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
     s->loop_narrow = true;
     if (s->narrow < w->loop_level)
       s->narrow = w->loop_level;
+    if ((int)w->depth > w->loop_level) {
+      frame *in_if = &w->frames[w->depth - 1];
+      in_if->left = true;
+      in_if->left_cont = in_if->left_cont || instr->op == WAVE_OP_CONTINUE;
+    }
   }
 }
 
@@ -472,6 +480,7 @@ static frame *push(walk *w, const wave_node *node, int phase, const state *s) {
   f->other = dead_state();
   f->cont = dead_state();
   f->written = wave_regset_empty();
+  f->left = f->left_cont = false;
   f->outer_loop = w->loop_level;
   return f;
 }
@@ -521,7 +530,14 @@ static void enter_if(walk *w, state *s, const wave_node *node) {
 static void leave_if(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   state end = join(f->other, *s);
+  if ((int)w->depth - 1 > w->loop_level) {
+    frame *outer = &w->frames[w->depth - 2];
+    outer->left = outer->left || f->left;
+    outer->left_cont = outer->left_cont || f->left_cont;
+  }
   if (!end.dead) {
+    end.loop_narrow = end.loop_narrow || f->left;
+    end.cont_div = end.cont_div || f->left_cont;
     if (f->e->divergent && f->e->visited) {
       if (!f->e->merge_cause)
         f->e->merge_cause = new_cause(w, CAUSE_SYNC, NULL, f->node,
@@ -561,6 +577,8 @@ static bool enter_loop(walk *w, state *s, const wave_node *node) {
   if (s->dead)
     return false;
   entry *e = find(w->u, node);
+  /* Converged here means at the loop's entry: lanes may go missing only inside. */
+  visit(e, s, s->narrow < 0, e->divergent, e->cause);
   loop_memo *m = &w->u->memos[e->memo];
   int level = (int)w->depth + 1;
   state h = header_state(s, e, level);
@@ -579,7 +597,6 @@ static bool enter_loop(walk *w, state *s, const wave_node *node) {
   w->loop_level = level;
   f->header = h;
   *s = h;
-  visit(e, s, s->narrow < 0, e->divergent, e->cause);
   return true;
 }
 

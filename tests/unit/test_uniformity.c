@@ -54,6 +54,41 @@ Test(uniformity, queries) {
   wave_module_destroy(m);
 }
 
+/* A loop's convergence is at its entry. The inner loop is reached with lanes missing in later
+ * iterations of the outer one, though its own header looks alike in every walk (it is
+ * divergent: lanes are missing there anyway); the last loop is entered by every lane. */
+Test(uniformity, loop_converged_at_its_entry) {
+  wave_module *m = tu_parse_ok(".kernel k\n"
+                               "    mov_sr r1, sr_lane_id\n"
+                               "    icmp_lt p1, r1, r2\n"
+                               "    loop\n"
+                               "        loop\n"
+                               "            break p1\n"
+                               "        endloop\n"
+                               "        break p1\n"
+                               "    endloop\n"
+                               "    loop\n"
+                               "        break p1\n"
+                               "    endloop\n"
+                               "    halt\n"
+                               ".end\n",
+                               "loops.wave", false);
+  wave_kernel *k = m->first_kernel;
+  const wave_node *outer = k->first_region->body.first->next;
+  const wave_node *inner = outer->u.loop.body.first;
+  const wave_node *last = outer->next;
+  wave_uniformity *u = wave_uniformity_compute(k, NULL);
+  cr_assert(u);
+  cr_assert(wave_uniformity_node_divergent(u, outer));
+  cr_assert(wave_uniformity_node_divergent(u, inner));
+  cr_assert(wave_uniformity_node_divergent(u, last));
+  cr_assert(wave_uniformity_node_converged(u, outer));
+  cr_assert(!wave_uniformity_node_converged(u, inner));
+  cr_assert(wave_uniformity_node_converged(u, last));
+  wave_uniformity_destroy(u);
+  wave_module_destroy(m);
+}
+
 /* The registered analysis reads assume_divergent from its analysis manager, and a manager
  * answers none until told. */
 Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {

@@ -297,26 +297,30 @@ static wave_gen_options gate_options(uint64_t seed) {
   wave_gen_options o;
   wave_gen_options_init(&o);
   o.seed = seed;
-  o.size = 100 + (unsigned)(seed % 4) * 50;
+  o.size = 100 + (unsigned)(seed % 5) * 50;
+  o.max_depth = 3 + (unsigned)(seed % 6);
   o.wave_ops = seed % 4 != 0;
   o.races = seed % 5 == 0;
   o.docs_dialect = seed % 7 == 0;
   return o;
 }
 
-/* Runs the kernel of `seed` under the gate with classifier u (NULL: the strawman), adding to
- * the violation and check counts. */
-static void run_gate(uint64_t seed, bool strawman, uint64_t violations[NUM_KINDS],
-                     uint64_t checks[NUM_KINDS]) {
+static uint32_t gate_width(uint64_t seed) {
   static const uint32_t widths[] = {8, 32, 64};
-  wave_gen_options options = gate_options(seed);
+  return widths[seed % 3];
+}
+
+/* Runs the kernel of `options` at wave width `width` under the gate, with the analysis or the
+ * strawman, adding to the violation and check counts. */
+static void run_gate(wave_gen_options options, uint32_t width, bool strawman,
+                     uint64_t violations[NUM_KINDS], uint64_t checks[NUM_KINDS]) {
   wave_gen_launch launch;
   wave_module *mod = tu_generate(&options, &launch);
   wave_kernel *k = mod->first_kernel;
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert_not_null(u);
   gate g = {.u = strawman ? NULL : u, .options = &options, .launch = &launch,
-            .width = widths[seed % 3]};
+            .width = width};
   wave_launch_config config;
   wave_launch_config_init(&config);
   wave_reg_value presets[WAVE_GEN_MAX_ARGS];
@@ -345,7 +349,7 @@ static void run_gate(uint64_t seed, bool strawman, uint64_t violations[NUM_KINDS
   if (wave_machine_status(g.machine) != WAVE_RUN_OK)
     tu_log_diags(&diags);
   cr_assert_eq(wave_machine_status(g.machine), WAVE_RUN_OK, "seed %llu, width %u",
-               (unsigned long long)seed, g.width);
+               (unsigned long long)options.seed, g.width);
   for (int kind = 0; kind < NUM_KINDS; kind++) {
     violations[kind] += g.violations[kind];
     checks[kind] += g.checks[kind];
@@ -362,12 +366,12 @@ static void run_gate(uint64_t seed, bool strawman, uint64_t violations[NUM_KINDS
   wave_module_destroy(mod);
 }
 
-#define GATE_SEEDS 1000
+#define GATE_SEEDS 4000
 
 Test(uniformity_gate, what_runs_divergent_is_classified_divergent, .timeout = 300) {
   uint64_t violations[NUM_KINDS] = {0}, checks[NUM_KINDS] = {0};
   for (uint64_t seed = 1; seed <= GATE_SEEDS; seed++)
-    run_gate(seed, false, violations, checks);
+    run_gate(gate_options(seed), gate_width(seed), false, violations, checks);
   for (int kind = 0; kind < NUM_KINDS; kind++) {
     cr_log_info("%s: %llu violations in %llu checks", kind_names[kind],
                 (unsigned long long)violations[kind], (unsigned long long)checks[kind]);
@@ -381,7 +385,30 @@ Test(uniformity_gate, what_runs_divergent_is_classified_divergent, .timeout = 30
 Test(uniformity_gate, catches_a_classifier_that_calls_everything_uniform, .timeout = 60) {
   uint64_t violations[NUM_KINDS] = {0}, checks[NUM_KINDS] = {0};
   for (uint64_t seed = 1; seed <= 30; seed++)
-    run_gate(seed, true, violations, checks);
+    run_gate(gate_options(seed), gate_width(seed), true, violations, checks);
   for (int kind = 0; kind < NUM_KINDS; kind++)
     cr_expect_gt(violations[kind], 0, "the strawman passed: %s", kind_names[kind]);
+}
+
+/* Kernels on which the gate found unsound facts beyond its seeds (wavegen options as logged):
+ * a continue under a divergent if whose path then halts (5794), and a divergent inner loop in
+ * a divergent outer one, whose entry was left converged (103149). */
+Test(uniformity_gate, kernels_it_found) {
+  static const struct {
+    uint64_t seed;
+    unsigned size, depth;
+    uint32_t width;
+  } found[] = {{5794, 200, 5, 32}, {103149, 300, 8, 64}};
+  uint64_t violations[NUM_KINDS] = {0}, checks[NUM_KINDS] = {0};
+  for (size_t i = 0; i < sizeof(found) / sizeof(found[0]); i++) {
+    wave_gen_options o;
+    wave_gen_options_init(&o);
+    o.seed = found[i].seed;
+    o.size = found[i].size;
+    o.max_depth = found[i].depth;
+    run_gate(o, found[i].width, false, violations, checks);
+  }
+  for (int kind = 0; kind < NUM_KINDS; kind++)
+    cr_expect_eq(violations[kind], 0, "%s: %llu times", kind_names[kind],
+                 (unsigned long long)violations[kind]);
 }
