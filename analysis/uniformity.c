@@ -2,12 +2,20 @@
 /*
  * Uniformity (divergence) analysis, after LLVM's UniformityAnalysis and Mesa's
  * nir_divergence_analysis: a forward dataflow over the physical registers whose fact at each
- * point is the set of registers that may differ between the active lanes. Facts only move
- * from uniform to divergent, so loops reach their fixpoint after at most one walk of the body
- * per register that turns divergent; the region tree is walked with an explicit frame stack,
- * never C recursion, so any nesting depth is safe. A loop's header persists across walks of an
- * outer loop, but a loop found divergent in its first walk is walked again, so a deep nest of
- * nothing but divergent loops costs time quadratic in its depth (to improve).
+ * point is the set of registers that may differ between the active lanes. The region tree is
+ * walked with an explicit frame stack, never C recursion, so any nesting depth is safe.
+ *
+ * Cost: a loop's body is walked again only when its header state gained something: a
+ * register turned divergent, or lanes found missing (the loop found divergent, or entered
+ * where lanes are parked). Facts only move from uniform to divergent, so that happens at most
+ * a few times per register. What a loop's header gathered persists across visits of an outer
+ * loop, and so does a memo of the body's last walk: the header it started from (its divergent
+ * registers, and whether lanes were missing, and missing relative to this loop, which is all
+ * the body can tell apart) and the state it left at the breaks. An outer loop walked again
+ * reaches an inner one with a header alike to the memo's unless something new reached it, and
+ * then takes the exit from the memo instead of walking the inner body. So each loop is walked
+ * O(registers) times in all, whatever its depth: time linear in the kernel's size (a
+ * 100 000-deep nest of divergent loops takes well under a second).
  *
  * Sources of divergence: sr_thread_id_* and sr_lane_id (docs/language.md "Special
  * registers"); the old values atomics return (docs/language.md "Atomics"); wave_prefix_sum and
@@ -28,8 +36,9 @@
  * - temporal divergence: a loop that lanes may leave at different iterations (a divergent
  *   break, or any break where lanes are parked) makes every register written in it divergent
  *   after it (docs/language.md "Loops": a lane keeps the value it had when it left);
- * - after a divergent continue, the registers written later in the iteration are divergent
- *   where the iteration merges at the loop's header;
+ * - after a divergent continue (split by its predicate, or under a divergent if inside the
+ *   loop), the registers written later in the iteration are divergent where the iteration
+ *   merges at the loop's header;
  * - a call may write any register and subroutine entries are reached from unknown callers:
  *   an unknown case is divergent.
  *
@@ -38,7 +47,9 @@
  * when none. A divergent if narrows its own frame; a divergent break or continue narrows its
  * loop's frame for the rest of the iteration, and a divergent break for later iterations too.
  * A point is converged when narrow < 0; a break is a divergent exit when its predicate is
- * divergent or narrow reaches its loop.
+ * divergent or narrow reaches its loop. A continue is one only when narrow goes deeper than
+ * its loop: lanes missing at the loop's own level left by a break, for good, or by a
+ * continue already accounted for, so a continue the remaining lanes take alike adds nothing.
  *
  * Each register turned divergent remembers a cause (the instruction and the operand that made
  * it so, or the if or loop), which the printer follows back to a source.
@@ -59,8 +70,11 @@ typedef enum cause_kind {
   CAUSE_SOURCE,     /* instr yields a per-lane value by itself */
   CAUSE_SYNC,       /* written on a side of the divergent if node */
   CAUSE_TEMPORAL,   /* written in the loop node, which lanes leave at different iterations */
-  CAUSE_CONTINUE,   /* written after a divergent continue of the loop node */
-  CAUSE_BREAK,      /* instr (a break) where lanes are parked: not a register's cause */
+  CAUSE_CONTINUE,   /* written after instr, a divergent continue: split by from_reg, or under
+                     * the divergent if node */
+  CAUSE_BREAK,      /* instr, a break taken alike by the lanes it sees where lanes are
+                     * missing: under the divergent if node, or after a divergent continue
+                     * (from) */
   CAUSE_ARGUMENT,   /* named in assume_divergent */
   CAUSE_UNKNOWN,    /* a call, or a subroutine's entry */
 } cause_kind;
@@ -82,9 +96,22 @@ typedef struct entry {
   bool divergent;           /* result, branch predicate, if predicate or loop exit */
   uint32_t cause;           /* of `divergent`, 0 when uniform */
   uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
-  uint32_t cont_cause;      /* loop: of the merges after a divergent continue */
+  uint32_t cont_cause;      /* loop: of the merges after its first divergent continue */
   wave_regset before;       /* instr: divergent registers before it; loop: at its header */
+  uint32_t memo;            /* loop: its index in memos */
 } entry;
+
+/* What the last complete walk of a loop's body started from and left: a later visit whose
+ * header state is alike (see header_key) has the same fixpoint inside, so it takes the exit
+ * from here instead of walking the body again. */
+typedef struct loop_memo {
+  bool walked;
+  int header_key;
+  wave_regset header_div;
+  wave_regset break_div;    /* joined over the breaks, before temporal divergence */
+  wave_regset written;
+  bool exit_dead;
+} loop_memo;
 
 struct wave_uniformity {
   const wave_kernel *kernel;
@@ -94,6 +121,7 @@ struct wave_uniformity {
   size_t capacity;
   cause *causes;            /* causes[0] is unused: index 0 means no cause */
   size_t num_causes, cap_causes;
+  loop_memo *memos;
 };
 
 static size_t slot_of(const void *key, size_t capacity) {
@@ -131,7 +159,7 @@ static bool append_entry(wave_uniformity *u, const void *key, size_t *cap) {
 /* One entry per instruction, if and loop of the kernel in one walk, hashed afterwards, so that
  * the dataflow never allocates per visit. */
 static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
-  size_t cap = 0;
+  size_t cap = 0, num_loops = 0;
   bool ok = true;
   for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
     wave_const_walker w;
@@ -140,9 +168,13 @@ static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
       if (w.event == WAVE_WALK_BLOCK)
         for (const wave_instr *i = w.node->u.block.first; ok && i; i = i->next)
           ok = append_entry(u, i, &cap);
-      else if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP)
+      else if (w.event == WAVE_WALK_IF)
         ok = append_entry(u, w.node, &cap);
+      else if (w.event == WAVE_WALK_LOOP && (ok = append_entry(u, w.node, &cap)))
+        u->entries[u->num_entries - 1].memo = (uint32_t)num_loops++;
   }
+  u->memos = ok ? calloc(num_loops ? num_loops : 1, sizeof(*u->memos)) : NULL;
+  ok = ok && u->memos;
   u->capacity = 16;
   while (u->capacity < 2 * u->num_entries)
     u->capacity *= 2;
@@ -196,13 +228,13 @@ typedef struct frame {
   entry *e;
   int phase;
   state entry_state;        /* if: at the if; loop: at the loop, before its header */
+  state header;             /* loop: the header state this walk of the body started from */
   state other;              /* if: at the end of the then-list; loop: joined break states */
   state cont;               /* loop: joined continue states */
-  /* loop: the header state the current walk of the body began with. A break found divergent
-   * during the walk narrows later iterations even when no register changed at the header, so
-   * the walk is compared against this rather than against a header recomputed afterwards. */
-  state header;
   wave_regset written;
+  /* if inside a loop: lanes left the loop in it (left_cont: at a continue), which its state
+   * at the endif forgets when the path they left from ended at a halt */
+  bool left, left_cont;
   int outer_loop;           /* the level of the loop around this one */
 } frame;
 
@@ -303,24 +335,55 @@ static void visit(entry *e, const state *s, bool converged, bool divergent,
   }
 }
 
+/* Why a break or continue that the lanes it sees take alike leaves lanes behind: lanes are
+ * parked in the divergent if at frame level narrow inside the loop, whose predicate's cause
+ * then continues the chain; otherwise (a break) lanes left at an earlier divergent continue. */
+static uint32_t parked_cause(walk *w, const state *s, cause_kind kind, const wave_instr *instr,
+                             const entry *loop) {
+  if (s->narrow > w->loop_level) {
+    const frame *f = &w->frames[s->narrow - 1];
+    uint32_t c = new_cause(w, kind, instr, f->node, WAVE_NUM_REGS);
+    if (c) {
+      w->u->causes[c].from_reg = (uint16_t)WAVE_REG_PRED(f->node->u.if_.cond.value);
+      w->u->causes[c].from = w->u->causes[f->e->cause].from;
+    }
+    return c;
+  }
+  uint32_t c = new_cause(w, kind, instr, NULL, WAVE_NUM_REGS);
+  if (c)
+    w->u->causes[c].from = loop->cont_cause;
+  return c;
+}
+
 static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool guard_div) {
   unsigned p = WAVE_REG_PRED(instr->operands[0].value);
-  bool cond_div = wave_regset_test(s->div, p);
-  visit(e, s, s->narrow < 0 && !guard_div, cond_div,
-        cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, instr, NULL, p) : e->cause);
+  /* Whether it may take some active lanes and not others: by its predicate, or by its guard,
+   * which explains it first as it does a partial write. */
+  bool split = guard_div || wave_regset_test(s->div, p);
+  unsigned from = guard_div ? WAVE_REG_PRED(instr->guard) : p;
+  visit(e, s, s->narrow < 0 && !guard_div, split,
+        split && !e->cause ? new_cause(w, CAUSE_OPERAND, instr, NULL, from) : e->cause);
   if (w->loop_level < 0)
     return;   /* the verifier's error; nothing to leave */
   frame *loop = &w->frames[w->loop_level - 1];
-  bool exit_div = cond_div || guard_div || s->narrow >= w->loop_level;
+  /* Lanes missing at the loop's own level are lanes a break took, in this iteration or an
+   * earlier one, or lanes a continue took, which the continue state already tracks. A break
+   * where they are missing leaves at another iteration than theirs may; a continue taken
+   * alike by the lanes still running merges nothing new at the header, since those that left
+   * never come back. Only lanes parked in an if inside the loop make it a divergent one. */
+  bool exit_div = split || s->narrow > w->loop_level ||
+                  (instr->op == WAVE_OP_BREAK && s->narrow == w->loop_level);
   if (instr->op == WAVE_OP_BREAK) {
     loop->other = join(loop->other, *s);
     if (exit_div && !loop->e->divergent) {
       loop->e->divergent = true;
-      loop->e->cause = cond_div ? e->cause
-                                : new_cause(w, CAUSE_BREAK, instr, NULL, WAVE_NUM_REGS);
+      loop->e->cause = split ? e->cause : parked_cause(w, s, CAUSE_BREAK, instr, loop->e);
     }
   } else {
     loop->cont = join(loop->cont, *s);
+    if (exit_div && !loop->e->cont_cause)
+      loop->e->cont_cause = split ? new_cause(w, CAUSE_CONTINUE, instr, NULL, from)
+                                  : parked_cause(w, s, CAUSE_CONTINUE, instr, loop->e);
     if (exit_div)
       s->cont_div = true;
   }
@@ -328,6 +391,11 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
     s->loop_narrow = true;
     if (s->narrow < w->loop_level)
       s->narrow = w->loop_level;
+    if ((int)w->depth > w->loop_level) {
+      frame *in_if = &w->frames[w->depth - 1];
+      in_if->left = true;
+      in_if->left_cont = in_if->left_cont || instr->op == WAVE_OP_CONTINUE;
+    }
   }
 }
 
@@ -417,6 +485,7 @@ static frame *push(walk *w, const wave_node *node, int phase, const state *s) {
   f->other = dead_state();
   f->cont = dead_state();
   f->written = wave_regset_empty();
+  f->left = f->left_cont = false;
   f->outer_loop = w->loop_level;
   return f;
 }
@@ -430,16 +499,23 @@ static void pop(walk *w) {
 }
 
 /* The state at a loop's header: its entry, merged with every back edge seen so far (kept in
- * the loop's entry so that a loop walked again inside an outer one starts from there). */
-static state header_state(const frame *f, int level) {
-  state h = f->entry_state;
-  h.div = wave_regset_union(h.div, f->e->before);
+ * the loop's entry, so that a loop visited again inside an outer one starts from there). */
+static state header_state(const state *at_loop, const entry *e, int level) {
+  state h = *at_loop;
+  h.div = wave_regset_union(h.div, e->before);
   h.after_cont = wave_regset_empty();
   h.loop_narrow = false;
   h.cont_div = false;
-  if (f->e->divergent && h.narrow < level)
+  if (e->divergent && h.narrow < level)
     h.narrow = level;   /* lanes that broke stay out in later iterations */
   return h;
+}
+
+/* What of a header's narrow the body can tell apart: inside the loop at `level` narrow is only
+ * compared with 0 (converged) and with levels from `level` on (exits), so any value in between
+ * walks the body alike. */
+static int header_key(const state *h, int level) {
+  return h->narrow < 0 ? 0 : h->narrow < level ? 1 : 2;
 }
 
 static void enter_if(walk *w, state *s, const wave_node *node) {
@@ -459,7 +535,14 @@ static void enter_if(walk *w, state *s, const wave_node *node) {
 static void leave_if(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   state end = join(f->other, *s);
+  if ((int)w->depth - 1 > w->loop_level) {
+    frame *outer = &w->frames[w->depth - 2];
+    outer->left = outer->left || f->left;
+    outer->left_cont = outer->left_cont || f->left_cont;
+  }
   if (!end.dead) {
+    end.loop_narrow = end.loop_narrow || f->left;
+    end.cont_div = end.cont_div || f->left_cont;
     if (f->e->divergent && f->e->visited) {
       if (!f->e->merge_cause)
         f->e->merge_cause = new_cause(w, CAUSE_SYNC, NULL, f->node,
@@ -474,63 +557,86 @@ static void leave_if(walk *w, state *s) {
   pop(w);
 }
 
-static void enter_loop(walk *w, state *s, const wave_node *node) {
+/* The state after a loop, from its state at the loop and what its body's walk left. */
+static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks,
+                       wave_regset written) {
+  if (breaks.dead)
+    return breaks;
+  if (e->divergent) {
+    if (!e->merge_cause)
+      e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, (const wave_node *)e->key, WAVE_NUM_REGS);
+    make_divergent(w, &breaks, written, e->merge_cause);
+  }
+  breaks.narrow = at_loop->narrow;
+  breaks.loop_narrow = at_loop->loop_narrow;
+  breaks.cont_div = at_loop->cont_div;
+  breaks.after_cont = at_loop->after_cont;
+  if (breaks.cont_div)
+    breaks.after_cont = wave_regset_union(breaks.after_cont, written);
+  return breaks;
+}
+
+/* At a loop: true when its body is to be walked from *s, false when *s is already the state
+ * after it (no lane enters, or a walk from an alike header is memoised). */
+static bool enter_loop(walk *w, state *s, const wave_node *node) {
+  if (s->dead)
+    return false;
+  entry *e = find(w->u, node);
+  /* Converged here means at the loop's entry: lanes may go missing only inside. */
+  visit(e, s, s->narrow < 0, e->divergent, e->cause);
+  loop_memo *m = &w->u->memos[e->memo];
+  int level = (int)w->depth + 1;
+  state h = header_state(s, e, level);
+  if (m->walked && m->header_key == header_key(&h, level) &&
+      wave_regset_equal(m->header_div, h.div)) {
+    state breaks = *s;
+    breaks.dead = m->exit_dead;
+    breaks.div = m->break_div;
+    note_defs(w, s, m->written);
+    *s = loop_exit(w, s, e, breaks, m->written);
+    return false;
+  }
   frame *f = push(w, node, PHASE_BODY, s);
   if (!f)
-    return;
-  w->loop_level = (int)w->depth;
-  if (s->dead) {
-    *s = dead_state();
-    return;
-  }
-  *s = header_state(f, w->loop_level);
-  f->header = *s;
-  visit(f->e, s, s->narrow < 0, f->e->divergent, f->e->cause);
+    return false;
+  w->loop_level = level;
+  f->header = h;
+  *s = h;
+  return true;
 }
 
 /* At the end of a loop's body: true when the header gained something and the body must be
  * walked again from *s, false when the loop is done and *s is the state after it. */
 static bool leave_loop(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
+  entry *e = f->e;
   int level = w->loop_level;
   state back = join(*s, f->cont);
-  if (!f->entry_state.dead && !back.dead) {
-    state old = f->header;
-    wave_regset merged = wave_regset_union(back.div, back.after_cont);
+  if (!back.dead) {
     if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
-      if (!f->e->cont_cause)
-        f->e->cont_cause = new_cause(w, CAUSE_CONTINUE, NULL, f->node, WAVE_NUM_REGS);
-      uint32_t why = f->e->cont_cause;
       for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
         if (wave_regset_test(back.after_cont, r) && !wave_regset_test(back.div, r))
-          w->why[r] = why;
+          w->why[r] = e->cont_cause;
     }
-    f->e->before = wave_regset_union(f->e->before, merged);
-    state now = header_state(f, level);
-    if (!wave_regset_equal(old.div, now.div) || old.narrow != now.narrow) {
-      f->other = dead_state();
-      f->cont = dead_state();
-      f->header = now;
-      *s = now;
-      return true;
-    }
+    e->before = wave_regset_union(e->before, wave_regset_union(back.div, back.after_cont));
   }
-  state exit = f->other;
-  if (!exit.dead) {
-    if (f->e->divergent) {
-      if (!f->e->merge_cause)
-        f->e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, f->node, WAVE_NUM_REGS);
-      make_divergent(w, &exit, f->written, f->e->merge_cause);
-    }
-    exit.narrow = f->entry_state.narrow;
-    exit.loop_narrow = f->entry_state.loop_narrow;
-    exit.cont_div = f->entry_state.cont_div;
-    exit.after_cont = f->entry_state.after_cont;
-    if (exit.cont_div)
-      exit.after_cont = wave_regset_union(exit.after_cont, f->written);
+  state now = header_state(&f->entry_state, e, level);
+  if (!wave_regset_equal(now.div, f->header.div) || now.narrow != f->header.narrow) {
+    f->header = now;
+    f->other = dead_state();
+    f->cont = dead_state();
+    *s = now;
+    return true;
   }
+  loop_memo *m = &w->u->memos[e->memo];
+  m->walked = true;
+  m->header_key = header_key(&f->header, level);
+  m->header_div = f->header.div;
+  m->break_div = f->other.div;
+  m->exit_dead = f->other.dead;
+  m->written = f->written;
+  *s = loop_exit(w, &f->entry_state, e, f->other, f->written);
   w->loop_level = f->outer_loop;
-  *s = exit;
   pop(w);
   return false;
 }
@@ -547,8 +653,7 @@ static void walk_region(walk *w, const wave_region *region, state s) {
         enter_if(w, &s, cur);
         cur = cur->u.if_.then_body.first;
       } else {
-        enter_loop(w, &s, cur);
-        cur = cur->u.loop.body.first;
+        cur = enter_loop(w, &s, cur) ? cur->u.loop.body.first : cur->next;
       }
       continue;
     }
@@ -619,6 +724,7 @@ void wave_uniformity_destroy(wave_uniformity *u) {
   free(u->entries);
   free(u->slots);
   free(u->causes);
+  free(u->memos);
   free(u);
 }
 
@@ -708,7 +814,13 @@ static const char *source_name(const wave_instr *instr) {
   return "a per-lane result";
 }
 
-/* Follows cause c (which explains reg, or a branch when reg is WAVE_NUM_REGS) to its source. */
+static unsigned if_line(const wave_node *node) {
+  return node->u.if_.if_src.loc.line;
+}
+
+/* Follows cause c (which explains reg, or a branch when reg is WAVE_NUM_REGS) to its source:
+ * "r3 = iadd (line 9) <- r1 = mov_sr (line 4) <- sr_lane_id", each link naming the register
+ * it explains and the statement that made it divergent. */
 static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) {
   for (unsigned link = 0; c; link++) {
     if (link == MAX_CHAIN) {
@@ -718,53 +830,56 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
     const cause *k = &u->causes[c];
     if (link)
       put(o, " <- ");
-    if (reg < WAVE_NUM_REGS && k->kind != CAUSE_BREAK) {
+    if (reg < WAVE_NUM_REGS) {
       put_reg(o, reg);
-      put(o, k->instr ? " = " : " ");
+      put(o, k->kind == CAUSE_OPERAND || k->kind == CAUSE_SOURCE ? " = " : " <- ");
     }
-    unsigned line = k->instr ? k->instr->src.loc.line : k->node ? k->node->u.if_.if_src.loc.line
-                                                                : 0;
-    if (k->node && k->node->kind == WAVE_NODE_LOOP)
-      line = k->node->u.loop.loop_src.loc.line;
     switch ((cause_kind)k->kind) {
     case CAUSE_OPERAND:
     case CAUSE_SOURCE:
-      if (k->instr)
-        put(o, "%s (line %u)", wave_opcode_get(k->instr->op)->mnemonic, line);
-      else
-        put(o, "<- if (line %u)", line);
+      put(o, "%s (line %u)", wave_opcode_get(k->instr->op)->mnemonic, k->instr->src.loc.line);
       if (k->kind == CAUSE_SOURCE) {
         put(o, " <- %s", source_name(k->instr));
         return;
       }
       break;
     case CAUSE_SYNC:
-      put(o, "<- written under divergent if (line %u)", line);
+      put(o, "written under divergent if (line %u)", if_line(k->node));
       break;
     case CAUSE_TEMPORAL:
-      put(o, "<- live out of loop (line %u) left at different iterations", line);
+      put(o, "live out of loop (line %u) left at different iterations",
+          k->node->u.loop.loop_src.loc.line);
       reg = WAVE_NUM_REGS;
       c = find(u, k->node)->cause;
       continue;
     case CAUSE_CONTINUE:
-      put(o, "<- merged after divergent continue in loop (line %u)", line);
-      return;
+      put(o, "%sdivergent continue (line %u)", reg < WAVE_NUM_REGS ? "merged after " : "",
+          k->instr->src.loc.line);
+      if (k->node)
+        put(o, " under divergent if (line %u)", if_line(k->node));
+      break;
     case CAUSE_BREAK:
-      put(o, "break (line %u) with lanes parked", line);
-      return;
+      put(o, "break (line %u)", k->instr->src.loc.line);
+      if (k->node)
+        put(o, " under divergent if (line %u)", if_line(k->node));
+      else
+        put(o, " after lanes left");
+      break;
     case CAUSE_ARGUMENT:
-      put(o, "<- assume-divergent");
+      put(o, "assume-divergent");
       return;
     case CAUSE_UNKNOWN:
-      put(o, k->instr ? "<- call (line %u) may write anything" : "<- subroutine entry", line);
+      if (k->instr)
+        put(o, "call (line %u) may write anything", k->instr->src.loc.line);
+      else
+        put(o, "subroutine entry");
       return;
     }
     reg = k->from_reg;
     c = k->from;
-    if (!c) {
+    if (!c && reg < WAVE_NUM_REGS) {
       put(o, " <- ");
       put_reg(o, reg);
-      return;
     }
   }
 }
@@ -974,8 +1089,8 @@ int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel,
 /* ---- registration --------------------------------------------------------------------------------- */
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
-  (void)am;
-  wave_uniformity *u = wave_uniformity_compute(kernel, NULL);
+  wave_uniformity_config config = {.assume_divergent = wave_analysis_manager_assume_divergent(am)};
+  wave_uniformity *u = wave_uniformity_compute(kernel, &config);
   if (!u)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
                      "uniformity: out of memory");

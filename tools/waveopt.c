@@ -32,6 +32,8 @@ static const char usage[] =
     "  -analyze=NAME[,NAME...]       print what the named analyses find (-list-passes lists\n"
     "                                them) instead of optimizing; the output is the annotated\n"
     "                                kernel text\n"
+    "  -assume-divergent=R[,R...]    registers (r0..r254, p0..p3) the host presets differently\n"
+    "                                per lane: analyses take them as divergent from the entry\n"
     "  -list-passes                  list the passes with their options, the analyses and\n"
     "                                the named pipelines, and exit\n"
     "  -target=NAME                  the tool the output is for (-list-targets shows them;\n"
@@ -150,6 +152,39 @@ static int set_remarks(options *opt, wave_remark_kind kind, const char *pattern)
                           pattern);
 }
 
+/* One register name, "r0".."r254" or "p0".."p3", of len characters. */
+static bool parse_reg(const char *s, size_t len, unsigned *reg) {
+  unsigned max = *s == 'r' ? WAVE_MAX_GPR : *s == 'p' ? WAVE_NUM_PREDS - 1 : 0;
+  if (len < 2 || len > 4 || (*s != 'r' && *s != 'p') || (s[1] == '0' && len > 2))
+    return false;
+  unsigned n = 0;
+  for (size_t i = 1; i < len; i++) {
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+    n = n * 10 + (unsigned)(s[i] - '0');
+  }
+  if (n > max)
+    return false;
+  *reg = *s == 'r' ? WAVE_REG_GPR(n) : WAVE_REG_PRED(n);
+  return true;
+}
+
+static int set_assume_divergent(options *opt, const char *list) {
+  for (const char *s = list;; s++) {
+    size_t len = strcspn(s, ",");
+    unsigned reg;
+    if (!parse_reg(s, len, &reg))
+      return tool_usage_error("waveopt",
+                              "-assume-divergent=%s: '%.*s' is not a register (expected r0..r%d "
+                              "or p0..p%d)",
+                              list, (int)len, s, WAVE_MAX_GPR, WAVE_NUM_PREDS - 1);
+    wave_regset_set(&opt->run.assume_divergent, reg);
+    s += len;
+    if (!*s)
+      return -1;
+  }
+}
+
 /* A decimal integer with an optional '-', within [min, max]. */
 static bool parse_int(const char *s, long long min, long long max, long long *out) {
   bool negative = *s == '-';
@@ -244,6 +279,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->passes = v;
     } else if ((v = tool_option_value(a, "analyze"))) {
       opt->analyze = v;
+    } else if ((v = tool_option_value(a, "assume-divergent"))) {
+      status = set_assume_divergent(opt, v);
     } else if (strcmp(a, "-print-pipeline") == 0 || strcmp(a, "-print-pipeline-passes") == 0) {
       opt->print_pipeline = true;
     } else if (strcmp(a, "-list-passes") == 0) {

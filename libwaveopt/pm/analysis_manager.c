@@ -32,6 +32,7 @@ typedef struct computing {
 struct wave_analysis_manager {
   const wave_pass_registry *registry;
   const wave_target *target;
+  wave_regset assume_divergent;
   wave_diags *diags;
   cached *entries;
   size_t num_entries, capacity;
@@ -68,6 +69,14 @@ const wave_target *wave_analysis_manager_target(const wave_analysis_manager *am)
 
 const wave_pass_registry *wave_analysis_manager_registry(const wave_analysis_manager *am) {
   return am->registry;
+}
+
+void wave_analysis_manager_set_assume_divergent(wave_analysis_manager *am, wave_regset regs) {
+  am->assume_divergent = regs;
+}
+
+wave_regset wave_analysis_manager_assume_divergent(const wave_analysis_manager *am) {
+  return am->assume_divergent;
 }
 
 static cached *find(wave_analysis_manager *am, const wave_kernel *kernel, wave_analysis_id id) {
@@ -162,6 +171,7 @@ bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
                      "out of memory checking the analyses preserved by pass %s", pass);
     return false;
   }
+  fresh->assume_divergent = am->assume_divergent;
   bool ok = true;
   for (size_t i = 0; i < am->num_entries; i++) {
     const cached *e = &am->entries[i];

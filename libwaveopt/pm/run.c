@@ -288,6 +288,8 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
     return false;
   run.am = wave_analysis_manager_create(pipeline->registry, run.target, diags);
   bool ok = run.am != NULL;
+  if (ok)
+    wave_analysis_manager_set_assume_divergent(run.am, run.options->assume_divergent);
   for (wave_kernel *k = module->first_kernel; ok && k; k = k->next) {
     ok = run_kernel(&run, k);
     wave_analysis_invalidate(run.am, k, WAVE_PRESERVE_NONE);

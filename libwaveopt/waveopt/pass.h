@@ -80,6 +80,12 @@ WAVE_API void wave_analysis_manager_destroy(wave_analysis_manager *am);
 WAVE_API const wave_target *wave_analysis_manager_target(const wave_analysis_manager *am);
 /* The registry whose analyses the manager computes. */
 WAVE_API const wave_pass_registry *wave_analysis_manager_registry(const wave_analysis_manager *am);
+/* Registers the host presets differently per lane, a fact of the launch that analyses read
+ * (uniformity: divergent from the kernel's entry on); none unless set. A pipeline run sets
+ * them from wave_pipeline_options.assume_divergent. */
+WAVE_API void wave_analysis_manager_set_assume_divergent(wave_analysis_manager *am,
+                                                         wave_regset regs);
+WAVE_API wave_regset wave_analysis_manager_assume_divergent(const wave_analysis_manager *am);
 
 /* The cached result, computing it first when there is none. NULL when the computation failed
  * (diagnostics say why), when id is not registered, or when the analysis needs itself. */
@@ -237,6 +243,8 @@ typedef struct wave_bisect_step {
 /* Zero-initialised options run every pass with no checks and collect no remarks. */
 typedef struct wave_pipeline_options {
   const wave_target *target;    /* NULL: wave_target_default() */
+  /* Registers the host presets differently per lane (waveopt -assume-divergent). */
+  wave_regset assume_divergent;
   /* After every pass: validate the IR, check a "no change" answer against the kernel's text,
    * and recompute every analysis the pass claims to preserve. A failure is an
    * "internal error: ... after pass NAME" and stops the run. */

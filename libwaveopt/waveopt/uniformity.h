@@ -9,9 +9,10 @@
  * and has not ended is active there: none is parked by a divergent if or held back by a
  * divergent break or continue. Barriers and wave operations care about the second.
  *
- * The analysis registered as `uniformity` (print<uniformity>) uses the default configuration.
- * A caller that knows more about the kernel's preset registers computes its own result with
- * wave_uniformity_compute.
+ * The analysis registered as `uniformity` (print<uniformity>) takes assume_divergent from its
+ * analysis manager (wave_analysis_manager_assume_divergent: in a pipeline run,
+ * wave_pipeline_options.assume_divergent, the tools' -assume-divergent). A caller outside the
+ * pass manager computes its own result with wave_uniformity_compute.
  */
 #ifndef WAVEOPT_UNIFORMITY_H
 #define WAVEOPT_UNIFORMITY_H
@@ -59,7 +60,8 @@ WAVE_API wave_regset wave_uniformity_divergent_before(const wave_uniformity *u,
 
 /* Whether what instr writes may differ between the lanes it leaves active. */
 WAVE_API bool wave_uniformity_result_divergent(const wave_uniformity *u, const wave_instr *instr);
-/* For break and continue: whether their predicate may differ between the active lanes. */
+/* For break and continue: whether they may take some active lanes and not others (their
+ * predicate, or their guard, may differ between the active lanes). */
 WAVE_API bool wave_uniformity_branch_divergent(const wave_uniformity *u, const wave_instr *instr);
 /* Whether every lane that entered the region is active at instr (and selected by its guard). */
 WAVE_API bool wave_uniformity_instr_converged(const wave_uniformity *u, const wave_instr *instr);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "waveopt/edit.h"
 #include "waveopt/gen.h"
 #include "waveopt/instr.h"
@@ -204,15 +205,9 @@ static wave_machine *launch(const wave_kernel *k, const wave_gen_launch *g, uint
                             clobber *c) {
   wave_launch_config config;
   wave_launch_config_init(&config);
-  memcpy(config.grid, g->grid, sizeof(config.grid));
-  memcpy(config.workgroup, g->workgroup, sizeof(config.workgroup));
-  config.device_memory_size = g->device_memory_size;
-  config.wave_width = width;
   wave_reg_value presets[WAVE_GEN_MAX_ARGS];
-  for (unsigned i = 0; i < g->num_args; i++)
-    presets[i] = (wave_reg_value){g->args[i].reg, g->args[i].base};
-  config.presets = presets;
-  config.num_presets = g->num_args;
+  tu_gen_launch_config(g, &config, presets);
+  config.wave_width = width;
   config.keep_all_registers = true;
   if (c) {
     config.observe = clobber_dead;
@@ -325,11 +320,7 @@ Test(liveness, clobbering_dead_registers_changes_nothing, .timeout = 120) {
     o.seed = seed;
     o.size = 150;
     wave_gen_launch g;
-    wave_diags diags;
-    wave_diags_init(&diags);
-    wave_module *mod = wave_generate(&o, &g, &diags);
-    wave_diags_free(&diags);
-    cr_assert_not_null(mod);
+    wave_module *mod = tu_generate(&o, &g);
     char what[32];
     snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
     clobbered += check_clobbering(mod->first_kernel, &g, gate_widths[seed % 3], what);

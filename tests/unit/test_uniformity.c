@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The uniformity API: queries on a small kernel, assume-divergent, and a 100 000-deep nest. */
+/* The uniformity API: queries on a small kernel, assume-divergent, and 100 000-deep nests. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
+#include "waveopt/pass.h"
 #include "waveopt/uniformity.h"
 
 static const char *const small =
@@ -52,30 +54,144 @@ Test(uniformity, queries) {
   wave_module_destroy(m);
 }
 
-/* Nesting this deep on the C stack would overflow it: the walk keeps its own frames. Mostly
- * ifs, a loop every 1000 levels: a loop first found divergent is walked twice, so a nest made
- * only of such loops costs time quadratic in its depth (analysis/uniformity.c). */
-Test(uniformity, deep_nest) {
-  enum { DEPTH = 100000 };
-  size_t cap = (size_t)DEPTH * 24 + 256, len = 0;
+/* A loop's convergence is at its entry. The inner loop is reached with lanes missing in later
+ * iterations of the outer one, though its own header looks alike in every walk (it is
+ * divergent: lanes are missing there anyway); the last loop is entered by every lane. */
+Test(uniformity, loop_converged_at_its_entry) {
+  wave_module *m = tu_parse_ok(".kernel k\n"
+                               "    mov_sr r1, sr_lane_id\n"
+                               "    icmp_lt p1, r1, r2\n"
+                               "    loop\n"
+                               "        loop\n"
+                               "            break p1\n"
+                               "        endloop\n"
+                               "        break p1\n"
+                               "    endloop\n"
+                               "    loop\n"
+                               "        break p1\n"
+                               "    endloop\n"
+                               "    halt\n"
+                               ".end\n",
+                               "loops.wave", false);
+  wave_kernel *k = m->first_kernel;
+  const wave_node *outer = k->first_region->body.first->next;
+  const wave_node *inner = outer->u.loop.body.first;
+  const wave_node *last = outer->next;
+  wave_uniformity *u = wave_uniformity_compute(k, NULL);
+  cr_assert(u);
+  cr_assert(wave_uniformity_node_divergent(u, outer));
+  cr_assert(wave_uniformity_node_divergent(u, inner));
+  cr_assert(wave_uniformity_node_divergent(u, last));
+  cr_assert(wave_uniformity_node_converged(u, outer));
+  cr_assert(!wave_uniformity_node_converged(u, inner));
+  cr_assert(wave_uniformity_node_converged(u, last));
+  wave_uniformity_destroy(u);
+  wave_module_destroy(m);
+}
+
+/* The registered analysis reads assume_divergent from its analysis manager, and a manager
+ * answers none until told. */
+Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
+  wave_module *m = tu_parse_ok(small, "small.wave", false);
+  wave_kernel *k = m->first_kernel;
+  wave_instr *add = k->first_region->body.first->u.block.first->next->next;
+  wave_pass_registry *registry = wave_pass_registry_create();
+  cr_assert(registry);
+  wave_analysis_id id = wave_pass_registry_find_analysis(registry, "uniformity");
+  cr_assert_geq(id, 0);
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &d);
+  cr_assert(am);
+  cr_assert(wave_regset_is_empty(wave_analysis_manager_assume_divergent(am)));
+  cr_assert(!wave_uniformity_result_divergent(wave_analysis_get(am, k, id), add));
+  wave_regset r2 = wave_regset_empty();
+  wave_regset_set(&r2, WAVE_REG_GPR(2));
+  wave_analysis_manager_set_assume_divergent(am, r2);
+  wave_analysis_invalidate(am, k, WAVE_PRESERVE_NONE);
+  cr_assert(wave_uniformity_result_divergent(wave_analysis_get(am, k, id), add));
+  wave_analysis_manager_destroy(am);
+  wave_pass_registry_destroy(registry);
+  wave_diags_free(&d);
+  wave_module_destroy(m);
+}
+
+/* Parses a kernel that computes divergent p1 and uniform p2, opens DEPTH levels (`open` picks
+ * each level's text, `close` its end), writes r3 innermost and reads it after the nest. */
+enum { DEPTH = 100000 };
+
+static wave_module *deep_kernel(const char *(*open)(int level), const char *(*close)(int level)) {
+  size_t cap = (size_t)DEPTH * 48 + 256, len = 0;
   char *text = malloc(cap);
+  cr_assert(text);
   len += (size_t)sprintf(text + len, ".kernel deep\n    mov_sr r1, sr_lane_id\n"
-                                     "    icmp_lt p1, r1, r2\n");
+                                     "    icmp_lt p1, r1, r2\n    icmp_lt p2, r2, r2\n");
   for (int i = 0; i < DEPTH; i++)
-    len += (size_t)sprintf(text + len, i % 1000 ? "if p1\n" : "loop\nbreak p1\n");
-  len += (size_t)sprintf(text + len, "iadd r3, r3, r3\n");
+    len += (size_t)sprintf(text + len, "%s", open(i));
+  len += (size_t)sprintf(text + len, "iadd r3, r3, r2\nbreak p1\n");
   for (int i = DEPTH - 1; i >= 0; i--)
-    len += (size_t)sprintf(text + len, i % 1000 ? "endif\n" : "endloop\n");
-  len += (size_t)sprintf(text + len, "halt\n.end\n");
+    len += (size_t)sprintf(text + len, "%s", close(i));
+  len += (size_t)sprintf(text + len, "iadd r4, r3, r3\nhalt\n.end\n");
+  cr_assert_lt(len, cap);
   wave_diags d;
   wave_diags_init(&d);
   wave_module *m = wave_parse_string(text, len, "deep.wave", &d);
   cr_assert(m);
+  wave_diags_free(&d);
+  free(text);
+  return m;
+}
+
+/* The instruction after the nest: the kernel's last block is `iadd r4, r3, r3; halt`. */
+static const wave_instr *after_nest(const wave_kernel *k) {
+  const wave_node *n = k->first_region->body.first;
+  while (n->next)
+    n = n->next;
+  return n->u.block.first;
+}
+
+static const char *if_or_loop(int level) { return level % 1000 ? "if p1\n" : "loop\nbreak p1\n"; }
+static const char *endif_or_endloop(int level) { return level % 1000 ? "endif\n" : "endloop\n"; }
+static const char *divergent_loop(int level) { (void)level; return "loop\nbreak p1\n"; }
+static const char *uniform_loop(int level) { (void)level; return "loop\nbreak p2\n"; }
+static const char *endloop(int level) { (void)level; return "endloop\n"; }
+
+/* Nesting this deep on the C stack would overflow it: the walk keeps its own frames. */
+Test(uniformity, deep_nest_of_ifs) {
+  wave_module *m = deep_kernel(if_or_loop, endif_or_endloop);
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
   cr_assert(u);
   cr_assert(wave_uniformity_node_divergent(u, m->first_kernel->first_region->body.first->next));
+  cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
-  wave_diags_free(&d);
-  free(text);
+}
+
+/* Each loop is found divergent in its first walk and walked again with lanes missing; the
+ * loops inside it, visited again from a header alike to their last walk, are not walked again:
+ * time linear in the depth (quadratic, this did not finish). */
+Test(uniformity, deep_nest_of_divergent_loops, .timeout = 20) {
+  wave_module *m = deep_kernel(divergent_loop, endloop);
+  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  cr_assert(u);
+  const wave_node *outer = m->first_kernel->first_region->body.first->next;
+  cr_assert(wave_uniformity_node_divergent(u, outer));
+  cr_assert(!wave_uniformity_instr_converged(u, outer->u.loop.body.first->u.block.first));
+  cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
+  wave_uniformity_destroy(u);
+  wave_module_destroy(m);
+}
+
+/* Uniform loops around one divergent innermost loop: r3 turns divergent at the innermost exit,
+ * which every enclosing loop's header then learns in turn. */
+Test(uniformity, deep_nest_of_uniform_loops, .timeout = 20) {
+  wave_module *m = deep_kernel(uniform_loop, endloop);
+  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  cr_assert(u);
+  const wave_node *outer = m->first_kernel->first_region->body.first->next;
+  cr_assert(!wave_uniformity_node_divergent(u, outer));
+  cr_assert(wave_uniformity_instr_converged(u, outer->u.loop.body.first->u.block.first));
+  cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
+  wave_uniformity_destroy(u);
+  wave_module_destroy(m);
 }
