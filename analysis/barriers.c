@@ -75,6 +75,7 @@ typedef struct frame {
 typedef struct walk {
   const wave_kernel *kernel;
   const wave_uniformity *u[NUM_VIEWS];
+  int num_views;            /* 0: nothing to check; 1: wave operations only; NUM_VIEWS */
   wave_barriers *b;
   frame *frames;
   size_t depth, cap;
@@ -263,7 +264,7 @@ static void note_branch(walk *w, const wave_instr *instr, bool dead) {
   if (instr->op == WAVE_OP_BREAK)
     loop->live_break = true;
   frame *top = &w->frames[w->depth - 1];
-  for (int v = 0; v < NUM_VIEWS; v++)
+  for (int v = 0; v < w->num_views; v++)
     if (!top->exit[v] && (wave_uniformity_branch_divergent(w->u[v], instr) ||
                           !wave_uniformity_instr_converged(w->u[v], instr)))
       top->exit[v] = instr;
@@ -326,15 +327,21 @@ static int by_address(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Every call of the kernel, in one walk. */
-static void collect_calls(walk *w) {
-  for (const wave_region *r = w->kernel->first_region; r && !w->oom; r = r->next) {
+/* What the kernel holds: whether it has a barrier or a wave operation at all, and (into w,
+ * when given) its calls for the CALL cause. Most kernels have neither barriers nor wave
+ * operations, and then no uniformity is needed; a kernel without a barrier needs none across
+ * the workgroup. */
+static void survey(const wave_kernel *kernel, bool *barriers, bool *wave_ops, walk *w) {
+  *barriers = *wave_ops = false;
+  for (const wave_region *r = kernel->first_region; r; r = r->next) {
     wave_const_walker it;
     wave_const_walk_init(&it, &r->body);
-    while (!w->oom && wave_const_walk_next(&it))
+    while (wave_const_walk_next(&it))
       if (it.event == WAVE_WALK_BLOCK)
         wave_foreach_instr(instr, it.node) {
-          if (instr->op != WAVE_OP_CALL)
+          *barriers |= instr->op == WAVE_OP_BARRIER;
+          *wave_ops |= is_wave_op(instr);
+          if (!w || instr->op != WAVE_OP_CALL)
             continue;
           if (!grow((void **)&w->calls, &w->cap_calls, w->num_calls, sizeof(*w->calls)))
             w->oom = true;
@@ -345,20 +352,30 @@ static void collect_calls(walk *w) {
 }
 
 wave_barriers *wave_barriers_compute(const wave_kernel *kernel, const wave_uniformity *per_wave) {
-  wave_uniformity_config across = {0};
-  across.across_workgroup = true;
-  wave_uniformity *own = per_wave ? NULL : wave_uniformity_compute(kernel, NULL);
-  wave_uniformity *workgroup = wave_uniformity_compute(kernel, &across);
   wave_barriers *b = calloc(1, sizeof(*b));
   walk w = {0};
   w.kernel = kernel;
-  w.u[PER_WAVE] = per_wave ? per_wave : own;
-  w.u[ACROSS] = workgroup;
   w.b = b;
-  w.oom = !b || !w.u[PER_WAVE] || !workgroup;
-  if (!w.oom)
-    collect_calls(&w);
-  for (const wave_region *r = kernel->first_region; r && !w.oom; r = r->next)
+  w.oom = !b;
+  bool barriers = false, wave_ops = false;
+  if (b)
+    survey(kernel, &barriers, &wave_ops, &w);
+  wave_uniformity *own = NULL, *workgroup = NULL;
+  if (barriers || wave_ops) {
+    if (!per_wave)
+      per_wave = own = wave_uniformity_compute(kernel, NULL);
+    w.num_views = 1;
+    if (barriers) {
+      wave_uniformity_config across = {.across_workgroup = true};
+      workgroup = wave_uniformity_compute(kernel, &across);
+      w.num_views = NUM_VIEWS;
+      w.oom |= !workgroup;
+    }
+    w.u[PER_WAVE] = per_wave;
+    w.u[ACROSS] = workgroup;
+    w.oom |= !per_wave;
+  }
+  for (const wave_region *r = kernel->first_region; r && !w.oom && w.num_views; r = r->next)
     walk_region(&w, r);
   if (!w.oom && b->num_sites) {
     b->by_instr = malloc(b->num_sites * sizeof(*b->by_instr));
@@ -531,8 +548,11 @@ int wave_barriers_print(const wave_barriers *b, const wave_kernel *kernel, wave_
 /* ---- registration ------------------------------------------------------------------------ */
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
-  const wave_uniformity *u = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
-  if (!u)
+  /* Uniformity comes from the manager, cached for other users, but only when it is needed. */
+  bool barriers, wave_ops;
+  survey(kernel, &barriers, &wave_ops, NULL);
+  const wave_uniformity *u = NULL;
+  if ((barriers || wave_ops) && !(u = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY)))
     return NULL;
   wave_barriers *b = wave_barriers_compute(kernel, u);
   if (!b)
