@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_util.h"
 #include "waveopt/edit.h"
 #include "waveopt/gen.h"
 #include "waveopt/instr.h"
@@ -151,16 +152,8 @@ static void clobber_dead(void *ctx, const wave_observe *o) {
 
 static wave_machine *launch(const wave_kernel *k, const wave_gen_launch *g, clobber *c) {
   wave_launch_config config;
-  wave_launch_config_init(&config);
-  memcpy(config.grid, g->grid, sizeof(config.grid));
-  memcpy(config.workgroup, g->workgroup, sizeof(config.workgroup));
-  config.device_memory_size = g->device_memory_size;
   wave_reg_value presets[WAVE_GEN_MAX_ARGS];
-  for (unsigned i = 0; i < g->num_args; i++)
-    presets[i] = (wave_reg_value){g->args[i].reg, g->args[i].base};
-  config.presets = presets;
-  config.num_presets = g->num_args;
-  config.keep_all_registers = true;
+  tu_gen_launch_config(&config, g, presets);
   if (c) {
     config.observe = clobber_dead;
     config.observe_ctx = c;

@@ -152,6 +152,19 @@ char *tu_corpus_path(const char *name) {
   return path;
 }
 
+void tu_gen_launch_config(wave_launch_config *config, const wave_gen_launch *launch,
+                          wave_reg_value presets[WAVE_GEN_MAX_ARGS]) {
+  wave_launch_config_init(config);
+  memcpy(config->grid, launch->grid, sizeof(config->grid));
+  memcpy(config->workgroup, launch->workgroup, sizeof(config->workgroup));
+  config->device_memory_size = launch->device_memory_size;
+  for (unsigned i = 0; i < launch->num_args; i++)
+    presets[i] = (wave_reg_value){launch->args[i].reg, launch->args[i].base};
+  config->presets = presets;
+  config->num_presets = launch->num_args;
+  config->keep_all_registers = true;
+}
+
 /* Builds: block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
 wave_kernel *tu_sample_kernel(wave_module *m) {
   wave_kernel *k = wave_kernel_create(m, "k");

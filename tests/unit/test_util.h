@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "waveopt/gen.h"
+#include "waveopt/interp.h"
 #include "waveopt/waveopt.h"
 
 /* ---- the kernel corpus: the .wave files of tests/corpus ---- */
@@ -79,6 +81,14 @@ void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
     "    endif\n"                                                                    \
     "    halt\n"                                                                     \
     ".end\n"
+
+/* ---- generated kernels ---- */
+
+/* The launch a generated kernel expects (waveopt/gen.h), every preset at its base value, with
+ * every workgroup's registers kept; `presets` receives the preset registers and must outlive
+ * the configuration. Other fields keep wave_launch_config_init's defaults. */
+void tu_gen_launch_config(wave_launch_config *config, const wave_gen_launch *launch,
+                          wave_reg_value presets[WAVE_GEN_MAX_ARGS]);
 
 /* A small kernel built by hand, the same for every test that walks one:
  * block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
