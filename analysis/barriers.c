@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm/annotate.h"
 #include "pm/builtin.h"
 #include "support/text.h"
 #include "waveopt/barriers.h"
@@ -458,91 +459,27 @@ void wave_barriers_diagnose(const wave_barriers *b, const wave_kernel *kernel, b
   }
 }
 
-typedef struct printer {
-  wave_write_fn write;
-  void *ctx;
-  int failed;
-} printer;
+typedef struct listing {
+  const wave_barriers *b;
+  size_t next;              /* sites come in text order */
+} listing;
 
-static void emit(printer *p, const char *s) {
-  if (!p->failed)
-    p->failed = p->write(p->ctx, s, strlen(s));
-}
-
-/* One statement's line: indentation, text, its own comment, then the verdict if any. */
-static void line(printer *p, unsigned depth, const char *text, const wave_src *src,
-                 const char *verdict) {
-  for (unsigned i = 0; i <= depth && i < 16; i++)
-    emit(p, "    ");
-  emit(p, text);
-  if (src && src->comment) {
-    emit(p, " ");
-    emit(p, src->comment);
-  }
-  if (verdict) {
-    emit(p, " ; ");
-    emit(p, verdict);
-  }
-  emit(p, "\n");
+static const char *verdict(void *ctx, const wave_instr *instr, char *buf, size_t size) {
+  listing *l = ctx;
+  if (l->next >= l->b->num_sites || l->b->sites[l->next].instr != instr)
+    return NULL;
+  const site *s = &l->b->sites[l->next++];
+  if (s->finding < 0)
+    return s->reached ? "converged" : "not reached";
+  snprintf(buf, size, "not converged: %s", l->b->findings[s->finding].why);
+  return buf;
 }
 
 int wave_barriers_print(const wave_barriers *b, const wave_kernel *kernel, wave_write_fn write,
                         void *ctx) {
-  printer p = {write, ctx, 0};
-  emit(&p, ".kernel ");
-  emit(&p, kernel->name);
-  emit(&p, "\n");
-  size_t next = 0;   /* sites come in text order */
-  char text[256], cond[16];
-  for (const wave_region *r = kernel->first_region; r && !p.failed; r = r->next) {
-    if (r->label) {
-      emit(&p, r->label);
-      emit(&p, ":\n");
-    }
-    wave_const_walker it;
-    wave_const_walk_init(&it, &r->body);
-    while (!p.failed && wave_const_walk_next(&it)) {
-      const wave_node *n = it.node;
-      switch (it.event) {
-      case WAVE_WALK_BLOCK:
-        wave_foreach_instr(instr, n) {
-          wave_format_instr(instr, text, sizeof(text));
-          char *verdict = NULL;
-          if (next < b->num_sites && b->sites[next].instr == instr) {
-            const site *s = &b->sites[next++];
-            verdict = s->finding >= 0
-                          ? wave_format("not converged: %s", b->findings[s->finding].why)
-                          : wave_format("%s", s->reached ? "converged" : "not reached");
-            if (!verdict)
-              p.failed = -1;
-          }
-          line(&p, it.depth, text, &instr->src, verdict);
-          free(verdict);
-        }
-        break;
-      case WAVE_WALK_IF:
-        snprintf(cond, sizeof(cond), "if %sp%u", n->u.if_.cond.negated ? "!" : "",
-                 (unsigned)n->u.if_.cond.value);
-        line(&p, it.depth, cond, &n->u.if_.if_src, NULL);
-        break;
-      case WAVE_WALK_ELSE:
-        if (n->u.if_.has_else || n->u.if_.else_body.first)
-          line(&p, it.depth, "else", &n->u.if_.else_src, NULL);
-        break;
-      case WAVE_WALK_ENDIF:
-        line(&p, it.depth, "endif", &n->u.if_.endif_src, NULL);
-        break;
-      case WAVE_WALK_LOOP:
-        line(&p, it.depth, "loop", &n->u.loop.loop_src, NULL);
-        break;
-      case WAVE_WALK_ENDLOOP:
-        line(&p, it.depth, "endloop", &n->u.loop.endloop_src, NULL);
-        break;
-      }
-    }
-  }
-  emit(&p, ".end\n");
-  return p.failed;
+  listing l = {b, 0};
+  wave_annotator a = {.ctx = &l, .instr = verdict};
+  return wave_print_annotated(kernel, &a, write, ctx);
 }
 
 /* ---- registration ------------------------------------------------------------------------ */
