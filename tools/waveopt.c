@@ -40,6 +40,11 @@ static const char usage[] =
     "                                default portable: what every tool runs correctly)\n"
     "  -list-targets                 list the targets and what each runs correctly, and exit\n"
     "  -NAME=VALUE                   set the option NAME of a pass (-list-passes shows them)\n"
+    "  -max-registers=N              passes that need scratch registers may grow .registers up\n"
+    "                                to N (1..255; default: no growth, except 255 at -O3)\n"
+    "  -max-divergence-depth=N       keep if/loop nesting within N frames (default: the\n"
+    "                                target's divergence stack, 32 for portable)\n"
+    "  -shrink-registers             lower .registers to the highest register used + 1\n"
     "  -dialect=asm|docs             asm (default): what wave-asm accepts; documentation\n"
     "                                forms are lowered to real instructions. docs: print\n"
     "                                documentation forms as they are, for reading\n"
@@ -89,6 +94,7 @@ typedef struct options {
   const char *passes;
   const char *analyze;     /* -analyze=NAME,...: print those analyses instead of optimizing */
   int level;               /* -1: none given (then 0 unless -passes is) */
+  bool shrink_registers;   /* -shrink-registers: .registers = highest register used + 1 */
   bool print_pipeline, list_passes, list_targets;
   pass_set print_before, print_after;
   bool print_before_all, print_after_all, print_changed;
@@ -199,6 +205,15 @@ static bool parse_int(const char *s, long long min, long long max, long long *ou
   return true;
 }
 
+static int set_limit(const char *flag, const char *value, long long max, uint32_t *out) {
+  long long n;
+  if (!parse_int(value, 1, max, &n))
+    return tool_usage_error("waveopt", "-%s needs a number from 1 to %lld, not '%s'", flag, max,
+                            value);
+  *out = (uint32_t)n;
+  return -1;
+}
+
 static int set_bisect_limit(options *opt, const char *value) {
   long long limit;
   if (!parse_int(value, -1, INT_MAX, &limit))
@@ -305,6 +320,12 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->stats = true;
     } else if (strcmp(a, "-time-passes") == 0) {
       opt->run.time_passes = true;
+    } else if ((v = tool_option_value(a, "max-registers"))) {
+      status = set_limit("max-registers", v, WAVE_MAX_GPR + 1, &opt->run.max_registers);
+    } else if ((v = tool_option_value(a, "max-divergence-depth"))) {
+      status = set_limit("max-divergence-depth", v, UINT32_MAX, &opt->run.max_divergence_depth);
+    } else if (strcmp(a, "-shrink-registers") == 0) {
+      opt->shrink_registers = true;
     } else if ((v = tool_option_value(a, "opt-bisect-limit"))) {
       status = set_bisect_limit(opt, v);
     } else if ((v = tool_option_value(a, "pass-remarks"))) {
@@ -361,6 +382,9 @@ static int parse_args(int argc, char **argv, options *opt) {
     return tool_usage_error("waveopt", "-analyze needs analysis names separated by ','");
   if (!opt->passes && opt->level < 0)
     opt->level = 0;
+  /* -O3 may spend registers on scratch unless told a budget. */
+  if (opt->level == 3 && !opt->run.max_registers)
+    opt->run.max_registers = WAVE_MAX_GPR + 1;
   if (!opt->input)
     opt->input = "-";
   return -1;
@@ -688,6 +712,9 @@ static int run_tool(options *opt) {
    * documentation forms lowered, and after legalize none are left. */
   if (ok && !opt->analyze && opt->print.dialect == WAVE_DIALECT_ASM)
     ok = wave_lower_docs_dialect(module, &run_diags);
+  if (ok && !opt->analyze && opt->shrink_registers)
+    for (wave_kernel *k = module->first_kernel; k; k = k->next)
+      wave_kernel_shrink_registers(k);
   /* What an analysis printed explains the errors it diagnosed (a divergent barrier): it is
    * written even though they fail the run. */
   bool print_analyses = ok && opt->analyze;

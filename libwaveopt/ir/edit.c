@@ -285,6 +285,23 @@ wave_node *wave_build_loop(wave_builder *b) {
 
 /* Text order meets a block before any block after it, so each block first swallows the blocks
  * that follow it; one still empty after that has no block on either side and can simply go. */
+bool wave_kernel_shrink_registers(wave_kernel *kernel) {
+  uint32_t needed = 1;
+  wave_foreach_block(b, kernel) {
+    wave_foreach_instr(in, b) {
+      wave_reg_ref refs[WAVE_MAX_REG_REFS];
+      unsigned n = wave_instr_reg_refs(in, refs);
+      for (unsigned k = 0; k < n; k++)
+        if (!refs[k].is_pred && refs[k].first + refs[k].count > needed)
+          needed = refs[k].first + refs[k].count;
+    }
+  }
+  bool changed = needed != kernel->registers;
+  kernel->registers = needed;
+  kernel->has_registers = true;
+  return changed;
+}
+
 bool wave_normalize_kernel(wave_kernel *kernel) {
   bool changed = false;
   wave_foreach_region(r, kernel) {

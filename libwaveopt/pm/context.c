@@ -56,6 +56,16 @@ static bool pack(wave_pm_run *run, size_t n, const char *const *in, char **const
 
 const wave_target *wave_pass_target(const wave_pass_context *ctx) { return ctx->run->target; }
 
+uint32_t wave_pass_max_registers(const wave_pass_context *ctx, const wave_kernel *kernel) {
+  uint32_t limit = ctx->run->options->max_registers;
+  return limit > kernel->registers ? limit : kernel->registers;
+}
+
+uint32_t wave_pass_max_divergence_depth(const wave_pass_context *ctx) {
+  uint32_t limit = ctx->run->options->max_divergence_depth;
+  return limit ? limit : ctx->run->target->divergence_stack;
+}
+
 int64_t wave_pass_option(const wave_pass_context *ctx, size_t index) {
   const wave_pass_option_info *option = &ctx->pass->options[index];
   const wave_pipeline_options *o = ctx->run->options;

@@ -273,6 +273,11 @@ WAVE_API wave_instr *wave_build_instr(wave_builder *b, wave_opcode op, unsigned 
 WAVE_API wave_node *wave_build_if(wave_builder *b, wave_operand cond);
 WAVE_API wave_node *wave_build_loop(wave_builder *b);
 
+/* Lowers .registers to the highest GPR the kernel mentions, pair and quad halves included,
+ * plus one (at least 1); returns whether it changed. Subroutines are regions of the kernel and
+ * count. */
+WAVE_API bool wave_kernel_shrink_registers(wave_kernel *kernel);
+
 /* ---- normal form and validation ----------------------------------------------------------- */
 
 /* Merges adjacent blocks and drops empty ones in every list of the kernel; returns whether

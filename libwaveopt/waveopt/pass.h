@@ -131,6 +131,11 @@ WAVE_API const wave_target *wave_pass_target(const wave_pass_context *ctx);
 /* The value of the pass's own option options[index]. */
 WAVE_API int64_t wave_pass_option(const wave_pass_context *ctx, size_t index);
 WAVE_API wave_diags *wave_pass_diags(wave_pass_context *ctx);
+/* How many GPRs the kernel may have once the pass has taken its scratch registers: the
+ * pipeline's max_registers, never less than the kernel's own .registers. */
+WAVE_API uint32_t wave_pass_max_registers(const wave_pass_context *ctx, const wave_kernel *kernel);
+/* The divergence-stack depth to keep within, 0 for no limit (wave_pipeline_options). */
+WAVE_API uint32_t wave_pass_max_divergence_depth(const wave_pass_context *ctx);
 /* Reports an error at loc (quoting its source line) and returns the failed result. */
 WAVE_API wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -254,6 +259,12 @@ typedef struct wave_pipeline_options {
    * pass run (executed or not) is reported to on_bisect. */
   bool opt_bisect;
   int opt_bisect_limit;
+  /* Scratch registers: passes may grow .registers up to this many GPRs (waveopt
+   * -max-registers); 0 keeps every kernel's own count, so nothing grows unasked. */
+  uint32_t max_registers;
+  /* The divergence-stack depth passes keep within (waveopt -max-divergence-depth); 0 takes the
+   * target's (wave_target.divergence_stack, itself 0 where the target has no limit). */
+  uint32_t max_divergence_depth;
   /* Overrides of declared pass options; a name no registered pass declares is an error. */
   const wave_pass_option_value *option_values;
   size_t num_option_values;

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Scratch registers for rewrites (xform/xform.h). A register is free for a rewrite of a node
+ * when no lane can read its old value afterwards and the node does not use it: dead right
+ * before and right after the node, and not mentioned inside. The lanes that run the rewritten
+ * code are exactly those active at the node, which is the question liveness answers
+ * (waveopt/liveness.h); lanes parked elsewhere run none of it and keep their values.
+ * Registers at or above .registers hold nothing, so growing .registers yields free ones, up to
+ * the budget the pass was given.
+ */
+#include "xform/xform.h"
+
+#include "ir/ir_internal.h"
+#include "waveopt/instr.h"
+
+void wave_scratch_init(wave_scratch *s, wave_kernel *kernel, wave_regset taken, uint32_t limit) {
+  s->kernel = kernel;
+  s->taken = taken;
+  s->limit = limit < kernel->registers ? kernel->registers : limit;
+  if (s->limit > WAVE_MAX_GPR + 1)
+    s->limit = WAVE_MAX_GPR + 1;
+}
+
+bool wave_scratch_gpr(wave_scratch *s, uint32_t *r) {
+  for (uint32_t i = 0; i < s->limit; i++) {
+    if (wave_regset_test(s->taken, WAVE_REG_GPR(i)))
+      continue;
+    wave_regset_set(&s->taken, WAVE_REG_GPR(i));
+    if (i >= s->kernel->registers) {
+      s->kernel->registers = i + 1;
+      s->kernel->has_registers = true;
+    }
+    *r = i;
+    return true;
+  }
+  return false;
+}
+
+unsigned wave_scratch_gprs_left(const wave_scratch *s) {
+  unsigned n = 0;
+  for (uint32_t i = 0; i < s->limit; i++)
+    n += !wave_regset_test(s->taken, WAVE_REG_GPR(i));
+  return n;
+}
+
+bool wave_scratch_pred(wave_scratch *s, uint32_t *p) {
+  static const uint32_t order[WAVE_NUM_PREDS] = {1, 2, 3, 0};
+  for (unsigned i = 0; i < WAVE_NUM_PREDS; i++) {
+    if (wave_regset_test(s->taken, WAVE_REG_PRED(order[i])))
+      continue;
+    wave_regset_set(&s->taken, WAVE_REG_PRED(order[i]));
+    *p = order[i];
+    return true;
+  }
+  return false;
+}
+
+/* Every register the subtree of node reads or writes, the predicates of its ifs included. */
+static wave_regset mentioned_in(const wave_node *node, wave_regset set) {
+  for (const wave_node *n = node; n; n = wave_tree_next(node, n)) {
+    if (n->kind == WAVE_NODE_IF)
+      wave_regset_set(&set, WAVE_REG_PRED(n->u.if_.cond.value));
+    if (n->kind != WAVE_NODE_BLOCK)
+      continue;
+    wave_foreach_instr(i, n) {
+      wave_regset uses, defs;
+      wave_instr_uses(i, &uses);
+      wave_instr_defs(i, &defs);
+      set = wave_regset_union(set, wave_regset_union(uses, defs));
+    }
+  }
+  return set;
+}
+
+static bool has_call(const wave_kernel *kernel) {
+  wave_foreach_block(b, (wave_kernel *)kernel) {
+    wave_foreach_instr(i, b) {
+      if (i->op == WAVE_OP_CALL)
+        return true;
+    }
+  }
+  return false;
+}
+
+wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *node) {
+  wave_node *n = (wave_node *)node;
+  wave_regset taken = wave_regset_union(wave_liveness_at(liveness, wave_cursor_before_node(n)),
+                                        wave_liveness_at(liveness, wave_cursor_after_node(n)));
+  taken = mentioned_in(node, taken);
+  const wave_region *region = wave_node_region(node);
+  if (region && has_call(region->kernel))
+    wave_foreach_region(r, region->kernel) {
+      wave_foreach_node(top, &r->body) taken = mentioned_in(top, taken);
+    }
+  return taken;
+}
