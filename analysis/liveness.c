@@ -97,7 +97,7 @@ typedef struct key_index {
 
 struct wave_liveness {
   const wave_kernel *kernel;
-  unsigned gprs;              /* the packed layout (see pack) */
+  unsigned gprs;              /* GPRs in the packed layout (see pack) */
   size_t words;               /* of one packed set */
   size_t num_points;
   uint64_t *in, *out;         /* one packed set per point each */
@@ -117,44 +117,62 @@ struct wave_liveness {
 
 /* ---- packed sets ----------------------------------------------------------------------------- */
 
-/* A kernel's sets are stored packed: r0..r(gprs-1) in bits 0..gprs-1 and p0..p3 right after
- * them, where gprs is the kernel's .registers. A kernel of up to 60 registers thus keeps a set
- * in one word instead of the five of a wave_regset, which is most of the memory the dataflow
- * touches. A register beyond .registers (the verifier rejects it, but a result may be asked
- * for) does not fit: the kernel is then computed again with gprs 255, whose packed layout is
- * wave_regset's own. False when s does not fit. */
+/* A kernel's sets are stored packed in `words` words: r0..r(gprs-1) first and p0..p3 in the
+ * top four bits of the last word, where words is the fewest that hold .registers GPRs and the
+ * predicates. A kernel of up to 60 registers thus keeps a set in one word instead of the five
+ * of a wave_regset, and those are most of the memory the dataflow touches. Five words is
+ * wave_regset's own layout. A register beyond .registers that does not fit (the verifier
+ * rejects it, but a result may be asked for) makes the kernel computed again in five. */
+#define PRED_SHIFT 60
+#define GPR_BITS ((uint64_t)-1 >> (64 - PRED_SHIFT))
+
+static void set_layout(wave_liveness *lv, uint64_t registers) {
+  lv->words = (size_t)((registers + WAVE_NUM_PREDS + 63) / 64);
+  if (lv->words >= WAVE_REGSET_WORDS) {
+    lv->words = WAVE_REGSET_WORDS;
+    lv->gprs = WAVE_MAX_GPR + 1;
+  } else {
+    lv->gprs = 64 * (unsigned)lv->words - WAVE_NUM_PREDS;
+  }
+  lv->packable = wave_regset_empty();
+  wave_regset_set_range(&lv->packable, WAVE_REG_GPR(0), lv->gprs);
+  wave_regset_set_range(&lv->packable, WAVE_REG_PRED(0), WAVE_NUM_PREDS);
+}
+
+static bool full_layout(const wave_liveness *lv) { return lv->words == WAVE_REGSET_WORDS; }
+
+/* False when s does not fit. */
 static bool pack(const wave_liveness *lv, wave_regset s, uint64_t *dst) {
-  if (!wave_regset_is_empty(wave_regset_subtract(s, lv->packable)))
-    return false;
-  size_t whole = lv->gprs / 64, rest = lv->gprs % 64;
-  memset(dst, 0, lv->words * sizeof(uint64_t));
-  memcpy(dst, s.words, whole * sizeof(uint64_t));
-  if (rest)
-    dst[whole] = s.words[whole] & (((uint64_t)1 << rest) - 1);
+  if (full_layout(lv)) {
+    memcpy(dst, s.words, sizeof(s.words));
+    return true;
+  }
+  uint64_t spill = 0, preds = 0;
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    spill |= s.words[k] & ~lv->packable.words[k];
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
-    if (wave_regset_test(s, WAVE_REG_PRED(p)))
-      dst[(lv->gprs + p) / 64] |= (uint64_t)1 << ((lv->gprs + p) % 64);
-  return true;
+    preds |= (uint64_t)wave_regset_test(s, WAVE_REG_PRED(p)) << p;
+  size_t last = lv->words - 1;
+  for (size_t k = 0; k < last; k++)
+    dst[k] = s.words[k];
+  dst[last] = (s.words[last] & GPR_BITS) | preds << PRED_SHIFT;
+  return spill == 0;
 }
 
 static wave_regset unpack(const wave_liveness *lv, const uint64_t *src) {
   wave_regset s = wave_regset_empty();
-  size_t whole = lv->gprs / 64, rest = lv->gprs % 64;
-  memcpy(s.words, src, whole * sizeof(uint64_t));
-  if (rest)
-    s.words[whole] = src[whole] & (((uint64_t)1 << rest) - 1);
+  if (full_layout(lv)) {
+    memcpy(s.words, src, sizeof(s.words));
+    return s;
+  }
+  size_t last = lv->words - 1;
+  for (size_t k = 0; k < last; k++)
+    s.words[k] = src[k];
+  s.words[last] = src[last] & GPR_BITS;
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
-    if (src[(lv->gprs + p) / 64] >> ((lv->gprs + p) % 64) & 1)
+    if (src[last] >> (PRED_SHIFT + p) & 1)
       wave_regset_set(&s, WAVE_REG_PRED(p));
   return s;
-}
-
-static void set_layout(wave_liveness *lv, unsigned gprs) {
-  lv->gprs = gprs;
-  lv->words = (gprs + WAVE_NUM_PREDS + 63) / 64;
-  lv->packable = wave_regset_empty();
-  wave_regset_set_range(&lv->packable, WAVE_REG_GPR(0), gprs);
-  wave_regset_set_range(&lv->packable, WAVE_REG_PRED(0), WAVE_NUM_PREDS);
 }
 
 /* ---- looking instructions and nodes up ------------------------------------------------------ */
@@ -337,18 +355,13 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth, bool 
     }
     b->breaks[b->num_breaks++] = i;
   }
-  wave_regset s;
-  if (crosses)
-    s = lv->everything;
-  else
-    wave_instr_uses(instr, &s);
-  pack_into(b, b->gen, i, s);
-  if (!guarded) {
-    wave_instr_defs(instr, &s);
-    pack_into(b, b->kill, i, s);
-  }
-  wave_instr_other_lane_uses(instr, &s);
-  b->other_lanes = wave_regset_union(b->other_lanes, s);
+  wave_regset uses, defs, other;
+  wave_instr_uses_defs(instr, &uses, &defs);
+  pack_into(b, b->gen, i, crosses ? lv->everything : uses);
+  if (!guarded)
+    pack_into(b, b->kill, i, defs);
+  wave_instr_other_lane_uses(instr, &other);
+  b->other_lanes = wave_regset_union(b->other_lanes, other);
 }
 
 static void flatten_region(builder *b, const wave_region *region, bool entry_region) {
@@ -468,24 +481,18 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
       const point *p = &points[i];
       uint64_t *out = &lv->out[(size_t)i * w], *in = &lv->in[(size_t)i * w];
       const uint64_t *gen = &b->gen[(size_t)i * w], *kill = &b->kill[(size_t)i * w];
-      if (p->flags & CROSSES_REGIONS)
-        memcpy(out, everything, w * sizeof(uint64_t));
-      else
-        memset(out, 0, w * sizeof(uint64_t));
-      for (unsigned s = 0; s < p->num_succ; s++) {
-        const uint64_t *next = &lv->in[(size_t)p->succ[s] * w];
-        if ((p->flags & OTHER_LANE_EDGE) && s + 1 == p->num_succ)
-          for (size_t k = 0; k < w; k++)
-            out[k] |= next[k] & other[k];
-        else
-          for (size_t k = 0; k < w; k++)
-            out[k] |= next[k];
-      }
       bool grew = false;
       for (size_t k = 0; k < w; k++) {
-        uint64_t live = gen[k] | (out[k] & ~kill[k]);
-        grew |= live != in[k];
-        in[k] = live;
+        uint64_t live_out = p->flags & CROSSES_REGIONS ? everything[k] : 0;
+        for (unsigned s = 0; s < p->num_succ; s++) {
+          uint64_t next = lv->in[(size_t)p->succ[s] * w + k];
+          bool masked = (p->flags & OTHER_LANE_EDGE) && s + 1 == p->num_succ;
+          live_out |= masked ? next & other[k] : next;
+        }
+        uint64_t live_in = gen[k] | (live_out & ~kill[k]);
+        out[k] = live_out;
+        grew |= live_in != in[k];
+        in[k] = live_in;
       }
       if (!grew)
         continue;
@@ -505,14 +512,15 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
   return ok;
 }
 
-/* Flattens the kernel, solves, and indexes the result with sets packed for gprs registers;
+/* Flattens the kernel, solves, and indexes the result with sets packed for `registers` GPRs;
  * NULL with *too_narrow set when a register does not fit. */
-static wave_liveness *compute_packed(const wave_kernel *kernel, unsigned gprs, bool *too_narrow) {
+static wave_liveness *compute_packed(const wave_kernel *kernel, uint64_t registers,
+                                     bool *too_narrow) {
   wave_liveness *lv = calloc(1, sizeof(*lv));
   if (!lv)
     return NULL;
   lv->kernel = kernel;
-  set_layout(lv, gprs);
+  set_layout(lv, registers);
   for (unsigned r = 0; r < kernel->registers && r <= WAVE_MAX_GPR; r++)
     wave_regset_set(&lv->everything, WAVE_REG_GPR(r));
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
@@ -556,11 +564,9 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, unsigned gprs, b
 }
 
 wave_liveness *wave_liveness_compute(const wave_kernel *kernel) {
-  unsigned all = WAVE_MAX_GPR + 1;
   bool too_narrow;
-  wave_liveness *lv =
-      compute_packed(kernel, kernel->registers < all ? kernel->registers : all, &too_narrow);
-  return lv || !too_narrow ? lv : compute_packed(kernel, all, &too_narrow);
+  wave_liveness *lv = compute_packed(kernel, kernel->registers, &too_narrow);
+  return lv || !too_narrow ? lv : compute_packed(kernel, WAVE_MAX_GPR + 1, &too_narrow);
 }
 
 void wave_liveness_destroy(wave_liveness *lv) {
