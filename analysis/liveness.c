@@ -501,10 +501,11 @@ static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64
 
 /* The least fixpoint, by sweeps in reverse text order. Every edge leads to a later point but
  * endloop's and continue's, which go back to their loop's head; so one sweep settles all the
- * rest, and a loop is swept again while its head's set grows. A loop whose exit (the point
- * after its endloop) holds what it held when the loop last settled is skipped whole: nothing
- * else from outside reaches into it. So nested loops are swept again only when something new
- * reaches them, and a nest 100 000 deep costs about what a flat kernel of its size costs. */
+ * rest, and a loop is swept again while its head's set grows. A loop's sets depend on the code
+ * outside it only through its exit, the point after its endloop (its breaks lead there; calls
+ * and ends add fixed sets), so a loop whose exit holds what it held when the loop last settled
+ * is skipped whole. Nested loops are thus swept again only when something new reaches them,
+ * and a nest 100 000 deep costs about what a flat kernel of its size costs. */
 static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
                   const uint64_t *everything) {
   size_t w = lv->words, depth = 0;
