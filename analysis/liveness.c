@@ -60,7 +60,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm/annotate.h"
 #include "pm/builtin.h"
+#include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
@@ -256,14 +258,6 @@ static size_t grown(size_t cap, size_t need) {
   return cap2;
 }
 
-static bool grow(void **array, size_t *cap, size_t need, size_t size) {
-  size_t cap2 = grown(*cap, need);
-  if (cap2 != *cap && !resize(array, cap2, size))
-    return false;
-  *cap = cap2;
-  return true;
-}
-
 /* Grows two arrays that share one capacity. */
 static bool grow_pair(void **a, void **b, size_t *cap, size_t need, size_t size_a,
                       size_t size_b) {
@@ -318,7 +312,7 @@ static void add_node(builder *b, const wave_node *node, uint32_t first, uint32_t
 }
 
 static open_construct *open_construct_push(builder *b, uint32_t head, bool loop) {
-  if (!grow((void **)&b->stack, &b->cap_stack, b->depth + 1, sizeof(open_construct))) {
+  if (!wave_grow((void **)&b->stack, &b->cap_stack, b->depth + 1, sizeof(open_construct))) {
     b->failed = true;
     return NULL;
   }
@@ -370,7 +364,7 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth, bool 
     jump(b, i, loop->head);
   else if (loop) {
     /* Its exit is the point after the endloop, not known yet. */
-    if (!grow((void **)&b->breaks, &b->cap_breaks, b->num_breaks + 1, sizeof(uint32_t))) {
+    if (!wave_grow((void **)&b->breaks, &b->cap_breaks, b->num_breaks + 1, sizeof(uint32_t))) {
       b->failed = true;
       return;
     }
@@ -415,7 +409,7 @@ static void flatten_region(builder *b, const wave_region *region, bool entry_reg
       i = add_point(b, FALLS | LOOP_HEAD);
       if (i == NO_POINT || !open_construct_push(b, i, true))
         break;
-      if (!grow((void **)&b->loops, &b->cap_loops, b->num_loops + 1, sizeof(loop_span))) {
+      if (!wave_grow((void **)&b->loops, &b->cap_loops, b->num_loops + 1, sizeof(loop_span))) {
         b->failed = true;
         break;
       }
@@ -565,7 +559,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, uint64_t registe
     uint32_t end = b.failed ? NO_POINT : add_point(&b, 0);
     if (end != NO_POINT && region->next)
       b.flags[end] |= FALLS;
-    if (!b.failed && !grow((void **)&lv->region_ends, &cap_regions, lv->num_regions + 1,
+    if (!b.failed && !wave_grow((void **)&lv->region_ends, &cap_regions, lv->num_regions + 1,
                            sizeof(uint32_t)))
       b.failed = true;
     if (b.failed)
@@ -740,36 +734,6 @@ static void destroy(void *result) { wave_liveness_destroy(result); }
 
 static bool equal(const void *a, const void *b) { return wave_liveness_equal(a, b); }
 
-typedef struct out_buf {
-  wave_write_fn write;
-  void *ctx;
-  int status;
-} out_buf;
-
-static void put(out_buf *o, const char *s, size_t len) {
-  if (o->status == 0)
-    o->status = o->write(o->ctx, s, len);
-}
-
-static void puts_(out_buf *o, const char *s) { put(o, s, strlen(s)); }
-
-static void indent(out_buf *o, unsigned depth) {
-  for (unsigned d = 0; d < depth + 1 && d < 16; d++)
-    put(o, "    ", 4);
-}
-
-static void put_set(out_buf *o, wave_regset s) {
-  puts_(o, "; live:");
-  char name[16];
-  for (unsigned r = 0; r < WAVE_NUM_REGS; r++) {
-    if (!wave_regset_test(s, r))
-      continue;
-    int n = r > WAVE_MAX_GPR ? snprintf(name, sizeof(name), " p%u", r - (WAVE_MAX_GPR + 1))
-                             : snprintf(name, sizeof(name), " r%u", r);
-    put(o, name, (size_t)n);
-  }
-}
-
 /* The live-out of the k-th instruction in text order, where print meets it: no lookup. */
 static wave_regset text_order_out(const wave_liveness *lv, size_t k, const wave_instr *instr) {
   if (k < lv->num_instrs && lv->instr_keys[k] == instr)
@@ -777,69 +741,31 @@ static wave_regset text_order_out(const wave_liveness *lv, size_t k, const wave_
   return wave_liveness_out(lv, instr);
 }
 
-/* The kernel in the documentation dialect, one statement a line, each instruction followed
- * by the registers live after it. */
-static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
-  const wave_liveness *lv = result;
-  out_buf o = {write, ctx, 0};
-  size_t num_printed = 0;
-  puts_(&o, ".kernel ");
-  puts_(&o, kernel->name);
-  puts_(&o, "\n");
-  char text[256];
-  wave_foreach_region(region, kernel) {
-    if (region->label) {
-      puts_(&o, region->label);
-      puts_(&o, ":\n");
-    }
-    wave_const_walker w;
-    wave_const_walk_init(&w, &region->body);
-    while (o.status == 0 && wave_const_walk_next(&w)) {
-      const wave_node *n = w.node;
-      switch (w.event) {
-      case WAVE_WALK_BLOCK:
-        wave_foreach_instr(instr, n) {
-          wave_regset out = text_order_out(lv, num_printed++, instr);
-          indent(&o, w.depth);
-          size_t len = wave_format_instr(instr, text, sizeof(text));
-          put(&o, text, len < sizeof(text) ? len : sizeof(text) - 1);
-          /* Annotations start in one column, or one space after a long line. */
-          for (size_t col = 4 * (size_t)(w.depth + 1) + len; col < 40; col++)
-            put(&o, " ", 1);
-          put(&o, " ", 1);
-          put_set(&o, out);
-          puts_(&o, "\n");
-        }
-        break;
-      case WAVE_WALK_IF:
-        indent(&o, w.depth);
-        snprintf(text, sizeof(text), "if %sp%u\n", n->u.if_.cond.negated ? "!" : "",
-                 (unsigned)n->u.if_.cond.value);
-        puts_(&o, text);
-        break;
-      case WAVE_WALK_ELSE:
-        if (n->u.if_.has_else || n->u.if_.else_body.first) {
-          indent(&o, w.depth);
-          puts_(&o, "else\n");
-        }
-        break;
-      case WAVE_WALK_ENDIF:
-        indent(&o, w.depth);
-        puts_(&o, "endif\n");
-        break;
-      case WAVE_WALK_LOOP:
-        indent(&o, w.depth);
-        puts_(&o, "loop\n");
-        break;
-      case WAVE_WALK_ENDLOOP:
-        indent(&o, w.depth);
-        puts_(&o, "endloop\n");
-        break;
-      }
-    }
+typedef struct listing {
+  const wave_liveness *lv;
+  size_t next;              /* instructions come in text order */
+} listing;
+
+/* "live: r0 r4 p1", the registers live after the instruction. */
+static const char *live_after(void *ctx, const wave_instr *instr, char *buf, size_t size) {
+  listing *l = ctx;
+  wave_regset out = text_order_out(l->lv, l->next++, instr);
+  size_t len = (size_t)snprintf(buf, size, "live:");
+  for (unsigned r = 0; r < WAVE_NUM_REGS && len < size; r++) {
+    if (!wave_regset_test(out, r))
+      continue;
+    bool pred = r > WAVE_MAX_GPR;
+    len += (size_t)snprintf(buf + len, size - len, pred ? " p%u" : " r%u",
+                            pred ? r - (WAVE_MAX_GPR + 1) : r);
   }
-  puts_(&o, ".end\n");
-  return o.status;
+  return buf;
+}
+
+/* The kernel, each instruction followed by the registers live after it. */
+static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
+  listing l = {result, 0};
+  wave_annotator a = {.ctx = &l, .instr = live_after};
+  return wave_print_annotated(kernel, &a, write, ctx);
 }
 
 const wave_analysis_info wave_analysis_liveness = {
