@@ -82,15 +82,25 @@ static bool has_call(const wave_kernel *kernel) {
   return false;
 }
 
-wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *node) {
-  wave_node *n = (wave_node *)node;
-  wave_regset taken = wave_regset_union(wave_liveness_at(liveness, wave_cursor_before_node(n)),
-                                        wave_liveness_at(liveness, wave_cursor_after_node(n)));
-  taken = mentioned_in(node, taken);
-  const wave_region *region = wave_node_region(node);
-  if (region && has_call(region->kernel))
-    wave_foreach_region(r, region->kernel) {
+wave_regset wave_xform_kernel_taken(const wave_kernel *kernel) {
+  wave_regset taken = wave_regset_empty();
+  if (has_call(kernel))
+    wave_foreach_region(r, (wave_kernel *)kernel) {
       wave_foreach_node(top, &r->body) taken = mentioned_in(top, taken);
     }
   return taken;
+}
+
+wave_regset wave_xform_taken_with(const wave_liveness *liveness, const wave_node *node,
+                                  wave_regset kernel_taken) {
+  wave_node *n = (wave_node *)node;
+  wave_regset taken = wave_regset_union(wave_liveness_at(liveness, wave_cursor_before_node(n)),
+                                        wave_liveness_at(liveness, wave_cursor_after_node(n)));
+  return mentioned_in(node, wave_regset_union(taken, kernel_taken));
+}
+
+wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *node) {
+  const wave_region *region = wave_node_region(node);
+  wave_regset kernel_taken = region ? wave_xform_kernel_taken(region->kernel) : wave_regset_empty();
+  return wave_xform_taken_with(liveness, node, kernel_taken);
 }
