@@ -451,3 +451,20 @@ Test(if_to_select, p0_on_portable_and_on_the_emulator) {
   free(printed);
   direct_close(&d);
 }
+
+/* A negated operand of the documentation dialect waits for legalize, which lowers it through a
+ * predicate the kernel never mentions (p3 here): the pass keeps that one free, so the if that
+ * would need it to save its test stays, and legalize still finds it. */
+Test(if_to_select, leaves_legalize_its_predicate) {
+  const char *text = ".kernel docs\n.registers 8\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 4\n"
+                     "    icmp_lt p1, r1, r2\n    icmp_lt p0, r2, r1\n    icmp_ne p2, r1, r2\n"
+                     "    if p1\n        icmp_eq p1, r1, r2\n        iadd r3, r1, r2\n    endif\n"
+                     "    select r4, p1, r1, r2\n    select r5, p2, r1, r2\n"
+                     "    loop\n        icmp_eq p0, r3, r4\n        break !p0\n"
+                     "        iadd r3, r3, r2\n    endloop\n"
+                     "    device_store_u32 r1, r3\n    device_store_u32 r2, r5\n    halt\n.end\n";
+  char *out = run_text(text, "if-to-select,legalize", NULL);
+  cr_assert(strstr(out, "    if p1\n"), "%s", out);
+  cr_assert(strstr(out, "break p3"), "%s", out);
+  free(out);
+}
