@@ -35,7 +35,8 @@
  *     second scratch predicate right before it (wave_cond_emit), reading G where the
  *     instruction read it, and guards it. Lanes of the other side compute false there.
  * Scratch predicates are ones dead before and after the if and unused in it
- * (wave_xform_taken); with none free the form is refused.
+ * (wave_xform_taken_with), never the one legalize keeps for lowering a negated operand; with
+ * none free the form is refused.
  *
  * The select form computes both sides in every active lane and picks the results per lane
  * with `select rd, pA, then_value, else_value` (docs/language.md "Compare and select"). It
@@ -43,8 +44,8 @@
  * trap) and needs no guard, so it also serves where guards are not honoured or the test is in
  * p0. One side is computed first (F), the other after it (D); F writes into scratch registers
  * every register that is live after the if, read by D or the if's predicate; D does the same for
- * the if's predicate and for registers live after the if that F does not write (their old value
- * is F's result, docs/language.md "Partial definitions"), and writes the rest in place. Reads
+ * the if's predicate and for registers live after the if that F does not write (F's lanes keep
+ * their old value, docs/language.md "Partial definitions"), and writes the rest in place. Reads
  * within a side follow its renaming, so each side sees exactly the values it saw in the if. A
  * select per register live after the if that a side writes takes F's scratch (or the old
  * value) and D's. Lanes that did not run a side compute garbage into registers nobody reads:
@@ -70,8 +71,12 @@
  * Missed remarks name the if and why: "if at 12:5 not converted: then-side holds
  * device_load_u32 at 13:9 (memory)", "... sides too large (10 > 8)", "... uniform and a side
  * has 3 instructions (limit 1)", or per form ("guarded form: no free predicate ...; select
- * form: then-side holds idiv at 13:9 (may trap)"), or "... the straight-line code costs 7
- * instructions, the if 5".
+ * form: then-side holds idiv at 13:9 (may trap)"), or the costs ("... the guarded code costs 6
+ * instructions, the if 5; select form: ...").
+ *
+ * Each rewrite plans first and builds the new code apart from the tree (clones of the sides'
+ * instructions, in a detached block), then puts it where the if was: a refusal, or memory
+ * running out, leaves the kernel as it was.
  *
  * Liveness is computed once per run; xform/xform.h's stale-liveness rule holds because, seen
  * from outside the if, the new code reads no register the if did not read (its predicate, the

@@ -173,7 +173,7 @@ static bool transform(wave_module *module, void *ctx, wave_diags *diags) {
 static const char *const target_names[] = {"portable", "wave-emu", "wave-ptx", "spec"};
 
 Test(if_to_select, random_small_ifs_keep_their_results, .timeout = 600) {
-  enum { KERNELS = 1200 };
+  enum { KERNELS = 3000 };
   wave_pass_registry *registry = wave_pass_registry_create();
   cr_assert_not_null(registry);
   wave_diags diags;
@@ -359,6 +359,7 @@ Test(if_to_select, cost_estimate_is_what_is_written) {
       "    if p0\n        @!p0 iadd r3, r1, r2\n    else\n        @p1 iadd r3, r2, r2\n    endif\n",
       "    if p0\n        iadd r5, r1, r2\n        @p1 iadd r3, r5, r2\n    endif\n",
   };
+  unsigned forms[2] = {0, 0};
   for (size_t t = 0; t < 4; t++)
     for (size_t i = 0; i < sizeof(ifs) / sizeof(ifs[0]); i++) {
       char text[1024];
@@ -375,6 +376,7 @@ Test(if_to_select, cost_estimate_is_what_is_written) {
         continue;
       }
       cr_assert_eq(s, WAVE_IF_TO_SELECT_DONE);
+      forms[out.form]++;
       unsigned sides = 0;
       for (const char *c = ifs[i]; (c = strstr(c, "\n        ")); c++)
         sides++;
@@ -384,6 +386,8 @@ Test(if_to_select, cost_estimate_is_what_is_written) {
       free(printed);
       direct_close(&d);
     }
+  cr_assert(forms[WAVE_IF_TO_SELECT_GUARDED] > 4 && forms[WAVE_IF_TO_SELECT_SELECT] > 4,
+            "%u guarded, %u select", forms[0], forms[1]);
 }
 
 /* A negated test, which only the IR API can build: the guards and the select's operands swap,
