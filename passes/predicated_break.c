@@ -9,11 +9,12 @@
  *     endif                        ...
  *     ...
  *
- *   if p1                        @p1 iadd r4, r4, r5         S under the if's guard
+ *   if p1                        @p1 iadd r4, r4, r5         S and T under the if's guard
  *     iadd r4, r4, r5      ->    icmp_ne p3, r0, r0          p3 = p1 and p2 (p2 live after,
  *     break p2                   @p2 icmp_eq p3, r0, r0      p3 free)
- *   endif                        @!p1 icmp_ne p3, r0, r0
- *                                break p3
+ *     iadd r6, r6, r5            @!p1 icmp_ne p3, r0, r0
+ *   endif                        break p3
+ *                                @p1 iadd r6, r6, r5
  *
  *   if p1                        (the compare that set p1 is inverted: icmp_lt <-> icmp_ge)
  *   else                   ->    ... as above with the inverted p1
@@ -32,13 +33,16 @@
  * continue acts on the innermost loop from any depth of ifs, and `break pB` in the then-side
  * takes the lanes A and pA and pB, which is what `break pD` with pD = pA and pB takes where the
  * if stood, since S has run before it in the same lanes: `@pA I` executes exactly as I with
- * the active mask A and pA. The lanes that do not break go on after the if as before; the
- * then-side ran before an (empty) else-side, so nothing changes order. The condition pD is
- * built after S, from real instructions only (xform/xform.h: guarded compares or the select
- * idiom of docs/language.md "Predicate logic"), so no predicate logic and no `!` operand is
- * left (docs/toolchain.md "Rules our output keeps" 3). If S writes pA, pA is first copied into
- * a free predicate that guards S and enters pD. The else-side is the same with !pA, or with
- * pA itself when the compare defining pA can be inverted exactly (wave_compare_invert:
+ * the active mask A and pA. The code T after the break ran in the then-side's lanes that did
+ * not break, A and pA and not pB, which are the lanes of A left after `break pD` that have pA:
+ * `@pA T` runs there. The other lanes go on after the if as before; the then-side ran before
+ * an (empty) else-side, so nothing changes order. The condition pD is built after S, from real
+ * instructions only (xform/xform.h: guarded compares or the select idiom of docs/language.md
+ * "Predicate logic"), so no predicate logic and no `!` operand is left (docs/toolchain.md
+ * "Rules our output keeps" 3). When S or T writes pA, or the target cannot guard with pA (p0,
+ * which is no guard: toolchain.md "The @p0 guard"; @!p0 on portable), pA is first copied into
+ * a free predicate that guards S and T and enters pD. The else-side is the same with !pA, or
+ * with pA itself when the compare defining pA can be inverted exactly (wave_compare_invert:
  * icmp lt <-> ge, le <-> gt, eq <-> ne; ucmp by swapping operands; fcmp only eq <-> ne and
  * ord <-> unord, since fcmp_lt and its swap are both false on NaN) and no lane reads pA later.
  *
@@ -61,27 +65,28 @@
  * continues, halts and ifs included. It introduces a continue, so it is done only where the
  * target runs continue (target->continue_ok) and the option predicated-break-trailing is on.
  *
- * Scratch and liveness: a predicate written in place (pB, or pA in the then-side form) must
- * be dead after the if for the lanes that go on, and keeps its value (true) in the lanes that
- * break or continue; otherwise pD is a free predicate: dead before and after the if and not
- * mentioned by S, hence also dead where the lanes that break or continue go (they reach it
- * through S). The trailing form writes its scratch only before its continue, so its scratch
- * must be dead before and after the if and at the start of S, and nothing more: S may mention
- * it. An inverted compare needs its predicate dead after the if and at the start of the side
- * that stays (wave_liveness covers the lanes that break out of that side). The new code reads
- * pA and pB at the if, where the old code read them; the guarded compares that build pD read pB
- * also in lanes without pA, whose pD is false whatever pB holds there, so no value that
- * matters becomes live anywhere the result computed before the first rewrite calls dead (the
- * stale-liveness rule of xform/xform.h), and one liveness result serves the whole run.
+ * Scratch and liveness: a predicate written in place (pB, or pA in the then-side form without
+ * T, which reads pA) must be dead after the if for the lanes that go on, and keeps its value
+ * (true) in the lanes that break or continue (pB also in T's lanes: false); otherwise pD is a
+ * free predicate: dead before and after the if and not mentioned by the side, hence also dead
+ * where the lanes that break or continue go (they reach it through the side). The trailing form
+ * writes its scratch only before its continue, so its scratch must be dead before and after
+ * the if and at the start of S, and nothing more: S may mention it. An inverted compare needs
+ * its predicate dead after the if and at the start of the side that stays (wave_liveness
+ * covers the lanes that break out of that side). The new code reads pA and pB at the if, where
+ * the old code read them; the guarded compares that build pD read pB also in lanes without pA,
+ * whose pD is false whatever pB holds there, so no value that matters becomes live anywhere the
+ * result computed before the first rewrite calls dead (the stale-liveness rule of
+ * xform/xform.h), and one liveness result serves the whole run.
  *
  * It refuses, with a missed remark naming the if and the reason:
- *   - both sides hold code, control flow (an if or loop) sits beside the break, code follows
- *     the break, or a second break or continue precedes it;
- *   - S holds an instruction that may not gain the guard: convergent (wave ops, barrier, MMA,
- *     call: "Effect classes" forbids a new guard on them), halt or return, one already guarded,
- *     or one the target drops a guard from (memory and atomics on portable: docs/toolchain.md
- *     "Guards dropped by wave-ptx"; anything under @p0, which is no guard: "The @p0 guard");
- *   - no predicate is free for pD (or for the copy of pA), or the select idiom needs more
+ *   - both sides hold code, control flow (an if or loop) sits beside the break, or the side
+ *     holds a second break or continue;
+ *   - S or T holds an instruction that may not gain a guard: convergent (wave ops, barrier,
+ *     MMA, call: "Effect classes" forbids a new guard on them), halt or return, one already
+ *     guarded, or one the target drops a guard from (memory and atomics on portable:
+ *     docs/toolchain.md "Guards dropped by wave-ptx");
+ *   - no predicate is free for pD or for the copy of pA, or the select idiom needs more
  *     scratch GPRs than are free within -max-registers (asked before anything is emitted);
  *   - the trailing form on a target without continue_ok.
  * A compare that cannot be inverted where a negation was needed (fcmp_lt) gets a missed remark
@@ -261,19 +266,20 @@ static const wave_node *first_region_node(const wave_node_list *list) {
   return NULL;
 }
 
-/* Why S = block->first .. exit->prev may not run under a guard where the if stood: NULL when
- * it may, pending the check of the guard's predicate. Collects what S and the exit mention and
- * whether S writes pA. */
-static wave_exit_if_status check_body(wave_exit_if_result *r, const wave_instr *exit,
-                                      const char *side, uint32_t pred, wave_regset *mentioned,
-                                      bool *writes_pred) {
+/* Whether the code of the exit's block other than the exit (S before it, T after it) may run
+ * under a guard where the if stood, on this target, whatever the guard's predicate (which is
+ * checked apart: p0 can be copied into another one). Collects what the block mentions and
+ * whether S or T writes pA. */
+static wave_exit_if_status check_body(const wave_exit_if_env *env, wave_exit_if_result *r,
+                                      const wave_instr *exit, const char *side, uint32_t pred,
+                                      wave_regset *mentioned, bool *writes_pred) {
   for (const wave_instr *in = exit->block->u.block.first; in; in = in->next) {
     wave_regset uses, defs;
     wave_instr_uses(in, &uses);
     wave_instr_defs(in, &defs);
     *mentioned = wave_regset_union(*mentioned, wave_regset_union(uses, defs));
     if (in == exit)
-      break;
+      continue;
     wave_loc loc = in->src.loc;
     if (is_exit(in))
       return refuse(r, "its %s-side holds a second %s at %u:%u", side, mnemonic(in), loc.line,
@@ -285,32 +291,29 @@ static wave_exit_if_status check_body(wave_exit_if_result *r, const wave_instr *
                     loc.line, loc.col);
     if (wave_opcode_has((wave_opcode)in->op, WAVE_F_EXIT))
       return refuse(r, "%s at %u:%u ends lanes", mnemonic(in), loc.line, loc.col);
+    if (!wave_target_honours_guard(env->target, (wave_opcode)in->op, 1, false))
+      return refuse(r, "%s at %u:%u cannot take a guard on %s", mnemonic(in), loc.line, loc.col,
+                    env->target->name);
     *writes_pred = *writes_pred || wave_regset_test(defs, WAVE_REG_PRED(pred));
   }
   return WAVE_EXIT_IF_DONE;
 }
 
-static wave_exit_if_status check_guards(const wave_exit_if_env *env, wave_exit_if_result *r,
-                                        const wave_instr *exit, wave_cond guard) {
-  for (const wave_instr *in = exit->block->u.block.first; in != exit; in = in->next) {
-    if (wave_target_honours_guard(env->target, (wave_opcode)in->op, (int)guard.pred,
-                                  guard.negated))
-      continue;
-    wave_loc loc = in->src.loc;
-    if (guard.pred == 0 && !guard.negated)
-      return refuse(r, "%s at %u:%u would need the guard @p0, which is no guard", mnemonic(in),
-                    loc.line, loc.col);
-    return refuse(r, "%s at %u:%u cannot take the guard @%sp%u on %s", mnemonic(in), loc.line,
-                  loc.col, guard.negated ? "!" : "", guard.pred, env->target->name);
+/* Whether every instruction of the block but the exit takes the guard on this target. */
+static bool guards_honoured(const wave_exit_if_env *env, const wave_instr *exit, wave_cond g) {
+  for (const wave_instr *in = exit->block->u.block.first; in; in = in->next) {
+    if (in != exit && !wave_target_honours_guard(env->target, (wave_opcode)in->op, (int)g.pred,
+                                                 g.negated))
+      return false;
   }
-  return WAVE_EXIT_IF_DONE;
+  return true;
 }
 
 /* The predicate pD = a and c goes into: one of the operands written in place when that is
- * safe (see the opening comment), else a free one; the first that needs no scratch GPR wins.
- * False when there is none. */
+ * safe (see the opening comment; a is read again by T when there is code after the exit),
+ * else a free one; the first that needs no scratch GPR wins. False when there is none. */
 static bool pick_destination(const wave_exit_if_env *env, wave_node *if_node, wave_scratch *s,
-                             wave_cond a, bool a_is_scratch, wave_cond c, uint32_t *dst,
+                             wave_cond a, bool a_in_place_ok, wave_cond c, uint32_t *dst,
                              unsigned *gprs) {
   uint32_t cand[3];
   unsigned n = 0;
@@ -320,7 +323,7 @@ static bool pick_destination(const wave_exit_if_env *env, wave_node *if_node, wa
   } else if (a.pred != c.pred) {
     if (!c.negated && !live(env, after, c.pred))
       cand[n++] = c.pred;
-    if (!a.negated && (a_is_scratch || !live(env, after, a.pred)))
+    if (!a.negated && a_in_place_ok)
       cand[n++] = a.pred;
   }
   uint32_t free_pred;
@@ -364,10 +367,6 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                   region->kind == WAVE_NODE_IF ? "an if" : "a loop", rloc.line, rloc.col,
                   mnemonic(exit), xloc.line, xloc.col);
   }
-  if (exit->next)
-    return refuse(r, "%s at %u:%u follows the %s at %u:%u in its %s-side", mnemonic(exit->next),
-                  exit->next->src.loc.line, exit->next->src.loc.col, mnemonic(exit), xloc.line,
-                  xloc.col, side_name);
 
   wave_cond g = operand_cond(&if_node->u.if_.cond);
   if (!in_then)
@@ -375,7 +374,7 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
   wave_regset mentioned = wave_regset_empty();
   wave_regset_set(&mentioned, WAVE_REG_PRED(g.pred));
   bool writes_pred = false;
-  if (check_body(r, exit, side_name, g.pred, &mentioned, &writes_pred) != WAVE_EXIT_IF_DONE)
+  if (check_body(env, r, exit, side_name, g.pred, &mentioned, &writes_pred) != WAVE_EXIT_IF_DONE)
     return r->status;
 
   wave_instr *invert = NULL;
@@ -392,25 +391,40 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
   wave_scratch s;
   wave_scratch_init(&s, kernel, taken, env->max_registers);
 
-  /* S writes pA: its guard and pD read a copy taken before S. */
+  /* The guard and pD read a copy of the if's condition, taken first, when S or T writes pA or
+   * when the target cannot guard with pA itself (p0, or @!p0 on portable). */
   wave_cond guard = g;
   unsigned copy_gprs = 0;
-  if (writes_pred) {
+  bool copy = writes_pred || !guards_honoured(env, exit, g);
+  if (copy) {
     uint32_t saved;
-    if (!wave_scratch_pred(&s, &saved))
-      return refuse(r, "its %s-side writes p%u and no predicate is free to keep the if's "
-                       "condition",
-                    side_name, g.pred);
+    if (!wave_scratch_pred(&s, &saved)) {
+      char gt[8];
+      cond_text(gt, sizeof(gt), g);
+      if (writes_pred)
+        return refuse(r, "its %s-side writes p%u and no predicate is free to keep the if's "
+                         "condition",
+                      side_name, g.pred);
+      return refuse(r, "its %s-side would need the guard @%s, which %s, and no predicate is "
+                       "free to copy it into",
+                    side_name, gt,
+                    g.negated ? "the target drops" : "is no guard");
+    }
     guard = wave_cond_of(saved, false);
     copy_gprs = wave_cond_gprs_needed(env->target, saved, g, WAVE_COND_AND, g);
+    if (!guards_honoured(env, exit, guard))
+      return refuse(r, "no predicate the target guards with is free to copy the if's "
+                       "condition into");
   }
-  if (check_guards(env, r, exit, guard) != WAVE_EXIT_IF_DONE)
-    return r->status;
 
   wave_cond c = operand_cond(&exit->operands[0]);
+  if (copy && !writes_pred && same_cond(c, g))
+    c = guard;   /* the copy holds the very test the exit makes */
   uint32_t dst = 0;
   unsigned gprs = 0;
-  if (!pick_destination(env, if_node, &s, guard, writes_pred, c, &dst, &gprs))
+  bool a_in_place_ok = !exit->next && (copy || !live(env, wave_cursor_after_node(if_node),
+                                                     guard.pred));
+  if (!pick_destination(env, if_node, &s, guard, a_in_place_ok, c, &dst, &gprs))
     return refuse(r, "no predicate is free for the %s's condition: p%u and p%u stay live after "
                      "the if and the others are taken",
                   mnemonic(exit), guard.pred, c.pred);
@@ -421,16 +435,20 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                   copy_gprs + gprs, left, s.limit);
 
   wave_module *module = kernel->module;
-  wave_instr *first = exit->block->u.block.first, *last = exit->prev;
-  if (writes_pred) {
-    wave_builder b = wave_builder_at(module, wave_cursor_before_instr(first), exit->src.loc);
+  wave_instr *s_last = exit->prev, *t_first = exit->next;
+  wave_instr *s_first = s_last ? exit->block->u.block.first : NULL;
+  if (copy) {
+    wave_builder b =
+        wave_builder_at(module, wave_cursor_before_instr(exit->block->u.block.first), xloc);
     if (!wave_cond_emit_copy(&b, env->target, &s, guard.pred, g))
       return no_memory(r);
   }
-  wave_builder b = wave_builder_at(module, wave_cursor_before_instr(exit), exit->src.loc);
+  wave_builder b = wave_builder_at(module, wave_cursor_before_instr(exit), xloc);
   if (!wave_cond_emit(&b, env->target, &s, dst, guard, WAVE_COND_AND, c))
     return no_memory(r);
-  for (wave_instr *in = last ? first : NULL; in; in = in == last ? NULL : in->next)
+  for (wave_instr *in = s_first; in; in = in == s_last ? NULL : in->next)
+    wave_instr_set_guard(in, (int)guard.pred, guard.negated);
+  for (wave_instr *in = t_first; in; in = in->next)
     wave_instr_set_guard(in, (int)guard.pred, guard.negated);
   wave_instr_set_operand(exit, 0, wave_pred(dst));
   if (invert)
@@ -440,10 +458,14 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
   char ga[8], cc[8];
   cond_text(ga, sizeof(ga), guard);
   cond_text(cc, sizeof(cc), c);
-  if (same_cond(guard, c) && dst == guard.pred)
-    snprintf(r->what, sizeof(r->what), "p%u", dst);
-  else
-    snprintf(r->what, sizeof(r->what), "p%u = %s and %s", dst, ga, cc);
+  int n = same_cond(guard, c) && dst == guard.pred
+              ? snprintf(r->what, sizeof(r->what), "p%u", dst)
+              : snprintf(r->what, sizeof(r->what), "p%u = %s and %s", dst, ga, cc);
+  if (copy && n > 0 && (size_t)n < sizeof(r->what)) {
+    cond_text(cc, sizeof(cc), g);
+    snprintf(r->what + n, sizeof(r->what) - (size_t)n, ", p%u holding %s from before the %s-side",
+             guard.pred, cc, side_name);
+  }
   r->inverted = invert;
   return r->status = WAVE_EXIT_IF_DONE;
 }

@@ -5,7 +5,8 @@
  * and the emulator legalization turn `if pA { break pB }` into a break outside the if with
  * wave_exit_if_hoist.
  *
- *   wave_exit_if_hoist         if pA { S; break pB } endif  ->  @pA S; pD = pA and pB; break pD
+ *   wave_exit_if_hoist         if pA { S; break pB; T }  ->  @pA S; pD = pA and pB; break pD;
+ *                                                           @pA T
  *                              (continue alike; the else-side with !pA)
  *   wave_trailing_if_continue  loop { ...; if pA { S } }     ->  loop { ...; continue !pA; S }
  *                              (only where the target runs continue)
@@ -61,11 +62,11 @@ typedef struct wave_exit_if_result {
   const wave_instr *note_at;
 } wave_exit_if_result;
 
-/* `if pA { S; break pB }` with the else-side empty, or the mirror image, anywhere inside a
- * loop (a break or continue ends the side): S goes under the if's guard, the break reads pA and
- * pB combined and takes the if's place. Refused when S holds what cannot take the guard on
- * the target (memory on portable, convergent ops, exits, guarded code, control flow), when no
- * predicate or too few scratch registers are free, and when code follows the break. */
+/* `if pA { S; break pB; T }` with the else-side empty, or the mirror image, anywhere inside a
+ * loop: S and T go under the if's guard, the break reads pA and pB combined, and all of it
+ * takes the if's place. Refused when S or T holds what cannot take a guard on the target
+ * (memory on portable, convergent ops, exits, guarded code), when control flow or a second
+ * break sits beside the break, and when no predicate or too few scratch registers are free. */
 wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *if_node,
                                        wave_exit_if_result *result);
 
