@@ -231,10 +231,11 @@ static wave_instr *compare_to_invert(const wave_exit_if_env *env, wave_node *if_
   wave_instr probe = *cmp;
   if (wave_compare_invert(&probe))
     return cmp;
-  snprintf(r->note, sizeof(r->note),
-           "%s at %u:%u not inverted: it has no exact negation (it and its swap are both false "
-           "on NaN); the negation is computed instead",
-           mnemonic(cmp), cmp->src.loc.line, cmp->src.loc.col);
+  bool ordered = wave_opcode_get((wave_opcode)cmp->op)->mnemonic[0] == 'f';
+  snprintf(r->note, sizeof(r->note), "%s at %u:%u not inverted: %s; the negation is computed "
+           "instead", mnemonic(cmp), cmp->src.loc.line, cmp->src.loc.col,
+           ordered ? "it has no exact negation (it and its swap are both false on NaN)"
+                   : "the assembler has no compare that is its exact negation");
   r->note_at = cmp;
   return NULL;
 }
@@ -417,7 +418,7 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                        "condition into");
   }
 
-  wave_cond c = operand_cond(&exit->operands[0]);
+  wave_cond c = operand_cond(wave_instr_operand(exit, 0));
   if (copy && !writes_pred && same_cond(c, g))
     c = guard;   /* the copy holds the very test the exit makes */
   uint32_t dst = 0;
