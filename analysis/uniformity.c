@@ -90,38 +90,43 @@ typedef struct cause {
 /* ---- per-statement facts ------------------------------------------------------------------- */
 
 typedef struct entry {
-  const void *key;          /* a wave_instr, or a wave_node (if or loop) */
+  wave_regset before;       /* instr: divergent registers before it; loop: at its header */
+  uint32_t cause;           /* of `divergent`, 0 when uniform */
+  uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
+  uint32_t loop;            /* loop: its index in loops */
   bool visited;
   bool converged;           /* at every visit */
   bool divergent;           /* result, branch predicate, if predicate or loop exit */
-  uint32_t cause;           /* of `divergent`, 0 when uniform */
-  uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
-  uint32_t cont_cause;      /* loop: of the merges after its first divergent continue */
-  wave_regset before;       /* instr: divergent registers before it; loop: at its header */
-  uint32_t memo;            /* loop: its index in memos */
 } entry;
 
-/* What the last complete walk of a loop's body started from and left: a later visit whose
- * header state is alike (see header_key) has the same fixpoint inside, so it takes the exit
- * from here instead of walking the body again. */
-typedef struct loop_memo {
+/* A loop's own facts, beside the memo of the last complete walk of its body: a later visit
+ * whose header state is alike (see header_key) has the same fixpoint inside, so it takes the
+ * exit from the memo instead of walking the body again. */
+typedef struct loop_info {
+  uint32_t end;             /* the index of the first entry after the loop's body */
+  uint32_t cont_cause;      /* of the merges after its first divergent continue */
   bool walked;
+  bool exit_dead;
   int header_key;
   wave_regset header_div;
   wave_regset break_div;    /* joined over the breaks, before temporal divergence */
   wave_regset written;
-  bool exit_dead;
-} loop_memo;
+} loop_info;
 
 struct wave_uniformity {
   const wave_kernel *kernel;
-  entry *entries;           /* in walk order, so that two results compare entry by entry */
+  /* One entry per instruction, if and loop, in the order of wave_const_walk: the order in
+   * which the dataflow meets them, so that it finds each by a cursor (a loop walked again
+   * starts again after its own entry, a loop skipped jumps to its end), and so that two results
+   * compare entry by entry. keys[i] is the statement of entries[i]. */
+  const void **keys;
+  entry *entries;
   size_t num_entries;
-  uint32_t *slots;          /* open addressing: entry index + 1, 0 = empty */
+  uint32_t *slots;          /* for the queries, by statement: entry index + 1, 0 = empty */
   size_t capacity;
   cause *causes;            /* causes[0] is unused: index 0 means no cause */
   size_t num_causes, cap_causes;
-  loop_memo *memos;
+  loop_info *loops;
 };
 
 static size_t slot_of(const void *key, size_t capacity) {
@@ -131,50 +136,77 @@ static size_t slot_of(const void *key, size_t capacity) {
   return (size_t)(h ^ h >> 29) & (capacity - 1);
 }
 
-static entry *find(const wave_uniformity *u, const void *key) {
+static const entry *find(const wave_uniformity *u, const void *key) {
   for (size_t s = slot_of(key, u->capacity);; s = (s + 1) & (u->capacity - 1)) {
     if (!u->slots[s])
       return NULL;
-    if (u->entries[u->slots[s] - 1].key == key)
+    if (u->keys[u->slots[s] - 1] == key)
       return &u->entries[u->slots[s] - 1];
   }
 }
 
-static bool append_entry(wave_uniformity *u, const void *key, size_t *cap) {
-  if (u->num_entries == *cap) {
-    size_t grown_cap = *cap ? *cap * 2 : 64;
-    entry *grown = realloc(u->entries, grown_cap * sizeof(*grown));
-    if (!grown)
-      return false;
-    u->entries = grown;
+/* array, holding n elements of size bytes in *cap, or a larger copy of it when it is full;
+ * NULL when memory runs out (array is then untouched). */
+static void *reserve(void *array, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return array;
+  size_t grown_cap = *cap ? *cap * 2 : 64;
+  void *grown = realloc(array, grown_cap * size);
+  if (grown)
     *cap = grown_cap;
-  }
-  entry *e = &u->entries[u->num_entries++];
+  return grown;
+}
+
+static entry *append_entry(wave_uniformity *u, const void *key, size_t *cap_keys,
+                           size_t *cap_entries) {
+  const void **keys = reserve(u->keys, cap_keys, u->num_entries, sizeof(*keys));
+  if (keys)
+    u->keys = keys;
+  entry *entries = keys ? reserve(u->entries, cap_entries, u->num_entries, sizeof(*entries))
+                        : NULL;
+  if (!entries)
+    return NULL;
+  u->entries = entries;
+  keys[u->num_entries] = key;
+  entry *e = &entries[u->num_entries++];
   memset(e, 0, sizeof(*e));
-  e->key = key;
   e->converged = true;
-  return true;
+  return e;
 }
 
 /* One entry per instruction, if and loop of the kernel in one walk, hashed afterwards, so that
- * the dataflow never allocates per visit. */
+ * the dataflow never allocates per visit. While a loop is open its `end` links to the loop
+ * around it (its index + 1, 0 for none), so that its endloop finds the loop to close. */
 static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
-  size_t cap = 0, num_loops = 0;
+  size_t cap_keys = 0, cap_entries = 0, num_loops = 0, cap_loops = 0;
+  uint32_t open = 0;
   bool ok = true;
   for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
     wave_const_walker w;
     wave_const_walk_init(&w, &r->body);
-    while (ok && wave_const_walk_next(&w))
-      if (w.event == WAVE_WALK_BLOCK)
+    while (ok && wave_const_walk_next(&w)) {
+      if (w.event == WAVE_WALK_BLOCK) {
         for (const wave_instr *i = w.node->u.block.first; ok && i; i = i->next)
-          ok = append_entry(u, i, &cap);
-      else if (w.event == WAVE_WALK_IF)
-        ok = append_entry(u, w.node, &cap);
-      else if (w.event == WAVE_WALK_LOOP && (ok = append_entry(u, w.node, &cap)))
-        u->entries[u->num_entries - 1].memo = (uint32_t)num_loops++;
+          ok = append_entry(u, i, &cap_keys, &cap_entries) != NULL;
+      } else if (w.event == WAVE_WALK_IF) {
+        ok = append_entry(u, w.node, &cap_keys, &cap_entries) != NULL;
+      } else if (w.event == WAVE_WALK_LOOP) {
+        entry *e = append_entry(u, w.node, &cap_keys, &cap_entries);
+        loop_info *loops = e ? reserve(u->loops, &cap_loops, num_loops, sizeof(*loops)) : NULL;
+        if ((ok = loops != NULL)) {
+          u->loops = loops;
+          memset(&u->loops[num_loops], 0, sizeof(*u->loops));
+          u->loops[num_loops].end = open;
+          e->loop = (uint32_t)num_loops++;
+          open = (uint32_t)num_loops;
+        }
+      } else if (w.event == WAVE_WALK_ENDLOOP) {
+        loop_info *l = &u->loops[open - 1];
+        open = l->end;
+        l->end = (uint32_t)u->num_entries;
+      }
+    }
   }
-  u->memos = ok ? calloc(num_loops ? num_loops : 1, sizeof(*u->memos)) : NULL;
-  ok = ok && u->memos;
   u->capacity = 16;
   while (u->capacity < 2 * u->num_entries)
     u->capacity *= 2;
@@ -182,7 +214,7 @@ static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
   if (!u->slots)
     return false;
   for (size_t i = 0; i < u->num_entries; i++) {
-    size_t slot = slot_of(u->entries[i].key, u->capacity);
+    size_t slot = slot_of(u->keys[i], u->capacity);
     while (u->slots[slot])
       slot = (slot + 1) & (u->capacity - 1);
     u->slots[slot] = (uint32_t)(i + 1);
@@ -231,6 +263,7 @@ typedef struct frame {
   state header;             /* loop: the header state this walk of the body started from */
   state other;              /* if: at the end of the then-list; loop: joined break states */
   state cont;               /* loop: joined continue states */
+  size_t body;              /* loop: the index of its body's first entry */
   wave_regset written;
   /* if inside a loop: lanes left the loop in it (left_cont: at a continue), which its state
    * at the endif forgets when the path they left from ended at a halt */
@@ -243,6 +276,7 @@ typedef struct walk {
   uint32_t why[WAVE_NUM_REGS];  /* the cause of each register's latest divergence */
   frame *frames;
   size_t depth, cap;
+  size_t at;                /* the index of the entry of the next statement met */
   int loop_level;           /* frame level of the innermost loop, -1 outside loops */
   bool across_workgroup;    /* config: per-wave values are sources */
   bool oom;
@@ -251,34 +285,53 @@ typedef struct walk {
 static uint32_t new_cause(walk *w, cause_kind kind, const wave_instr *instr,
                           const wave_node *node, unsigned from_reg) {
   wave_uniformity *u = w->u;
-  if (u->num_causes == u->cap_causes) {
-    size_t cap = u->cap_causes ? 2 * u->cap_causes : 64;
-    cause *c = realloc(u->causes, cap * sizeof(*c));
-    if (!c) {
-      w->oom = true;
-      return 0;
-    }
-    u->causes = c;
-    u->cap_causes = cap;
-    if (!u->num_causes)
-      u->num_causes = 1;
+  size_t n = u->num_causes ? u->num_causes : 1;
+  cause *causes = reserve(u->causes, &u->cap_causes, n, sizeof(*causes));
+  if (!causes) {
+    w->oom = true;
+    return 0;
   }
-  cause *c = &u->causes[u->num_causes];
+  u->causes = causes;
+  u->num_causes = n + 1;
+  cause *c = &causes[n];
   c->kind = (uint8_t)kind;
   c->from_reg = (uint16_t)from_reg;
   c->from = from_reg < WAVE_NUM_REGS ? w->why[from_reg] : 0;
   c->instr = instr;
   c->node = node;
-  return (uint32_t)u->num_causes++;
+  return (uint32_t)n;
+}
+
+/* Every register and predicate. */
+static wave_regset all_regs(void) {
+  wave_regset all;
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    all.words[k] = k + 1 < WAVE_REGSET_WORDS || WAVE_NUM_REGS % 64 == 0
+                       ? ~(uint64_t)0
+                       : ((uint64_t)1 << WAVE_NUM_REGS % 64) - 1;
+  return all;
+}
+
+/* The lowest member of regs, WAVE_NUM_REGS when it is empty. */
+static unsigned lowest(wave_regset regs) {
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    if (regs.words[k])
+      return k * 64 + (unsigned)__builtin_ctzll(regs.words[k]);
+  return WAVE_NUM_REGS;
+}
+
+/* Gives each member of regs the cause `why`, a word at a time: sets are mostly empty or full. */
+static void set_why(walk *w, wave_regset regs, uint32_t why) {
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    for (uint64_t m = regs.words[k]; m; m &= m - 1)
+      w->why[k * 64 + (unsigned)__builtin_ctzll(m)] = why;
 }
 
 /* Marks regs divergent in s, with the cause `why` for those that were not. */
 static void make_divergent(walk *w, state *s, wave_regset regs, uint32_t why) {
-  for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-    if (wave_regset_test(regs, r) && !wave_regset_test(s->div, r)) {
-      wave_regset_set(&s->div, r);
-      w->why[r] = why;
-    }
+  wave_regset fresh = wave_regset_subtract(regs, s->div);
+  s->div = wave_regset_union(s->div, fresh);
+  set_why(w, fresh, why);
 }
 
 static void note_defs(walk *w, state *s, wave_regset defs) {
@@ -339,7 +392,7 @@ static void visit(entry *e, const state *s, bool converged, bool divergent,
  * parked in the divergent if at frame level narrow inside the loop, whose predicate's cause
  * then continues the chain; otherwise (a break) lanes left at an earlier divergent continue. */
 static uint32_t parked_cause(walk *w, const state *s, cause_kind kind, const wave_instr *instr,
-                             const entry *loop) {
+                             const loop_info *loop) {
   if (s->narrow > w->loop_level) {
     const frame *f = &w->frames[s->narrow - 1];
     uint32_t c = new_cause(w, kind, instr, f->node, WAVE_NUM_REGS);
@@ -366,6 +419,7 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
   if (w->loop_level < 0)
     return;   /* the verifier's error; nothing to leave */
   frame *loop = &w->frames[w->loop_level - 1];
+  loop_info *l = &w->u->loops[loop->e->loop];
   /* Lanes missing at the loop's own level are lanes a break took, in this iteration or an
    * earlier one, or lanes a continue took, which the continue state already tracks. A break
    * where they are missing leaves at another iteration than theirs may; a continue taken
@@ -377,13 +431,13 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
     loop->other = join(loop->other, *s);
     if (exit_div && !loop->e->divergent) {
       loop->e->divergent = true;
-      loop->e->cause = split ? e->cause : parked_cause(w, s, CAUSE_BREAK, instr, loop->e);
+      loop->e->cause = split ? e->cause : parked_cause(w, s, CAUSE_BREAK, instr, l);
     }
   } else {
     loop->cont = join(loop->cont, *s);
-    if (exit_div && !loop->e->cont_cause)
-      loop->e->cont_cause = split ? new_cause(w, CAUSE_CONTINUE, instr, NULL, from)
-                                  : parked_cause(w, s, CAUSE_CONTINUE, instr, loop->e);
+    if (exit_div && !l->cont_cause)
+      l->cont_cause = split ? new_cause(w, CAUSE_CONTINUE, instr, NULL, from)
+                            : parked_cause(w, s, CAUSE_CONTINUE, instr, l);
     if (exit_div)
       s->cont_div = true;
   }
@@ -400,7 +454,7 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
 }
 
 static void transfer(walk *w, state *s, const wave_instr *instr) {
-  entry *e = find(w->u, instr);
+  entry *e = &w->u->entries[w->at++];
   if (s->dead)
     return;
   bool guard_div = instr->guard != WAVE_NO_GUARD &&
@@ -411,8 +465,7 @@ static void transfer(walk *w, state *s, const wave_instr *instr) {
     return;
   }
   if (instr->op == WAVE_OP_CALL) {
-    wave_regset all = {{0}};
-    wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
+    wave_regset all = all_regs();
     uint32_t why = e->cause ? e->cause : new_cause(w, CAUSE_UNKNOWN, instr, NULL, WAVE_NUM_REGS);
     visit(e, s, converged, true, why);
     make_divergent(w, s, all, why);
@@ -449,9 +502,7 @@ static void transfer(walk *w, state *s, const wave_instr *instr) {
     if (instr->guard != WAVE_NO_GUARD && wave_regset_test(uses, WAVE_REG_PRED(instr->guard)))
       from = WAVE_REG_PRED(instr->guard);
     else
-      for (unsigned r = 0; r < WAVE_NUM_REGS && from == WAVE_NUM_REGS; r++)
-        if (wave_regset_test(uses, r))
-          from = r;
+      from = lowest(uses);
   }
   bool divergent = kind == CAUSE_SOURCE || from < WAVE_NUM_REGS;
   uint32_t why = e->cause;
@@ -466,20 +517,16 @@ static void transfer(walk *w, state *s, const wave_instr *instr) {
 
 /* ---- the walk --------------------------------------------------------------------------------- */
 
-static frame *push(walk *w, const wave_node *node, int phase, const state *s) {
-  if (w->depth == w->cap) {
-    size_t cap = w->cap ? 2 * w->cap : 64;
-    frame *f = realloc(w->frames, cap * sizeof(*f));
-    if (!f) {
-      w->oom = true;
-      return NULL;
-    }
-    w->frames = f;
-    w->cap = cap;
+static frame *push(walk *w, const wave_node *node, entry *e, int phase, const state *s) {
+  frame *frames = reserve(w->frames, &w->cap, w->depth, sizeof(*frames));
+  if (!frames) {
+    w->oom = true;
+    return NULL;
   }
-  frame *f = &w->frames[w->depth++];
+  w->frames = frames;
+  frame *f = &frames[w->depth++];
   f->node = node;
-  f->e = find(w->u, node);
+  f->e = e;
   f->phase = phase;
   f->entry_state = *s;
   f->other = dead_state();
@@ -519,14 +566,14 @@ static int header_key(const state *h, int level) {
 }
 
 static void enter_if(walk *w, state *s, const wave_node *node) {
-  entry *e = find(w->u, node);
+  entry *e = &w->u->entries[w->at++];
   bool cond_div = !s->dead && wave_regset_test(s->div, WAVE_REG_PRED(node->u.if_.cond.value));
   if (!s->dead)
     visit(e, s, s->narrow < 0, cond_div,
           cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, NULL, node,
                                             WAVE_REG_PRED(node->u.if_.cond.value))
                                 : e->cause);
-  if (!push(w, node, PHASE_THEN, s))
+  if (!push(w, node, e, PHASE_THEN, s))
     return;
   if (cond_div)
     s->narrow = (int)w->depth;
@@ -558,13 +605,13 @@ static void leave_if(walk *w, state *s) {
 }
 
 /* The state after a loop, from its state at the loop and what its body's walk left. */
-static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks,
-                       wave_regset written) {
+static state loop_exit(walk *w, const state *at_loop, const wave_node *node, entry *e,
+                       state breaks, wave_regset written) {
   if (breaks.dead)
     return breaks;
   if (e->divergent) {
     if (!e->merge_cause)
-      e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, (const wave_node *)e->key, WAVE_NUM_REGS);
+      e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, node, WAVE_NUM_REGS);
     make_divergent(w, &breaks, written, e->merge_cause);
   }
   breaks.narrow = at_loop->narrow;
@@ -579,26 +626,30 @@ static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks,
 /* At a loop: true when its body is to be walked from *s, false when *s is already the state
  * after it (no lane enters, or a walk from an alike header is memoised). */
 static bool enter_loop(walk *w, state *s, const wave_node *node) {
-  if (s->dead)
-    return false;
-  entry *e = find(w->u, node);
-  /* Converged here means at the loop's entry: lanes may go missing only inside. */
-  visit(e, s, s->narrow < 0, e->divergent, e->cause);
-  loop_memo *m = &w->u->memos[e->memo];
-  int level = (int)w->depth + 1;
-  state h = header_state(s, e, level);
-  if (m->walked && m->header_key == header_key(&h, level) &&
-      wave_regset_equal(m->header_div, h.div)) {
-    state breaks = *s;
-    breaks.dead = m->exit_dead;
-    breaks.div = m->break_div;
-    note_defs(w, s, m->written);
-    *s = loop_exit(w, s, e, breaks, m->written);
+  entry *e = &w->u->entries[w->at++];
+  loop_info *l = &w->u->loops[e->loop];
+  if (s->dead) {
+    w->at = l->end;
     return false;
   }
-  frame *f = push(w, node, PHASE_BODY, s);
+  /* Converged here means at the loop's entry: lanes may go missing only inside. */
+  visit(e, s, s->narrow < 0, e->divergent, e->cause);
+  int level = (int)w->depth + 1;
+  state h = header_state(s, e, level);
+  if (l->walked && l->header_key == header_key(&h, level) &&
+      wave_regset_equal(l->header_div, h.div)) {
+    state breaks = *s;
+    breaks.dead = l->exit_dead;
+    breaks.div = l->break_div;
+    note_defs(w, s, l->written);
+    *s = loop_exit(w, s, node, e, breaks, l->written);
+    w->at = l->end;
+    return false;
+  }
+  frame *f = push(w, node, e, PHASE_BODY, s);
   if (!f)
     return false;
+  f->body = w->at;
   w->loop_level = level;
   f->header = h;
   *s = h;
@@ -610,14 +661,11 @@ static bool enter_loop(walk *w, state *s, const wave_node *node) {
 static bool leave_loop(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   entry *e = f->e;
+  loop_info *l = &w->u->loops[e->loop];
   int level = w->loop_level;
   state back = join(*s, f->cont);
   if (!back.dead) {
-    if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
-      for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-        if (wave_regset_test(back.after_cont, r) && !wave_regset_test(back.div, r))
-          w->why[r] = e->cont_cause;
-    }
+    set_why(w, wave_regset_subtract(back.after_cont, back.div), l->cont_cause);
     e->before = wave_regset_union(e->before, wave_regset_union(back.div, back.after_cont));
   }
   state now = header_state(&f->entry_state, e, level);
@@ -626,16 +674,16 @@ static bool leave_loop(walk *w, state *s) {
     f->other = dead_state();
     f->cont = dead_state();
     *s = now;
+    w->at = f->body;
     return true;
   }
-  loop_memo *m = &w->u->memos[e->memo];
-  m->walked = true;
-  m->header_key = header_key(&f->header, level);
-  m->header_div = f->header.div;
-  m->break_div = f->other.div;
-  m->exit_dead = f->other.dead;
-  m->written = f->written;
-  *s = loop_exit(w, &f->entry_state, e, f->other, f->written);
+  l->walked = true;
+  l->header_key = header_key(&f->header, level);
+  l->header_div = f->header.div;
+  l->break_div = f->other.div;
+  l->exit_dead = f->other.dead;
+  l->written = f->written;
+  *s = loop_exit(w, &f->entry_state, f->node, e, f->other, f->written);
   w->loop_level = f->outer_loop;
   pop(w);
   return false;
@@ -697,13 +745,11 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
     if (r == kernel->first_region) {
       if (config) {
         uint32_t why = new_cause(w, CAUSE_ARGUMENT, NULL, NULL, WAVE_NUM_REGS);
-        make_divergent(w, &s, config->assume_divergent, why);
+        make_divergent(w, &s, wave_regset_intersect(config->assume_divergent, all_regs()), why);
       }
     } else {
       /* Called from anywhere, with lanes parked anywhere. */
-      wave_regset all = {{0}};
-      wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
-      make_divergent(w, &s, all, new_cause(w, CAUSE_UNKNOWN, NULL, NULL, WAVE_NUM_REGS));
+      make_divergent(w, &s, all_regs(), new_cause(w, CAUSE_UNKNOWN, NULL, NULL, WAVE_NUM_REGS));
       s.narrow = 0;
     }
     walk_region(w, r, s);
@@ -721,10 +767,11 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
 void wave_uniformity_destroy(wave_uniformity *u) {
   if (!u)
     return;
+  free(u->keys);
   free(u->entries);
   free(u->slots);
   free(u->causes);
-  free(u->memos);
+  free(u->loops);
   free(u);
 }
 
@@ -737,11 +784,7 @@ static const entry *visited_entry(const wave_uniformity *u, const void *key) {
 
 wave_regset wave_uniformity_divergent_before(const wave_uniformity *u, const wave_instr *instr) {
   const entry *e = visited_entry(u, instr);
-  if (e)
-    return e->before;
-  wave_regset all = {{0}};
-  wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
-  return all;
+  return e ? e->before : all_regs();
 }
 
 bool wave_uniformity_reg_divergent(const wave_uniformity *u, const wave_instr *instr,
@@ -947,7 +990,7 @@ bool wave_uniformity_equal(const wave_uniformity *a, const wave_uniformity *b) {
     return false;
   for (size_t i = 0; i < a->num_entries; i++) {
     const entry *x = &a->entries[i], *y = &b->entries[i];
-    if (x->key != y->key || x->visited != y->visited || x->converged != y->converged ||
+    if (a->keys[i] != b->keys[i] || x->visited != y->visited || x->converged != y->converged ||
         x->divergent != y->divergent || !wave_regset_equal(x->before, y->before))
       return false;
   }
