@@ -166,12 +166,14 @@ static const entry *find(const wave_uniformity *u, const void *key) {
   }
 }
 
-/* array, holding n elements of size bytes in *cap, or a larger copy of it when it is full;
- * NULL when memory runs out (array is then untouched). */
+/* array, with room for *cap elements of size bytes, or a larger copy of it, so that index n
+ * fits; NULL when memory runs out (array is then untouched). */
 static void *reserve(void *array, size_t *cap, size_t n, size_t size) {
   if (n < *cap)
     return array;
   size_t grown_cap = *cap ? *cap * 2 : 64;
+  while (grown_cap <= n)
+    grown_cap *= 2;
   void *grown = realloc(array, grown_cap * size);
   if (grown)
     *cap = grown_cap;
@@ -370,16 +372,19 @@ static entry *append_entry(wave_uniformity *u, const void *key, stmt_kind kind) 
 
 /* Appends the members of regs to the walk's regs, ascending; their number in *count. */
 static bool add_regs(walk *w, wave_regset regs, uint8_t *count) {
-  *count = 0;
+  unsigned n = 0;
   for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
-    for (uint64_t m = regs.words[k]; m; m &= m - 1) {
-      uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs, sizeof(*grown));
-      if (!grown)
-        return false;
-      w->regs = grown;
-      w->regs[w->num_regs++] = (uint16_t)(k * 64 + (unsigned)__builtin_ctzll(m));
-      ++*count;
-    }
+    n += (unsigned)__builtin_popcountll(regs.words[k]);
+  *count = (uint8_t)n;
+  if (!n)
+    return true;
+  uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs + n - 1, sizeof(*grown));
+  if (!grown)
+    return false;
+  w->regs = grown;
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    for (uint64_t m = regs.words[k]; m; m &= m - 1)
+      grown[w->num_regs++] = (uint16_t)(k * 64 + (unsigned)__builtin_ctzll(m));
   return true;
 }
 
@@ -479,7 +484,11 @@ static bool index_kernel(walk *w, const wave_kernel *kernel) {
   u->slots = calloc(u->capacity, sizeof(*u->slots));
   if (!u->slots)
     return false;
+  /* The slots are met at random: asking for a slot some keys ahead overlaps the misses. */
+  enum { AHEAD = 16 };
   for (size_t i = 0; i < u->num_entries; i++) {
+    if (i + AHEAD < u->num_entries)
+      __builtin_prefetch(&u->slots[slot_of(u->keys[i + AHEAD], u->capacity)], 1);
     if (!u->keys[i])
       continue;
     size_t slot = slot_of(u->keys[i], u->capacity);
