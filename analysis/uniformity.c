@@ -2,8 +2,14 @@
 /*
  * Uniformity (divergence) analysis, after LLVM's UniformityAnalysis and Mesa's
  * nir_divergence_analysis: a forward dataflow over the physical registers whose fact at each
- * point is the set of registers that may differ between the active lanes. The region tree is
- * walked with an explicit frame stack, never C recursion, so any nesting depth is safe.
+ * point is the set of registers that may differ between the active lanes. The kernel is first
+ * laid out flat, one entry per statement in text order and a marker where a then-list, an if,
+ * a loop or a region ends, each instruction decoded there once (its guard, the registers that
+ * make its result divergent, those it writes). The walk then moves a cursor along the entries
+ * (back to a loop's first entry to walk its body again, past its end to skip it) with an
+ * explicit frame stack, never C recursion, so any nesting depth is safe, and never reads the IR
+ * again. The register sets the statements record are hash-consed and the state knows its own,
+ * so a visit that finds nothing new since the last one does no set operation.
  *
  * Cost: a loop's body is walked again only when its header state gained something: a
  * register turned divergent, or lanes found missing (the loop found divergent, or entered
@@ -13,9 +19,12 @@
  * registers, and whether lanes were missing, and missing relative to this loop, which is all
  * the body can tell apart) and the state it left at the breaks. An outer loop walked again
  * reaches an inner one with a header alike to the memo's unless something new reached it, and
- * then takes the exit from the memo instead of walking the inner body. So each loop is walked
- * O(registers) times in all, whatever its depth: time linear in the kernel's size (a
- * 100 000-deep nest of divergent loops takes well under a second).
+ * then takes the exit from the memo, one step, instead of walking the inner body. So each
+ * loop's body is walked O(registers) times in all, whatever its depth, each walk costing its
+ * own statements: time linear in the kernel's size. A 100 000-deep nest of divergent loops,
+ * or of loops and ifs around a call (which makes every register divergent at the bottom, for
+ * every loop's header to learn in turn), takes well under a second; make bench's
+ * 1M-instruction kernel, about half the time it takes to parse.
  *
  * Sources of divergence: sr_thread_id_* and sr_lane_id (docs/language.md "Special
  * registers"); the old values atomics return (docs/language.md "Atomics"); wave_prefix_sum and
