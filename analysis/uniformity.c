@@ -98,10 +98,8 @@ typedef struct cause {
 
 /* ---- per-statement facts ------------------------------------------------------------------- */
 
-/* What a statement is to the dataflow. index_kernel lays the kernel out flat, one entry per
- * statement in text order and a marker where a list ends, and decodes each instruction there
- * once: the walk, which meets a statement once for every walk of the loops around it, then
- * reads entries one after the other and never the IR. */
+/* What a statement is to the dataflow: the walk, which meets a statement once for every walk
+ * of the loops around it, reads this and never the IR. */
 typedef enum stmt_kind {
   STMT_PLAIN,       /* an instruction that writes registers */
   STMT_NO_DEFS,     /* one that writes none: a store, a barrier, a guarded halt */
@@ -118,8 +116,8 @@ typedef enum stmt_kind {
 } stmt_kind;
 
 typedef struct entry {
-  uint32_t before;          /* instr: the divergent registers before it; loop: at its header;
-                             * an index in sets */
+  uint32_t before;          /* the divergent registers before it (a loop: at its header), an
+                             * index in sets */
   uint32_t cause;           /* of `divergent`, 0 when uniform */
   uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
   union {
@@ -191,7 +189,7 @@ static void *reserve(void *array, size_t *cap, size_t n, size_t size) {
 
 /* ---- the dataflow state ---------------------------------------------------------------------- */
 
-/* No set of sets known to hold a state's div. */
+/* A state's div that is not known to be in sets. */
 #define NO_SET UINT32_MAX
 
 typedef struct state {
@@ -381,19 +379,15 @@ static entry *append_entry(wave_uniformity *u, const void *key, stmt_kind kind) 
 
 /* Appends the members of regs to the walk's regs, ascending; their number in *count. */
 static bool add_regs(walk *w, wave_regset regs, uint8_t *count) {
-  unsigned n = 0;
-  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
-    n += (unsigned)__builtin_popcountll(regs.words[k]);
-  *count = (uint8_t)n;
-  if (!n)
-    return true;
-  uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs + n - 1, sizeof(*grown));
+  uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs + WAVE_NUM_REGS, sizeof(*grown));
   if (!grown)
     return false;
   w->regs = grown;
+  size_t first = w->num_regs;
   for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
     for (uint64_t m = regs.words[k]; m; m &= m - 1)
       grown[w->num_regs++] = (uint16_t)(k * 64 + (unsigned)__builtin_ctzll(m));
+  *count = (uint8_t)(w->num_regs - first);
   return true;
 }
 
