@@ -482,7 +482,7 @@ static bool index_kernel(walk *w, const wave_kernel *kernel) {
   if (!ok || intern(w, wave_regset_empty()) != 0)
     return false;
   u->capacity = 16;
-  while (u->capacity < 2 * u->num_entries)
+  while (u->capacity < u->num_entries + u->num_entries / 2)
     u->capacity *= 2;
   u->slots = calloc(u->capacity, sizeof(*u->slots));
   if (!u->slots)
