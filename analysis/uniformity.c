@@ -778,7 +778,7 @@ static void enter_else(walk *w, state *s) {
 static void leave_if(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   state end = join(f->other, *s);
-  if ((int)w->depth - 1 > w->loop_level) {
+  if (w->loop_level >= 0 && (int)w->depth - 1 > w->loop_level) {
     frame *outer = &w->frames[w->depth - 2];
     outer->left = outer->left || f->left;
     outer->left_cont = outer->left_cont || f->left_cont;
