@@ -2,8 +2,14 @@
 /*
  * Uniformity (divergence) analysis, after LLVM's UniformityAnalysis and Mesa's
  * nir_divergence_analysis: a forward dataflow over the physical registers whose fact at each
- * point is the set of registers that may differ between the active lanes. The region tree is
- * walked with an explicit frame stack, never C recursion, so any nesting depth is safe.
+ * point is the set of registers that may differ between the active lanes. The kernel is first
+ * laid out flat, one entry per statement in text order and a marker where a then-list, an if,
+ * a loop or a region ends, each instruction decoded there once (its guard, the registers that
+ * make its result divergent, those it writes). The walk then moves a cursor along the entries
+ * (back to a loop's first entry to walk its body again, past its end to skip it) with an
+ * explicit frame stack, never C recursion, so any nesting depth is safe, and never reads the IR
+ * again. The register sets the statements record are hash-consed and the state knows its own,
+ * so a visit that finds nothing new since the last one does no set operation.
  *
  * Cost: a loop's body is walked again only when its header state gained something: a
  * register turned divergent, or lanes found missing (the loop found divergent, or entered
@@ -13,9 +19,12 @@
  * registers, and whether lanes were missing, and missing relative to this loop, which is all
  * the body can tell apart) and the state it left at the breaks. An outer loop walked again
  * reaches an inner one with a header alike to the memo's unless something new reached it, and
- * then takes the exit from the memo instead of walking the inner body. So each loop is walked
- * O(registers) times in all, whatever its depth: time linear in the kernel's size (a
- * 100 000-deep nest of divergent loops takes well under a second).
+ * then takes the exit from the memo, one step, instead of walking the inner body. So each
+ * loop's body is walked O(registers) times in all, whatever its depth, each walk costing its
+ * own statements: time linear in the kernel's size. A 100 000-deep nest of divergent loops,
+ * or of loops and ifs around a call (which makes every register divergent at the bottom, for
+ * every loop's header to learn in turn), takes well under a second; make bench's
+ * 1M-instruction kernel, about half the time it takes to parse.
  *
  * Sources of divergence: sr_thread_id_* and sr_lane_id (docs/language.md "Special
  * registers"); the old values atomics return (docs/language.md "Atomics"); wave_prefix_sum and
@@ -89,39 +98,63 @@ typedef struct cause {
 
 /* ---- per-statement facts ------------------------------------------------------------------- */
 
+/* What a statement is to the dataflow: the walk, which meets a statement once for every walk
+ * of the loops around it, reads this and never the IR. */
+typedef enum stmt_kind {
+  STMT_PLAIN,       /* an instruction that writes registers */
+  STMT_NO_DEFS,     /* one that writes none: a store, a barrier, a guarded halt */
+  STMT_END,         /* an unguarded halt or return: no lane goes on */
+  STMT_CALL,
+  STMT_BREAK,
+  STMT_CONTINUE,
+  STMT_IF,
+  STMT_ELSE,        /* marker: the then-list is done, the else-list comes next */
+  STMT_ENDIF,       /* marker */
+  STMT_LOOP,
+  STMT_ENDLOOP,     /* marker */
+  STMT_END_REGION,  /* marker: the region's body is done */
+} stmt_kind;
+
 typedef struct entry {
-  const void *key;          /* a wave_instr, or a wave_node (if or loop) */
+  uint32_t before;          /* the divergent registers before it (a loop: at its header), an
+                             * index in sets */
+  uint32_t cause;           /* of `divergent`, 0 when uniform */
+  uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
+  union {
+    uint32_t regs;          /* plain instruction: where its registers start in the walk's
+                             * regs: num_inputs it reads, ascending, then num_defs it writes */
+    uint32_t pred;          /* if, break, continue: its predicate register */
+    uint32_t loop;          /* loop: its index in the walk's loops */
+  };
+  uint8_t kind;             /* stmt_kind */
+  int8_t guard;             /* instruction: its guard's predicate or WAVE_NO_GUARD */
+  uint8_t num_inputs;       /* the inputs that make its result divergent (one instruction names
+                             * a few dozen registers at most) */
+  uint8_t num_defs;
+  bool lane_source;         /* plain instruction: its result is divergent whatever its inputs */
   bool visited;
   bool converged;           /* at every visit */
   bool divergent;           /* result, branch predicate, if predicate or loop exit */
-  uint32_t cause;           /* of `divergent`, 0 when uniform */
-  uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
-  uint32_t cont_cause;      /* loop: of the merges after its first divergent continue */
-  wave_regset before;       /* instr: divergent registers before it; loop: at its header */
-  uint32_t memo;            /* loop: its index in memos */
 } entry;
-
-/* What the last complete walk of a loop's body started from and left: a later visit whose
- * header state is alike (see header_key) has the same fixpoint inside, so it takes the exit
- * from here instead of walking the body again. */
-typedef struct loop_memo {
-  bool walked;
-  int header_key;
-  wave_regset header_div;
-  wave_regset break_div;    /* joined over the breaks, before temporal divergence */
-  wave_regset written;
-  bool exit_dead;
-} loop_memo;
 
 struct wave_uniformity {
   const wave_kernel *kernel;
-  entry *entries;           /* in walk order, so that two results compare entry by entry */
-  size_t num_entries;
-  uint32_t *slots;          /* open addressing: entry index + 1, 0 = empty */
+  /* In the order of wave_const_walk, which is the order in which the dataflow meets the
+   * statements: it finds each by a cursor (a loop walked again starts again after its own
+   * entry, a loop skipped jumps past its end), and two results compare entry by entry.
+   * keys[i] is the statement of entries[i], NULL for a marker. */
+  const void **keys;
+  entry *entries;
+  size_t num_entries, cap_keys, cap_entries;
+  /* The distinct register sets that entries' `before` name, sets[0] empty. The walk's state
+   * changes far less often than it moves from one statement to the next, so most statements
+   * share their set with others. */
+  wave_regset *sets;
+  size_t num_sets, cap_sets;
+  uint32_t *slots;          /* for the queries, by statement: entry index + 1, 0 = empty */
   size_t capacity;
   cause *causes;            /* causes[0] is unused: index 0 means no cause */
   size_t num_causes, cap_causes;
-  loop_memo *memos;
 };
 
 static size_t slot_of(const void *key, size_t capacity) {
@@ -131,69 +164,37 @@ static size_t slot_of(const void *key, size_t capacity) {
   return (size_t)(h ^ h >> 29) & (capacity - 1);
 }
 
-static entry *find(const wave_uniformity *u, const void *key) {
+static const entry *find(const wave_uniformity *u, const void *key) {
   for (size_t s = slot_of(key, u->capacity);; s = (s + 1) & (u->capacity - 1)) {
     if (!u->slots[s])
       return NULL;
-    if (u->entries[u->slots[s] - 1].key == key)
+    if (u->keys[u->slots[s] - 1] == key)
       return &u->entries[u->slots[s] - 1];
   }
 }
 
-static bool append_entry(wave_uniformity *u, const void *key, size_t *cap) {
-  if (u->num_entries == *cap) {
-    size_t grown_cap = *cap ? *cap * 2 : 64;
-    entry *grown = realloc(u->entries, grown_cap * sizeof(*grown));
-    if (!grown)
-      return false;
-    u->entries = grown;
+/* array, with room for *cap elements of size bytes, or a larger copy of it, so that index n
+ * fits; NULL when memory runs out (array is then untouched). */
+static void *reserve(void *array, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return array;
+  size_t grown_cap = *cap ? *cap * 2 : 64;
+  while (grown_cap <= n)
+    grown_cap *= 2;
+  void *grown = realloc(array, grown_cap * size);
+  if (grown)
     *cap = grown_cap;
-  }
-  entry *e = &u->entries[u->num_entries++];
-  memset(e, 0, sizeof(*e));
-  e->key = key;
-  e->converged = true;
-  return true;
-}
-
-/* One entry per instruction, if and loop of the kernel in one walk, hashed afterwards, so that
- * the dataflow never allocates per visit. */
-static bool index_kernel(wave_uniformity *u, const wave_kernel *kernel) {
-  size_t cap = 0, num_loops = 0;
-  bool ok = true;
-  for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
-    wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
-    while (ok && wave_const_walk_next(&w))
-      if (w.event == WAVE_WALK_BLOCK)
-        for (const wave_instr *i = w.node->u.block.first; ok && i; i = i->next)
-          ok = append_entry(u, i, &cap);
-      else if (w.event == WAVE_WALK_IF)
-        ok = append_entry(u, w.node, &cap);
-      else if (w.event == WAVE_WALK_LOOP && (ok = append_entry(u, w.node, &cap)))
-        u->entries[u->num_entries - 1].memo = (uint32_t)num_loops++;
-  }
-  u->memos = ok ? calloc(num_loops ? num_loops : 1, sizeof(*u->memos)) : NULL;
-  ok = ok && u->memos;
-  u->capacity = 16;
-  while (u->capacity < 2 * u->num_entries)
-    u->capacity *= 2;
-  u->slots = ok ? calloc(u->capacity, sizeof(*u->slots)) : NULL;
-  if (!u->slots)
-    return false;
-  for (size_t i = 0; i < u->num_entries; i++) {
-    size_t slot = slot_of(u->entries[i].key, u->capacity);
-    while (u->slots[slot])
-      slot = (slot + 1) & (u->capacity - 1);
-    u->slots[slot] = (uint32_t)(i + 1);
-  }
-  return true;
+  return grown;
 }
 
 /* ---- the dataflow state ---------------------------------------------------------------------- */
 
+/* A state's div that is not known to be in sets. */
+#define NO_SET UINT32_MAX
+
 typedef struct state {
   wave_regset div;
+  uint32_t set;             /* an index in sets of div, or NO_SET: what a visit records */
   wave_regset after_cont;   /* written since a divergent continue of the innermost loop */
   int narrow;
   bool loop_narrow;         /* the innermost loop lost lanes this iteration */
@@ -207,6 +208,7 @@ static state join(state a, state b) {
   if (b.dead)
     return a;
   a.div = wave_regset_union(a.div, b.div);
+  a.set = a.set == b.set ? a.set : NO_SET;
   a.after_cont = wave_regset_union(a.after_cont, b.after_cont);
   a.narrow = a.narrow > b.narrow ? a.narrow : b.narrow;
   a.loop_narrow = a.loop_narrow || b.loop_narrow;
@@ -217,20 +219,19 @@ static state join(state a, state b) {
 static state dead_state(void) {
   state s = {0};
   s.dead = true;
+  s.set = NO_SET;
   s.narrow = -1;
   return s;
 }
 
-enum { PHASE_THEN, PHASE_ELSE, PHASE_BODY };
-
 typedef struct frame {
   const wave_node *node;
   entry *e;
-  int phase;
   state entry_state;        /* if: at the if; loop: at the loop, before its header */
   state header;             /* loop: the header state this walk of the body started from */
   state other;              /* if: at the end of the then-list; loop: joined break states */
   state cont;               /* loop: joined continue states */
+  size_t body;              /* loop: the index of its body's first entry */
   wave_regset written;
   /* if inside a loop: lanes left the loop in it (left_cont: at a continue), which its state
    * at the endif forgets when the path they left from ended at a halt */
@@ -238,55 +239,90 @@ typedef struct frame {
   int outer_loop;           /* the level of the loop around this one */
 } frame;
 
+/* A loop's own facts, beside the memo of the last complete walk of its body: a later visit
+ * whose header state is alike (see header_key) has the same fixpoint inside, so it takes the
+ * exit from the memo instead of walking the body again. */
+typedef struct loop_info {
+  uint32_t end;             /* the index of the first entry after its endloop */
+  uint32_t cont_cause;      /* of the merges after its first divergent continue */
+  bool walked;
+  bool exit_dead;
+  int header_key;
+  wave_regset header_div;
+  wave_regset break_div;    /* joined over the breaks, before temporal divergence */
+  wave_regset written;
+} loop_info;
+
 typedef struct walk {
   wave_uniformity *u;
+  uint32_t *set_slots;      /* sets by content: index + 1, 0 = empty */
+  size_t set_capacity;
+  uint16_t *regs;           /* plain instructions' registers, see entry */
+  size_t num_regs, cap_regs;
+  loop_info *loops;
+  size_t num_loops, cap_loops;
   uint32_t why[WAVE_NUM_REGS];  /* the cause of each register's latest divergence */
   frame *frames;
   size_t depth, cap;
+  size_t at;                /* the index of the entry of the next statement met */
   int loop_level;           /* frame level of the innermost loop, -1 outside loops */
   bool across_workgroup;    /* config: per-wave values are sources */
   bool oom;
 } walk;
 
-static uint32_t new_cause(walk *w, cause_kind kind, const wave_instr *instr,
-                          const wave_node *node, unsigned from_reg) {
+/* ---- register sets ---------------------------------------------------------------------------- */
+
+static size_t set_slot(wave_regset regs, size_t capacity) {
+  uint64_t h = 0;
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    h = (h ^ regs.words[k]) * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h ^ h >> 32) & (capacity - 1);
+}
+
+/* The index of regs in sets, added when it is new; each set is there once. */
+static uint32_t intern(walk *w, wave_regset regs) {
   wave_uniformity *u = w->u;
-  if (u->num_causes == u->cap_causes) {
-    size_t cap = u->cap_causes ? 2 * u->cap_causes : 64;
-    cause *c = realloc(u->causes, cap * sizeof(*c));
-    if (!c) {
+  if (2 * u->num_sets >= w->set_capacity) {
+    size_t capacity = w->set_capacity ? 2 * w->set_capacity : 64;
+    uint32_t *slots = calloc(capacity, sizeof(*slots));
+    if (!slots) {
       w->oom = true;
       return 0;
     }
-    u->causes = c;
-    u->cap_causes = cap;
-    if (!u->num_causes)
-      u->num_causes = 1;
-  }
-  cause *c = &u->causes[u->num_causes];
-  c->kind = (uint8_t)kind;
-  c->from_reg = (uint16_t)from_reg;
-  c->from = from_reg < WAVE_NUM_REGS ? w->why[from_reg] : 0;
-  c->instr = instr;
-  c->node = node;
-  return (uint32_t)u->num_causes++;
-}
-
-/* Marks regs divergent in s, with the cause `why` for those that were not. */
-static void make_divergent(walk *w, state *s, wave_regset regs, uint32_t why) {
-  for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-    if (wave_regset_test(regs, r) && !wave_regset_test(s->div, r)) {
-      wave_regset_set(&s->div, r);
-      w->why[r] = why;
+    for (size_t i = 0; i < u->num_sets; i++) {
+      size_t slot = set_slot(u->sets[i], capacity);
+      while (slots[slot])
+        slot = (slot + 1) & (capacity - 1);
+      slots[slot] = (uint32_t)(i + 1);
     }
+    free(w->set_slots);
+    w->set_slots = slots;
+    w->set_capacity = capacity;
+  }
+  size_t slot = set_slot(regs, w->set_capacity);
+  for (; w->set_slots[slot]; slot = (slot + 1) & (w->set_capacity - 1))
+    if (wave_regset_equal(u->sets[w->set_slots[slot] - 1], regs))
+      return w->set_slots[slot] - 1;
+  wave_regset *sets = u->num_sets < UINT32_MAX - 1
+                          ? reserve(u->sets, &u->cap_sets, u->num_sets, sizeof(*sets))
+                          : NULL;
+  if (!sets) {
+    w->oom = true;
+    return 0;
+  }
+  u->sets = sets;
+  sets[u->num_sets] = regs;
+  w->set_slots[slot] = (uint32_t)(u->num_sets + 1);
+  return (uint32_t)u->num_sets++;
 }
 
-static void note_defs(walk *w, state *s, wave_regset defs) {
-  if (w->depth)
-    w->frames[w->depth - 1].written = wave_regset_union(w->frames[w->depth - 1].written, defs);
-  if (s->cont_div)
-    s->after_cont = wave_regset_union(s->after_cont, defs);
+/* The index in sets of sets[id] with regs added. */
+static uint32_t add_to_set(walk *w, uint32_t id, wave_regset regs) {
+  wave_regset grown = wave_regset_union(w->u->sets[id], regs);
+  return wave_regset_equal(grown, w->u->sets[id]) ? id : intern(w, grown);
 }
+
+/* ---- decoding the kernel --------------------------------------------------------------------- */
 
 /* sr_thread_id_x/_y/_z, sr_lane_id; across the workgroup sr_wave_id too. */
 static bool is_lane_sreg(uint32_t sreg, bool across_workgroup) {
@@ -324,11 +360,217 @@ static bool is_lane_source(const wave_instr *instr, bool across_workgroup) {
   return false;
 }
 
-static void visit(entry *e, const state *s, bool converged, bool divergent,
-                  uint32_t why) {
+static entry *append_entry(wave_uniformity *u, const void *key, stmt_kind kind) {
+  const void **keys = reserve(u->keys, &u->cap_keys, u->num_entries, sizeof(*keys));
+  if (keys)
+    u->keys = keys;
+  entry *entries = keys ? reserve(u->entries, &u->cap_entries, u->num_entries, sizeof(*entries))
+                        : NULL;
+  if (!entries)
+    return NULL;
+  u->entries = entries;
+  keys[u->num_entries] = key;
+  entry *e = &entries[u->num_entries++];
+  memset(e, 0, sizeof(*e));
+  e->kind = (uint8_t)kind;
+  e->converged = true;
+  return e;
+}
+
+/* Appends the members of regs to the walk's regs, ascending; their number in *count. */
+static bool add_regs(walk *w, wave_regset regs, uint8_t *count) {
+  uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs + WAVE_NUM_REGS, sizeof(*grown));
+  if (!grown)
+    return false;
+  w->regs = grown;
+  size_t first = w->num_regs;
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    for (uint64_t m = regs.words[k]; m; m &= m - 1)
+      grown[w->num_regs++] = (uint16_t)(k * 64 + (unsigned)__builtin_ctzll(m));
+  *count = (uint8_t)(w->num_regs - first);
+  return true;
+}
+
+static bool index_instr(walk *w, const wave_instr *instr) {
+  entry *e = append_entry(w->u, instr, STMT_PLAIN);
+  if (!e)
+    return false;
+  e->guard = instr->guard;
+  if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) {
+    e->kind = instr->op == WAVE_OP_BREAK ? STMT_BREAK : STMT_CONTINUE;
+    e->pred = WAVE_REG_PRED(instr->operands[0].value);
+    return true;
+  }
+  if (instr->op == WAVE_OP_CALL) {
+    e->kind = STMT_CALL;
+    return true;
+  }
+  wave_regset uses, defs;
+  wave_instr_uses_defs(instr, &uses, &defs);
+  if (wave_regset_is_empty(defs)) {
+    e->kind = (instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN) &&
+                      instr->guard == WAVE_NO_GUARD
+                  ? STMT_END
+                  : STMT_NO_DEFS;
+    return true;
+  }
+  e->lane_source = is_lane_source(instr, w->across_workgroup);
+  if (e->lane_source) {
+    uses = wave_regset_empty();
+  } else if (is_wave_uniform_op(instr->op)) {
+    uses = wave_regset_empty();
+    if (instr->guard != WAVE_NO_GUARD) {
+      wave_regset_set(&uses, WAVE_REG_PRED(instr->guard));
+      uses = wave_regset_union(uses, defs);
+    }
+  }
+  e->regs = (uint32_t)w->num_regs;
+  return add_regs(w, uses, &e->num_inputs) && add_regs(w, defs, &e->num_defs);
+}
+
+/* The entries of the kernel in one walk, hashed afterwards, so that the dataflow never
+ * allocates per visit but for new register sets. While a loop is open its `end` links to the
+ * loop around it (its index + 1, 0 for none), so that its endloop finds the loop to close. */
+static bool index_kernel(walk *w, const wave_kernel *kernel) {
+  wave_uniformity *u = w->u;
+  uint32_t open = 0;
+  bool ok = true;
+  for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
+    wave_const_walker cw;
+    wave_const_walk_init(&cw, &r->body);
+    while (ok && wave_const_walk_next(&cw)) {
+      const wave_node *n = cw.node;
+      entry *e;
+      loop_info *loops;
+      switch (cw.event) {
+      case WAVE_WALK_BLOCK:
+        for (const wave_instr *i = n->u.block.first; ok && i; i = i->next)
+          ok = index_instr(w, i);
+        break;
+      case WAVE_WALK_IF:
+        if ((ok = (e = append_entry(u, n, STMT_IF)) != NULL))
+          e->pred = WAVE_REG_PRED(n->u.if_.cond.value);
+        break;
+      case WAVE_WALK_ELSE:
+        ok = append_entry(u, NULL, STMT_ELSE) != NULL;
+        break;
+      case WAVE_WALK_ENDIF:
+        ok = append_entry(u, NULL, STMT_ENDIF) != NULL;
+        break;
+      case WAVE_WALK_LOOP:
+        e = append_entry(u, n, STMT_LOOP);
+        loops = e ? reserve(w->loops, &w->cap_loops, w->num_loops, sizeof(*loops)) : NULL;
+        if ((ok = loops != NULL)) {
+          w->loops = loops;
+          memset(&loops[w->num_loops], 0, sizeof(*loops));
+          loops[w->num_loops].end = open;
+          e->loop = (uint32_t)w->num_loops++;
+          open = (uint32_t)w->num_loops;
+        }
+        break;
+      case WAVE_WALK_ENDLOOP:
+        if ((ok = append_entry(u, NULL, STMT_ENDLOOP) != NULL)) {
+          loop_info *l = &w->loops[open - 1];
+          open = l->end;
+          l->end = (uint32_t)u->num_entries;
+        }
+        break;
+      }
+    }
+    ok = ok && append_entry(u, NULL, STMT_END_REGION);
+  }
+  if (!ok || intern(w, wave_regset_empty()) != 0)
+    return false;
+  u->capacity = 16;
+  while (u->capacity < u->num_entries + u->num_entries / 2)
+    u->capacity *= 2;
+  u->slots = calloc(u->capacity, sizeof(*u->slots));
+  if (!u->slots)
+    return false;
+  /* The slots are met at random: asking for a slot some keys ahead overlaps the misses. */
+  enum { AHEAD = 16 };
+  for (size_t i = 0; i < u->num_entries; i++) {
+    if (i + AHEAD < u->num_entries)
+      __builtin_prefetch(&u->slots[slot_of(u->keys[i + AHEAD], u->capacity)], 1);
+    if (!u->keys[i])
+      continue;
+    size_t slot = slot_of(u->keys[i], u->capacity);
+    while (u->slots[slot])
+      slot = (slot + 1) & (u->capacity - 1);
+    u->slots[slot] = (uint32_t)(i + 1);
+  }
+  return true;
+}
+
+/* ---- transfer ----------------------------------------------------------------------------------- */
+
+static const void *key_of(const walk *w, const entry *e) {
+  return w->u->keys[e - w->u->entries];
+}
+
+static uint32_t new_cause(walk *w, cause_kind kind, const wave_instr *instr,
+                          const wave_node *node, unsigned from_reg) {
+  wave_uniformity *u = w->u;
+  size_t n = u->num_causes ? u->num_causes : 1;
+  cause *causes = reserve(u->causes, &u->cap_causes, n, sizeof(*causes));
+  if (!causes) {
+    w->oom = true;
+    return 0;
+  }
+  u->causes = causes;
+  u->num_causes = n + 1;
+  cause *c = &causes[n];
+  c->kind = (uint8_t)kind;
+  c->from_reg = (uint16_t)from_reg;
+  c->from = from_reg < WAVE_NUM_REGS ? w->why[from_reg] : 0;
+  c->instr = instr;
+  c->node = node;
+  return (uint32_t)n;
+}
+
+/* Every register and predicate. */
+static wave_regset all_regs(void) {
+  wave_regset all;
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    all.words[k] = k + 1 < WAVE_REGSET_WORDS || WAVE_NUM_REGS % 64 == 0
+                       ? ~(uint64_t)0
+                       : ((uint64_t)1 << WAVE_NUM_REGS % 64) - 1;
+  return all;
+}
+
+/* Gives each member of regs the cause `why`, a word at a time: sets are mostly empty or full. */
+static void set_why(walk *w, wave_regset regs, uint32_t why) {
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    for (uint64_t m = regs.words[k]; m; m &= m - 1)
+      w->why[k * 64 + (unsigned)__builtin_ctzll(m)] = why;
+}
+
+/* Marks regs divergent in s, with the cause `why` for those that were not. */
+static void make_divergent(walk *w, state *s, wave_regset regs, uint32_t why) {
+  wave_regset fresh = wave_regset_subtract(regs, s->div);
+  if (wave_regset_is_empty(fresh))
+    return;
+  s->div = wave_regset_union(s->div, fresh);
+  s->set = NO_SET;
+  set_why(w, fresh, why);
+}
+
+static void note_defs(walk *w, state *s, wave_regset defs) {
+  if (w->depth)
+    w->frames[w->depth - 1].written = wave_regset_union(w->frames[w->depth - 1].written, defs);
+  if (s->cont_div)
+    s->after_cont = wave_regset_union(s->after_cont, defs);
+}
+
+/* Records a visit of e in state s. The sets being distinct, an entry that has its state's set
+ * already (the common case: no new divergence since the last visit) costs no set operation. */
+static void visit(walk *w, entry *e, state *s, bool converged, bool divergent, uint32_t why) {
   e->visited = true;
   e->converged = e->converged && converged;
-  e->before = wave_regset_union(e->before, s->div);
+  if (s->set == NO_SET)
+    s->set = intern(w, s->div);
+  if (e->before != s->set)
+    e->before = e->before ? add_to_set(w, e->before, s->div) : s->set;
   if (divergent && !e->divergent) {
     e->divergent = true;
     e->cause = why;
@@ -339,12 +581,12 @@ static void visit(entry *e, const state *s, bool converged, bool divergent,
  * parked in the divergent if at frame level narrow inside the loop, whose predicate's cause
  * then continues the chain; otherwise (a break) lanes left at an earlier divergent continue. */
 static uint32_t parked_cause(walk *w, const state *s, cause_kind kind, const wave_instr *instr,
-                             const entry *loop) {
+                             const loop_info *loop) {
   if (s->narrow > w->loop_level) {
     const frame *f = &w->frames[s->narrow - 1];
     uint32_t c = new_cause(w, kind, instr, f->node, WAVE_NUM_REGS);
     if (c) {
-      w->u->causes[c].from_reg = (uint16_t)WAVE_REG_PRED(f->node->u.if_.cond.value);
+      w->u->causes[c].from_reg = (uint16_t)f->e->pred;
       w->u->causes[c].from = w->u->causes[f->e->cause].from;
     }
     return c;
@@ -355,35 +597,37 @@ static uint32_t parked_cause(walk *w, const state *s, cause_kind kind, const wav
   return c;
 }
 
-static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool guard_div) {
-  unsigned p = WAVE_REG_PRED(instr->operands[0].value);
+static void branch(walk *w, state *s, entry *e, bool guard_div) {
+  const wave_instr *instr = key_of(w, e);
+  bool is_break = e->kind == STMT_BREAK;
   /* Whether it may take some active lanes and not others: by its predicate, or by its guard,
    * which explains it first as it does a partial write. */
-  bool split = guard_div || wave_regset_test(s->div, p);
-  unsigned from = guard_div ? WAVE_REG_PRED(instr->guard) : p;
-  visit(e, s, s->narrow < 0 && !guard_div, split,
+  bool split = guard_div || wave_regset_test(s->div, e->pred);
+  unsigned from = guard_div ? WAVE_REG_PRED(e->guard) : e->pred;
+  visit(w, e, s, s->narrow < 0 && !guard_div, split,
         split && !e->cause ? new_cause(w, CAUSE_OPERAND, instr, NULL, from) : e->cause);
   if (w->loop_level < 0)
     return;   /* the verifier's error; nothing to leave */
   frame *loop = &w->frames[w->loop_level - 1];
+  loop_info *l = &w->loops[loop->e->loop];
   /* Lanes missing at the loop's own level are lanes a break took, in this iteration or an
    * earlier one, or lanes a continue took, which the continue state already tracks. A break
    * where they are missing leaves at another iteration than theirs may; a continue taken
    * alike by the lanes still running merges nothing new at the header, since those that left
    * never come back. Only lanes parked in an if inside the loop make it a divergent one. */
   bool exit_div = split || s->narrow > w->loop_level ||
-                  (instr->op == WAVE_OP_BREAK && s->narrow == w->loop_level);
-  if (instr->op == WAVE_OP_BREAK) {
+                  (is_break && s->narrow == w->loop_level);
+  if (is_break) {
     loop->other = join(loop->other, *s);
     if (exit_div && !loop->e->divergent) {
       loop->e->divergent = true;
-      loop->e->cause = split ? e->cause : parked_cause(w, s, CAUSE_BREAK, instr, loop->e);
+      loop->e->cause = split ? e->cause : parked_cause(w, s, CAUSE_BREAK, instr, l);
     }
   } else {
     loop->cont = join(loop->cont, *s);
-    if (exit_div && !loop->e->cont_cause)
-      loop->e->cont_cause = split ? new_cause(w, CAUSE_CONTINUE, instr, NULL, from)
-                                  : parked_cause(w, s, CAUSE_CONTINUE, instr, loop->e);
+    if (exit_div && !l->cont_cause)
+      l->cont_cause = split ? new_cause(w, CAUSE_CONTINUE, instr, NULL, from)
+                            : parked_cause(w, s, CAUSE_CONTINUE, instr, l);
     if (exit_div)
       s->cont_div = true;
   }
@@ -394,93 +638,84 @@ static void branch(walk *w, state *s, const wave_instr *instr, entry *e, bool gu
     if ((int)w->depth > w->loop_level) {
       frame *in_if = &w->frames[w->depth - 1];
       in_if->left = true;
-      in_if->left_cont = in_if->left_cont || instr->op == WAVE_OP_CONTINUE;
+      in_if->left_cont = in_if->left_cont || !is_break;
     }
   }
 }
 
-static void transfer(walk *w, state *s, const wave_instr *instr) {
-  entry *e = find(w->u, instr);
+static void transfer(walk *w, state *s, entry *e) {
   if (s->dead)
     return;
-  bool guard_div = instr->guard != WAVE_NO_GUARD &&
-                   wave_regset_test(s->div, WAVE_REG_PRED(instr->guard));
+  bool guard_div = e->guard != WAVE_NO_GUARD && wave_regset_test(s->div, WAVE_REG_PRED(e->guard));
   bool converged = s->narrow < 0 && !guard_div;
-  if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) {
-    branch(w, s, instr, e, guard_div);
+  switch ((stmt_kind)e->kind) {
+  case STMT_BREAK:
+  case STMT_CONTINUE:
+    branch(w, s, e, guard_div);
     return;
-  }
-  if (instr->op == WAVE_OP_CALL) {
-    wave_regset all = {{0}};
-    wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
-    uint32_t why = e->cause ? e->cause : new_cause(w, CAUSE_UNKNOWN, instr, NULL, WAVE_NUM_REGS);
-    visit(e, s, converged, true, why);
+  case STMT_CALL: {
+    wave_regset all = all_regs();
+    uint32_t why =
+        e->cause ? e->cause : new_cause(w, CAUSE_UNKNOWN, key_of(w, e), NULL, WAVE_NUM_REGS);
+    visit(w, e, s, converged, true, why);
     make_divergent(w, s, all, why);
     note_defs(w, s, all);
     return;
   }
-  wave_regset defs;
-  wave_instr_defs(instr, &defs);
-  if (wave_regset_is_empty(defs)) {
-    visit(e, s, converged, false, 0);
-    if ((instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN) &&
-        instr->guard == WAVE_NO_GUARD)
+  case STMT_NO_DEFS:
+  case STMT_END:
+    visit(w, e, s, converged, false, 0);
+    if (e->kind == STMT_END)
       *s = dead_state();
     return;
+  default:
+    break;
   }
-  /* The first divergent input, and the cause it brings. */
+  /* The first divergent input, and the cause it brings: the guard explains a partial write
+   * best; otherwise the lowest divergent input. */
+  const uint16_t *regs = &w->regs[e->regs];
   unsigned from = WAVE_NUM_REGS;
-  cause_kind kind = CAUSE_OPERAND;
-  if (is_lane_source(instr, w->across_workgroup)) {
-    kind = CAUSE_SOURCE;
-  } else {
-    wave_regset uses;
-    if (is_wave_uniform_op(instr->op)) {
-      uses = wave_regset_empty();
-      if (instr->guard != WAVE_NO_GUARD) {
-        wave_regset_set(&uses, WAVE_REG_PRED(instr->guard));
-        uses = wave_regset_union(uses, defs);
-      }
-    } else {
-      wave_instr_uses(instr, &uses);
-    }
-    uses = wave_regset_intersect(uses, s->div);
-    /* The guard explains a partial write best; otherwise the lowest divergent input. */
-    if (instr->guard != WAVE_NO_GUARD && wave_regset_test(uses, WAVE_REG_PRED(instr->guard)))
-      from = WAVE_REG_PRED(instr->guard);
-    else
-      for (unsigned r = 0; r < WAVE_NUM_REGS && from == WAVE_NUM_REGS; r++)
-        if (wave_regset_test(uses, r))
-          from = r;
+  if (!e->lane_source) {
+    if (guard_div)
+      from = WAVE_REG_PRED(e->guard);
+    for (unsigned i = 0; i < e->num_inputs && from == WAVE_NUM_REGS; i++)
+      if (wave_regset_test(s->div, regs[i]))
+        from = regs[i];
   }
-  bool divergent = kind == CAUSE_SOURCE || from < WAVE_NUM_REGS;
+  bool divergent = e->lane_source || from < WAVE_NUM_REGS;
   uint32_t why = e->cause;
   if (divergent && !why)
-    why = new_cause(w, kind, instr, NULL, from);
-  visit(e, s, converged, divergent, why);
-  s->div = wave_regset_subtract(s->div, defs);
-  if (divergent)
-    make_divergent(w, s, defs, why);
-  note_defs(w, s, defs);
+    why = new_cause(w, e->lane_source ? CAUSE_SOURCE : CAUSE_OPERAND, key_of(w, e), NULL, from);
+  visit(w, e, s, converged, divergent, why);
+  /* make_divergent or not, then note_defs, a register at a time: the walk's hottest path,
+   * where a set built a bit at a time would be read back a word at a time. */
+  frame *top = w->depth ? &w->frames[w->depth - 1] : NULL;
+  for (const uint16_t *d = regs + e->num_inputs; d < regs + e->num_inputs + e->num_defs; d++) {
+    uint64_t bit = (uint64_t)1 << (*d % 64), *word = &s->div.words[*d / 64], old = *word;
+    *word = divergent ? old | bit : old & ~bit;
+    if (*word != old)
+      s->set = NO_SET;
+    if (divergent)
+      w->why[*d] = why;
+    if (top)
+      top->written.words[*d / 64] |= bit;
+    if (s->cont_div)
+      s->after_cont.words[*d / 64] |= bit;
+  }
 }
 
 /* ---- the walk --------------------------------------------------------------------------------- */
 
-static frame *push(walk *w, const wave_node *node, int phase, const state *s) {
-  if (w->depth == w->cap) {
-    size_t cap = w->cap ? 2 * w->cap : 64;
-    frame *f = realloc(w->frames, cap * sizeof(*f));
-    if (!f) {
-      w->oom = true;
-      return NULL;
-    }
-    w->frames = f;
-    w->cap = cap;
+static frame *push(walk *w, entry *e, const state *s) {
+  frame *frames = reserve(w->frames, &w->cap, w->depth, sizeof(*frames));
+  if (!frames) {
+    w->oom = true;
+    return NULL;
   }
-  frame *f = &w->frames[w->depth++];
-  f->node = node;
-  f->e = find(w->u, node);
-  f->phase = phase;
+  w->frames = frames;
+  frame *f = &frames[w->depth++];
+  f->node = key_of(w, e);
+  f->e = e;
   f->entry_state = *s;
   f->other = dead_state();
   f->cont = dead_state();
@@ -500,9 +735,10 @@ static void pop(walk *w) {
 
 /* The state at a loop's header: its entry, merged with every back edge seen so far (kept in
  * the loop's entry, so that a loop visited again inside an outer one starts from there). */
-static state header_state(const state *at_loop, const entry *e, int level) {
+static state header_state(const walk *w, const state *at_loop, const entry *e, int level) {
   state h = *at_loop;
-  h.div = wave_regset_union(h.div, e->before);
+  h.div = wave_regset_union(h.div, w->u->sets[e->before]);
+  h.set = NO_SET;
   h.after_cont = wave_regset_empty();
   h.loop_narrow = false;
   h.cont_div = false;
@@ -518,17 +754,24 @@ static int header_key(const state *h, int level) {
   return h->narrow < 0 ? 0 : h->narrow < level ? 1 : 2;
 }
 
-static void enter_if(walk *w, state *s, const wave_node *node) {
-  entry *e = find(w->u, node);
-  bool cond_div = !s->dead && wave_regset_test(s->div, WAVE_REG_PRED(node->u.if_.cond.value));
+static void enter_if(walk *w, state *s, entry *e) {
+  bool cond_div = !s->dead && wave_regset_test(s->div, e->pred);
   if (!s->dead)
-    visit(e, s, s->narrow < 0, cond_div,
-          cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, NULL, node,
-                                            WAVE_REG_PRED(node->u.if_.cond.value))
+    visit(w, e, s, s->narrow < 0, cond_div,
+          cond_div && !e->cause ? new_cause(w, CAUSE_OPERAND, NULL, key_of(w, e), e->pred)
                                 : e->cause);
-  if (!push(w, node, PHASE_THEN, s))
+  if (!push(w, e, s))
     return;
   if (cond_div)
+    s->narrow = (int)w->depth;
+}
+
+/* At the else marker: the else-list starts from the state at the if. */
+static void enter_else(walk *w, state *s) {
+  frame *f = &w->frames[w->depth - 1];
+  f->other = *s;
+  *s = f->entry_state;
+  if (f->e->divergent && !s->dead)
     s->narrow = (int)w->depth;
 }
 
@@ -547,8 +790,7 @@ static void leave_if(walk *w, state *s) {
     end.cont_div = end.cont_div || f->left_cont;
     if (f->e->divergent && f->e->visited) {
       if (!f->e->merge_cause)
-        f->e->merge_cause = new_cause(w, CAUSE_SYNC, NULL, f->node,
-                                      WAVE_REG_PRED(f->node->u.if_.cond.value));
+        f->e->merge_cause = new_cause(w, CAUSE_SYNC, NULL, f->node, f->e->pred);
       make_divergent(w, &end, f->written, f->e->merge_cause);
     }
     end.narrow = f->entry_state.narrow;
@@ -566,7 +808,7 @@ static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks,
     return breaks;
   if (e->divergent) {
     if (!e->merge_cause)
-      e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, (const wave_node *)e->key, WAVE_NUM_REGS);
+      e->merge_cause = new_cause(w, CAUSE_TEMPORAL, NULL, key_of(w, e), WAVE_NUM_REGS);
     make_divergent(w, &breaks, written, e->merge_cause);
   }
   breaks.narrow = at_loop->narrow;
@@ -578,104 +820,95 @@ static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks,
   return breaks;
 }
 
-/* At a loop: true when its body is to be walked from *s, false when *s is already the state
- * after it (no lane enters, or a walk from an alike header is memoised). */
-static bool enter_loop(walk *w, state *s, const wave_node *node) {
-  if (s->dead)
-    return false;
-  entry *e = find(w->u, node);
-  /* Converged here means at the loop's entry: lanes may go missing only inside. */
-  visit(e, s, s->narrow < 0, e->divergent, e->cause);
-  loop_memo *m = &w->u->memos[e->memo];
-  int level = (int)w->depth + 1;
-  state h = header_state(s, e, level);
-  if (m->walked && m->header_key == header_key(&h, level) &&
-      wave_regset_equal(m->header_div, h.div)) {
-    state breaks = *s;
-    breaks.dead = m->exit_dead;
-    breaks.div = m->break_div;
-    note_defs(w, s, m->written);
-    *s = loop_exit(w, s, e, breaks, m->written);
-    return false;
+/* At a loop: walks into its body from the header, or, when no lane enters or a walk from an
+ * alike header is memoised, leaves *s the state after it and moves past its end. */
+static void enter_loop(walk *w, state *s, entry *e) {
+  loop_info *l = &w->loops[e->loop];
+  if (s->dead) {
+    w->at = l->end;
+    return;
   }
-  frame *f = push(w, node, PHASE_BODY, s);
+  /* Converged here means at the loop's entry: lanes may go missing only inside. */
+  visit(w, e, s, s->narrow < 0, e->divergent, e->cause);
+  int level = (int)w->depth + 1;
+  state h = header_state(w, s, e, level);
+  if (l->walked && l->header_key == header_key(&h, level) &&
+      wave_regset_equal(l->header_div, h.div)) {
+    state breaks = *s;
+    breaks.dead = l->exit_dead;
+    breaks.div = l->break_div;
+    breaks.set = NO_SET;
+    note_defs(w, s, l->written);
+    *s = loop_exit(w, s, e, breaks, l->written);
+    w->at = l->end;
+    return;
+  }
+  frame *f = push(w, e, s);
   if (!f)
-    return false;
+    return;
+  f->body = w->at;
   w->loop_level = level;
   f->header = h;
   *s = h;
-  return true;
 }
 
-/* At the end of a loop's body: true when the header gained something and the body must be
- * walked again from *s, false when the loop is done and *s is the state after it. */
-static bool leave_loop(walk *w, state *s) {
+/* At the endloop marker: walks the body again when the header gained something; otherwise
+ * the loop is done and *s is the state after it. */
+static void leave_loop(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   entry *e = f->e;
+  loop_info *l = &w->loops[e->loop];
   int level = w->loop_level;
   state back = join(*s, f->cont);
   if (!back.dead) {
-    if (!wave_regset_is_empty(wave_regset_subtract(back.after_cont, back.div))) {
-      for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-        if (wave_regset_test(back.after_cont, r) && !wave_regset_test(back.div, r))
-          w->why[r] = e->cont_cause;
-    }
-    e->before = wave_regset_union(e->before, wave_regset_union(back.div, back.after_cont));
+    set_why(w, wave_regset_subtract(back.after_cont, back.div), l->cont_cause);
+    e->before = add_to_set(w, e->before, wave_regset_union(back.div, back.after_cont));
   }
-  state now = header_state(&f->entry_state, e, level);
+  state now = header_state(w, &f->entry_state, e, level);
   if (!wave_regset_equal(now.div, f->header.div) || now.narrow != f->header.narrow) {
     f->header = now;
     f->other = dead_state();
     f->cont = dead_state();
     *s = now;
-    return true;
+    w->at = f->body;
+    return;
   }
-  loop_memo *m = &w->u->memos[e->memo];
-  m->walked = true;
-  m->header_key = header_key(&f->header, level);
-  m->header_div = f->header.div;
-  m->break_div = f->other.div;
-  m->exit_dead = f->other.dead;
-  m->written = f->written;
+  l->walked = true;
+  l->header_key = header_key(&f->header, level);
+  l->header_div = f->header.div;
+  l->break_div = f->other.div;
+  l->exit_dead = f->other.dead;
+  l->written = f->written;
   *s = loop_exit(w, &f->entry_state, e, f->other, f->written);
   w->loop_level = f->outer_loop;
   pop(w);
-  return false;
 }
 
-static void walk_region(walk *w, const wave_region *region, state s) {
-  const wave_node *cur = region->body.first;
+/* Walks a region's entries, from w->at to its end marker. */
+static void walk_region(walk *w, state s) {
   while (!w->oom) {
-    if (cur) {
-      if (cur->kind == WAVE_NODE_BLOCK) {
-        for (const wave_instr *i = cur->u.block.first; i && !w->oom; i = i->next)
-          transfer(w, &s, i);
-        cur = cur->next;
-      } else if (cur->kind == WAVE_NODE_IF) {
-        enter_if(w, &s, cur);
-        cur = cur->u.if_.then_body.first;
-      } else {
-        cur = enter_loop(w, &s, cur) ? cur->u.loop.body.first : cur->next;
-      }
-      continue;
-    }
-    if (!w->depth)
-      return;
-    frame *f = &w->frames[w->depth - 1];
-    if (f->phase == PHASE_THEN) {
-      f->other = s;
-      f->phase = PHASE_ELSE;
-      s = f->entry_state;
-      if (f->e->divergent && !s.dead)
-        s.narrow = (int)w->depth;
-      cur = f->node->u.if_.else_body.first;
-    } else if (f->phase == PHASE_ELSE) {
-      const wave_node *node = f->node;
+    entry *e = &w->u->entries[w->at++];
+    switch ((stmt_kind)e->kind) {
+    case STMT_IF:
+      enter_if(w, &s, e);
+      break;
+    case STMT_ELSE:
+      enter_else(w, &s);
+      break;
+    case STMT_ENDIF:
       leave_if(w, &s);
-      cur = node->next;
-    } else {
-      const wave_node *node = f->node;
-      cur = leave_loop(w, &s) ? node->u.loop.body.first : node->next;
+      break;
+    case STMT_LOOP:
+      enter_loop(w, &s, e);
+      break;
+    case STMT_ENDLOOP:
+      leave_loop(w, &s);
+      break;
+    case STMT_END_REGION:
+      return;
+    default:
+      transfer(w, &s, e);
+      break;
     }
   }
 }
@@ -684,36 +917,38 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
                                          const wave_uniformity_config *config) {
   wave_uniformity *u = calloc(1, sizeof(*u));
   walk *w = calloc(1, sizeof(*w));
-  if (!u || !w || !index_kernel(u, kernel)) {
-    free(w);
-    wave_uniformity_destroy(u);
-    return NULL;
+  bool ok = u && w;
+  if (ok) {
+    u->kernel = kernel;
+    w->u = u;
+    w->loop_level = -1;
+    w->across_workgroup = config && config->across_workgroup;
+    ok = index_kernel(w, kernel);
   }
-  u->kernel = kernel;
-  w->u = u;
-  w->loop_level = -1;
-  w->across_workgroup = config && config->across_workgroup;
-  for (const wave_region *r = kernel->first_region; r && !w->oom; r = r->next) {
-    state s = {0};
+  for (const wave_region *r = kernel->first_region; ok && r && !w->oom; r = r->next) {
+    state s = {0};    /* s.set 0: sets[0] is the empty set */
     s.narrow = -1;
     if (r == kernel->first_region) {
       if (config) {
         uint32_t why = new_cause(w, CAUSE_ARGUMENT, NULL, NULL, WAVE_NUM_REGS);
-        make_divergent(w, &s, config->assume_divergent, why);
+        make_divergent(w, &s, wave_regset_intersect(config->assume_divergent, all_regs()), why);
       }
     } else {
       /* Called from anywhere, with lanes parked anywhere. */
-      wave_regset all = {{0}};
-      wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
-      make_divergent(w, &s, all, new_cause(w, CAUSE_UNKNOWN, NULL, NULL, WAVE_NUM_REGS));
+      make_divergent(w, &s, all_regs(), new_cause(w, CAUSE_UNKNOWN, NULL, NULL, WAVE_NUM_REGS));
       s.narrow = 0;
     }
-    walk_region(w, r, s);
+    walk_region(w, s);
   }
-  bool oom = w->oom;
-  free(w->frames);
-  free(w);
-  if (oom) {
+  ok = ok && !w->oom;
+  if (w) {
+    free(w->set_slots);
+    free(w->regs);
+    free(w->loops);
+    free(w->frames);
+    free(w);
+  }
+  if (!ok) {
     wave_uniformity_destroy(u);
     return NULL;
   }
@@ -723,10 +958,11 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
 void wave_uniformity_destroy(wave_uniformity *u) {
   if (!u)
     return;
+  free(u->keys);
   free(u->entries);
+  free(u->sets);
   free(u->slots);
   free(u->causes);
-  free(u->memos);
   free(u);
 }
 
@@ -739,11 +975,7 @@ static const entry *visited_entry(const wave_uniformity *u, const void *key) {
 
 wave_regset wave_uniformity_divergent_before(const wave_uniformity *u, const wave_instr *instr) {
   const entry *e = visited_entry(u, instr);
-  if (e)
-    return e->before;
-  wave_regset all = {{0}};
-  wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
-  return all;
+  return e ? u->sets[e->before] : all_regs();
 }
 
 bool wave_uniformity_reg_divergent(const wave_uniformity *u, const wave_instr *instr,
@@ -949,8 +1181,8 @@ bool wave_uniformity_equal(const wave_uniformity *a, const wave_uniformity *b) {
     return false;
   for (size_t i = 0; i < a->num_entries; i++) {
     const entry *x = &a->entries[i], *y = &b->entries[i];
-    if (x->key != y->key || x->visited != y->visited || x->converged != y->converged ||
-        x->divergent != y->divergent || !wave_regset_equal(x->before, y->before))
+    if (a->keys[i] != b->keys[i] || x->visited != y->visited || x->converged != y->converged ||
+        x->divergent != y->divergent || !wave_regset_equal(a->sets[x->before], b->sets[y->before]))
       return false;
   }
   return true;

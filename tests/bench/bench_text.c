@@ -87,6 +87,19 @@ text bench_make_deep_loops(int levels) {
   return t;
 }
 
+text bench_make_deep_call(int levels) {
+  text t = {0};
+  put(&t, ".kernel deep_call\n.registers 4\nmov_sr r1, sr_lane_id\nicmp_lt p1, r1, r2\n"
+          "icmp_lt p2, r2, r2\n");
+  for (int i = 0; i < levels; i++)
+    put(&t, i % 2 ? "if p2\n" : "loop\n");
+  put(&t, "call f\n");
+  for (int i = levels; i-- > 0;)
+    put(&t, i % 2 ? "endif\n" : "break p1\nendloop\n");
+  put(&t, "halt\nf:\niadd r3, r3, r1\nreturn\n.end\n");
+  return t;
+}
+
 text bench_make_deep(int levels) {
   text t = {0};
   put(&t, ".kernel deep\n");

@@ -18,5 +18,9 @@ text bench_make_deep(int levels);
 /* `levels` nested loops that lanes leave at different iterations: a counter compared with
  * sr_lane_id breaks out of each, the worst case for a divergence analysis's fixpoint. */
 text bench_make_deep_loops(int levels);
+/* `levels` nested loops and ifs, alternating, around a call: the call makes every register
+ * divergent, so each loop's header gains everything from inside and each if on p2 (uniform
+ * until then) turns divergent, which every enclosing loop must learn in turn. */
+text bench_make_deep_call(int levels);
 
 #endif

@@ -354,21 +354,22 @@ Test(depth, nest_100000_deep) {
   free(text);
 }
 
-/* The same nest with a call at the bottom into f (one if). Without a uniformity result (the
- * uniformity analysis is quadratic in this nest: the call makes every register divergent, and
- * each loop is walked again), every construct counts. */
+/* The same nest with a call at the bottom into f (one if, divergent: p1 is at a subroutine's
+ * entry). The call makes every register divergent, which each loop's header learns from
+ * inside; the uniformity analysis still takes time linear in the depth. */
 Test(depth, nest_100000_deep_with_a_call_at_the_bottom) {
   char *text = nest_text(DEEP, "call f");
-  wave_module *m = tu_parse_ok(text, "deep.wave", false);
-  wave_depth *d = wave_depth_compute(m->first_kernel, NULL);
-  cr_assert_not_null(d);
-  expect_depths(d, DEEP + 1, DEEP + 1);
-  wave_depth_path p = wave_depth_deepest(d, WAVE_DEPTH_STATIC);
+  analysed a = analyse(text);
+  expect_depths(a.d, DEEP + 1, DEEP / 2 + 1);
+  wave_depth_path p = wave_depth_deepest(a.d, WAVE_DEPTH_STATIC);
   cr_assert_eq(p.length, DEEP + 2);
   cr_assert_not_null(p.steps[DEEP].call);
   cr_assert_eq(p.steps[DEEP + 1].node->kind, WAVE_NODE_IF);
-  wave_depth_destroy(d);
-  wave_module_destroy(m);
+  p = wave_depth_deepest(a.d, WAVE_DEPTH_DIVERGENT);
+  cr_assert_eq(p.length, DEEP / 2 + 2);
+  cr_assert_not_null(p.steps[DEEP / 2].call);
+  cr_assert_eq(p.steps[DEEP / 2 + 1].node->kind, WAVE_NODE_IF);
+  release(&a);
   free(text);
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The uniformity API: queries on a small kernel, assume-divergent, and 100 000-deep nests. */
+/* The uniformity API: queries on a small kernel, assume-divergent, and deep nests. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,22 +116,26 @@ Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
   wave_module_destroy(m);
 }
 
-/* Parses a kernel that computes divergent p1 and uniform p2, opens DEPTH levels (`open` picks
- * each level's text, `close` its end), writes r3 innermost and reads it after the nest. */
+/* Parses a kernel that computes divergent p1 and uniform p2, opens `depth` levels (`open`
+ * picks each level's text, `close` its end) around `bottom`, which writes r3, reads r3 after the
+ * nest and ends with the subroutines `rest`. */
 enum { DEPTH = 100000 };
+static const char *const write_r3_and_break = "iadd r3, r3, r2\nbreak p1\n";
 
-static wave_module *deep_kernel(const char *(*open)(int level), const char *(*close)(int level)) {
-  size_t cap = (size_t)DEPTH * 48 + 256, len = 0;
+static wave_module *deep_kernel(int depth, const char *(*open)(int level),
+                                const char *(*close)(int level), const char *bottom,
+                                const char *rest) {
+  size_t cap = (size_t)depth * 48 + strlen(bottom) + strlen(rest) + 256, len = 0;
   char *text = malloc(cap);
   cr_assert(text);
   len += (size_t)sprintf(text + len, ".kernel deep\n    mov_sr r1, sr_lane_id\n"
                                      "    icmp_lt p1, r1, r2\n    icmp_lt p2, r2, r2\n");
-  for (int i = 0; i < DEPTH; i++)
+  for (int i = 0; i < depth; i++)
     len += (size_t)sprintf(text + len, "%s", open(i));
-  len += (size_t)sprintf(text + len, "iadd r3, r3, r2\nbreak p1\n");
-  for (int i = DEPTH - 1; i >= 0; i--)
+  len += (size_t)sprintf(text + len, "%s", bottom);
+  for (int i = depth - 1; i >= 0; i--)
     len += (size_t)sprintf(text + len, "%s", close(i));
-  len += (size_t)sprintf(text + len, "iadd r4, r3, r3\nhalt\n.end\n");
+  len += (size_t)sprintf(text + len, "iadd r4, r3, r3\nhalt\n%s.end\n", rest);
   cr_assert_lt(len, cap);
   wave_diags d;
   wave_diags_init(&d);
@@ -142,7 +146,7 @@ static wave_module *deep_kernel(const char *(*open)(int level), const char *(*cl
   return m;
 }
 
-/* The instruction after the nest: the kernel's last block is `iadd r4, r3, r3; halt`. */
+/* The instruction after the nest: the first region's last block is `iadd r4, r3, r3; halt`. */
 static const wave_instr *after_nest(const wave_kernel *k) {
   const wave_node *n = k->first_region->body.first;
   while (n->next)
@@ -155,10 +159,14 @@ static const char *endif_or_endloop(int level) { return level % 1000 ? "endif\n"
 static const char *divergent_loop(int level) { (void)level; return "loop\nbreak p1\n"; }
 static const char *uniform_loop(int level) { (void)level; return "loop\nbreak p2\n"; }
 static const char *endloop(int level) { (void)level; return "endloop\n"; }
+static const char *loop_or_uniform_if(int level) { return level % 2 ? "if p2\n" : "loop\n"; }
+static const char *endif_or_break_endloop(int level) {
+  return level % 2 ? "endif\n" : "break p1\nendloop\n";
+}
 
 /* Nesting this deep on the C stack would overflow it: the walk keeps its own frames. */
 Test(uniformity, deep_nest_of_ifs) {
-  wave_module *m = deep_kernel(if_or_loop, endif_or_endloop);
+  wave_module *m = deep_kernel(DEPTH, if_or_loop, endif_or_endloop, write_r3_and_break, "");
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
   cr_assert(u);
   cr_assert(wave_uniformity_node_divergent(u, m->first_kernel->first_region->body.first->next));
@@ -171,7 +179,7 @@ Test(uniformity, deep_nest_of_ifs) {
  * loops inside it, visited again from a header alike to their last walk, are not walked again:
  * time linear in the depth (quadratic, this did not finish). */
 Test(uniformity, deep_nest_of_divergent_loops, .timeout = 20) {
-  wave_module *m = deep_kernel(divergent_loop, endloop);
+  wave_module *m = deep_kernel(DEPTH, divergent_loop, endloop, write_r3_and_break, "");
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
   cr_assert(u);
   const wave_node *outer = m->first_kernel->first_region->body.first->next;
@@ -185,13 +193,36 @@ Test(uniformity, deep_nest_of_divergent_loops, .timeout = 20) {
 /* Uniform loops around one divergent innermost loop: r3 turns divergent at the innermost exit,
  * which every enclosing loop's header then learns in turn. */
 Test(uniformity, deep_nest_of_uniform_loops, .timeout = 20) {
-  wave_module *m = deep_kernel(uniform_loop, endloop);
+  wave_module *m = deep_kernel(DEPTH, uniform_loop, endloop, write_r3_and_break, "");
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
   cr_assert(u);
   const wave_node *outer = m->first_kernel->first_region->body.first->next;
   cr_assert(!wave_uniformity_node_divergent(u, outer));
   cr_assert(wave_uniformity_instr_converged(u, outer->u.loop.body.first->u.block.first));
   cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
+  wave_uniformity_destroy(u);
+  wave_module_destroy(m);
+}
+
+/* Loops and ifs on p2, alternating, around a call: the call makes every register divergent,
+ * p2 included, which reaches each loop's header from inside, so each loop is walked again and
+ * its ifs turn divergent. A loop visited again from a header alike to its last walk's is not
+ * walked again: time linear in the depth (without that memo, quadratic: 20 000 levels took
+ * minutes). */
+Test(uniformity, deep_nest_of_loops_and_ifs_around_a_call, .timeout = 20) {
+  wave_module *m = deep_kernel(20000, loop_or_uniform_if, endif_or_break_endloop,
+                               "iadd r3, r3, r2\ncall f\n", "f:\n    mov_imm r5, 1\n    return\n");
+  const wave_kernel *k = m->first_kernel;
+  wave_uniformity *u = wave_uniformity_compute(k, NULL);
+  cr_assert(u);
+  const wave_node *outer = k->first_region->body.first->next;
+  cr_assert_eq(outer->kind, WAVE_NODE_LOOP);
+  cr_assert(wave_uniformity_node_divergent(u, outer));
+  const wave_node *first_if = outer->u.loop.body.first;
+  cr_assert_eq(first_if->kind, WAVE_NODE_IF);
+  cr_assert(wave_uniformity_node_divergent(u, first_if));
+  cr_assert(wave_uniformity_reg_divergent(u, after_nest(k), WAVE_REG_GPR(3)));
+  cr_assert(wave_uniformity_reg_divergent(u, after_nest(k), WAVE_REG_GPR(5)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
 }
