@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm/annotate.h"
 #include "pm/builtin.h"
 #include "waveopt/uniformity.h"
 
@@ -1188,136 +1189,49 @@ bool wave_uniformity_equal(const wave_uniformity *a, const wave_uniformity *b) {
   return true;
 }
 
-typedef struct printer {
-  const wave_uniformity *u;
-  wave_write_fn write;
-  void *ctx;
-  int failed;
-  char line[1024];
-} printer;
-
-static void emit(printer *p, const char *s) {
-  if (!p->failed)
-    p->failed = p->write(p->ctx, s, strlen(s));
+/* "divergent: <why>", "uniform", "converged" or "not converged"; what a listing line ends
+ * with (asm/annotate.h: after the line's own comment, so that a test's `; uni` or `; div`
+ * marker sits right before it). */
+static const char *divergence_verdict(bool divergent, size_t explained, char *buf, size_t size) {
+  if (!divergent)
+    return "uniform";
+  if (!explained)
+    return "divergent";
+  size_t why = strlen("divergent: ");
+  if (size <= why)
+    return "divergent";
+  memmove(buf + why, buf, size - why);
+  buf[size - 1] = '\0';
+  memcpy(buf, "divergent: ", why);
+  return buf;
 }
 
-/* Ends a statement's line: its own comment first, so that a test's `; uni` or `; div` marker
- * sits right before the verdict. */
-static void finish(printer *p, const wave_src *src, const char *verdict, const char *why) {
-  if (src->comment) {
-    emit(p, " ");
-    emit(p, src->comment);
-  }
-  if (verdict) {
-    emit(p, " ; ");
-    emit(p, verdict);
-    if (why && *why) {
-      emit(p, ": ");
-      emit(p, why);
-    }
-  }
-  emit(p, "\n");
-}
-
-static void indent(printer *p, unsigned depth) {
-  for (unsigned i = 0; i <= depth && i < 16; i++)
-    emit(p, "    ");
-}
-
-static void print_instr(printer *p, const wave_instr *instr, unsigned depth) {
-  char text[256];
-  wave_format_instr(instr, text, sizeof(text));
-  indent(p, depth);
-  emit(p, text);
+static const char *instr_verdict(void *ctx, const wave_instr *instr, char *buf, size_t size) {
+  const wave_uniformity *u = ctx;
   wave_regset defs;
   wave_instr_defs(instr, &defs);
   bool is_branch = instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE;
-  const char *verdict = NULL;
-  p->line[0] = '\0';
   if (is_branch || !wave_regset_is_empty(defs) || instr->op == WAVE_OP_CALL) {
-    bool div = wave_uniformity_result_divergent(p->u, instr);
-    verdict = div ? "divergent" : "uniform";
-    if (div)
-      wave_uniformity_explain_instr(p->u, instr, p->line, sizeof(p->line));
-  } else if (wave_instr_is_convergent(instr)) {
-    verdict = wave_uniformity_instr_converged(p->u, instr) ? "converged" : "not converged";
+    bool div = wave_uniformity_result_divergent(u, instr);
+    size_t explained = div ? wave_uniformity_explain_instr(u, instr, buf, size) : 0;
+    return divergence_verdict(div, explained, buf, size);
   }
-  finish(p, &instr->src, verdict, p->line);
+  if (wave_instr_is_convergent(instr))
+    return wave_uniformity_instr_converged(u, instr) ? "converged" : "not converged";
+  return NULL;
 }
 
-static void print_node(printer *p, const wave_node *node, const wave_src *src, const char *word,
-                       unsigned depth) {
-  indent(p, depth);
-  emit(p, word);
-  if (node->kind == WAVE_NODE_IF) {
-    emit(p, node->u.if_.cond.negated ? " !" : " ");
-    unsigned reg = WAVE_REG_PRED(node->u.if_.cond.value);
-    snprintf(p->line, sizeof(p->line), "p%u", reg - WAVE_REG_PRED(0));
-    emit(p, p->line);
-  }
-  bool div = wave_uniformity_node_divergent(p->u, node);
-  p->line[0] = '\0';
-  if (div)
-    wave_uniformity_explain_node(p->u, node, p->line, sizeof(p->line));
-  finish(p, src, div ? "divergent" : "uniform", p->line);
+static const char *node_verdict(void *ctx, const wave_node *node, char *buf, size_t size) {
+  const wave_uniformity *u = ctx;
+  bool div = wave_uniformity_node_divergent(u, node);
+  size_t explained = div ? wave_uniformity_explain_node(u, node, buf, size) : 0;
+  return divergence_verdict(div, explained, buf, size);
 }
 
 int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel,
                           wave_write_fn write, void *ctx) {
-  printer *p = malloc(sizeof(*p));
-  if (!p)
-    return -1;
-  p->u = u;
-  p->write = write;
-  p->ctx = ctx;
-  p->failed = 0;
-  emit(p, ".kernel ");
-  emit(p, kernel->name);
-  emit(p, "\n");
-  for (const wave_region *r = kernel->first_region; r; r = r->next) {
-    if (r->label) {
-      emit(p, r->label);
-      emit(p, ":\n");
-    }
-    wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
-    while (wave_const_walk_next(&w) && !p->failed) {
-      const wave_node *n = w.node;
-      switch (w.event) {
-      case WAVE_WALK_BLOCK:
-        for (const wave_instr *i = n->u.block.first; i; i = i->next)
-          print_instr(p, i, w.depth);
-        break;
-      case WAVE_WALK_IF:
-        print_node(p, n, &n->u.if_.if_src, "if", w.depth);
-        break;
-      case WAVE_WALK_ELSE:
-        if (n->u.if_.has_else || n->u.if_.else_body.first) {
-          indent(p, w.depth);
-          emit(p, "else");
-          finish(p, &n->u.if_.else_src, NULL, NULL);
-        }
-        break;
-      case WAVE_WALK_ENDIF:
-        indent(p, w.depth);
-        emit(p, "endif");
-        finish(p, &n->u.if_.endif_src, NULL, NULL);
-        break;
-      case WAVE_WALK_LOOP:
-        print_node(p, n, &n->u.loop.loop_src, "loop", w.depth);
-        break;
-      case WAVE_WALK_ENDLOOP:
-        indent(p, w.depth);
-        emit(p, "endloop");
-        finish(p, &n->u.loop.endloop_src, NULL, NULL);
-        break;
-      }
-    }
-  }
-  emit(p, ".end\n");
-  int failed = p->failed;
-  free(p);
-  return failed;
+  wave_annotator a = {.ctx = (void *)u, .instr = instr_verdict, .node = node_verdict};
+  return wave_print_annotated(kernel, &a, write, ctx);
 }
 
 /* ---- registration --------------------------------------------------------------------------------- */
