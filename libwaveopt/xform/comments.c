@@ -78,10 +78,12 @@ static slot *find(const wave_comment_moves *m, const wave_src *line) {
   return &m->slots[i];
 }
 
-/* Room for two more pieces and two more slots, so that recording cannot fail halfway. */
-static bool reserve(wave_comment_moves *m) {
-  if (m->num_pieces + 2 > m->cap_pieces) {
+bool wave_comment_moves_reserve(wave_comment_moves *m, size_t lines) {
+  /* Each line adds at most two pieces (leading and trailing comments) and one slot. */
+  if (m->num_pieces + 2 * lines > m->cap_pieces) {
     size_t cap = m->cap_pieces ? 2 * m->cap_pieces : 64;
+    while (cap < m->num_pieces + 2 * lines)
+      cap *= 2;
     if (cap >= NONE)
       return false;
     piece *p = realloc(m->pieces, cap * sizeof(*p));
@@ -90,9 +92,11 @@ static bool reserve(wave_comment_moves *m) {
     m->pieces = p;
     m->cap_pieces = cap;
   }
-  if (2 * (m->num_slots + 2) <= m->cap_slots)
+  if (2 * (m->num_slots + lines) <= m->cap_slots)
     return true;
   size_t cap = m->cap_slots ? 2 * m->cap_slots : 64;
+  while (cap < 2 * (m->num_slots + lines))
+    cap *= 2;
   slot *old = m->slots;
   size_t old_cap = m->cap_slots;
   m->slots = calloc(cap, sizeof(*m->slots));
@@ -123,7 +127,7 @@ static void append_piece(wave_comment_moves *m, uint32_t *head, uint32_t *tail, 
 bool wave_comment_moves_add(wave_comment_moves *m, wave_src *from, wave_src *to) {
   if (from == to)
     return true;
-  if (!reserve(m))
+  if (!wave_comment_moves_reserve(m, 1))
     return false;
   slot *s = find(m, from);
   uint32_t head = s->line ? s->head : NONE, tail = s->line ? s->tail : NONE;

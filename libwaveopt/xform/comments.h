@@ -32,6 +32,10 @@ void wave_comment_moves_destroy(wave_comment_moves *moves);
  * at once; false when memory ran out, with nothing recorded and `from` unchanged. */
 bool wave_comment_moves_add(wave_comment_moves *moves, wave_src *from, wave_src *to);
 
+/* Makes room for `lines` more calls of wave_comment_moves_add, which then cannot fail: a
+ * rewrite reserves before it changes the tree. False when memory ran out. */
+bool wave_comment_moves_reserve(wave_comment_moves *moves, size_t lines);
+
 /* Writes what was recorded into the leading comments of the lines that stay, and forgets it.
  * False when memory ran out; the lines whose text could not be built keep what they had. */
 bool wave_comment_moves_apply(wave_comment_moves *moves);
