@@ -252,9 +252,9 @@ static wave_flatten_status check_hoist(const wave_flatten *f, const wave_node *h
   unsigned count = 0;
   wave_foreach_instr(in, h) {
     if (++count > f->max_hoist)
-      return refuse(out, "%s would have to run %s, and that is more than flatten-ifs-max-hoist "
-                         "(%u) instructions",
-                    instr_text(in).s, where, f->max_hoist);
+      return refuse(out, "more than flatten-ifs-max-hoist (%u) instructions would have to run %s "
+                         "(the first one too many: %s)",
+                    f->max_hoist, where, instr_text(in).s);
     if (!wave_instr_can_speculate(in))
       return refuse(out, "%s would have to run %s, and it %s", instr_text(in).s, where,
                     why_not_speculated(in));
