@@ -66,7 +66,10 @@
  *     scratch rule, without the scan of the whole subtree that wave_xform_taken makes, which
  *     would make long chains quadratic: nothing reads a scratch register before the if, and
  *     inside it the liveness at the start of both sides answers for S and T). With a call in
- *     the kernel every register the kernel mentions is taken, as wave_xform_taken does.
+ *     the kernel every register the kernel mentions is taken, as wave_xform_taken does. While
+ *     the kernel holds a negated predicate operand of the documentation dialect (`break !p1`),
+ *     the predicates it never mentions are taken too: legalize lowers that operand through
+ *     one of them (docs/language.md "Documentation dialect").
  *     .registers grows only within wave_pass_max_registers.
  *   - Nothing new is speculated, no guard goes on anything but a compare, no `break`, `continue`
  *     or predicate logic is introduced, and the depth goes down by one.
@@ -122,13 +125,15 @@ void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *
   *f = (wave_flatten){kernel,    target,    liveness, comments, max_registers,
                       max_hoist, wave_regset_empty(), wave_regset_empty()};
   wave_regset all = wave_regset_empty();
-  bool call = false;
+  bool call = false, negated = false;
   wave_foreach_region(r, kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
     while (wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_IF)
+      if (w.event == WAVE_WALK_IF) {
         wave_regset_set(&all, WAVE_REG_PRED(w.node->u.if_.cond.value));
+        negated |= w.node->u.if_.cond.negated != 0;
+      }
       if (w.event != WAVE_WALK_BLOCK)
         continue;
       wave_foreach_instr(in, w.node) {
@@ -137,11 +142,19 @@ void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *
         f->other_lanes = wave_regset_union(f->other_lanes, other);
         all = wave_regset_union(all, instr_mentions(in));
         call |= in->op == WAVE_OP_CALL;
+        for (unsigned i = 0; i < in->num_operands; i++)
+          negated |= in->operands[i].kind == WAVE_OPERAND_PRED && in->operands[i].negated;
       }
     }
   }
   if (call)
     f->shared = all;
+  /* Lowering a negated predicate operand (`break !p1`) takes a predicate the kernel never
+   * mentions; while one is left to lower, such predicates stay legalize's. */
+  if (negated)
+    for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
+      if (!wave_regset_test(all, WAVE_REG_PRED(p)))
+        wave_regset_set(&f->shared, WAVE_REG_PRED(p));
 }
 
 /* ---- naming things in remarks ------------------------------------------------------------ */

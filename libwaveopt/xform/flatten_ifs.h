@@ -33,7 +33,9 @@ typedef struct wave_flatten {
   wave_comment_moves *comments;  /* the comments of the removed if, else and endif lines */
   uint32_t max_registers;        /* .registers may grow up to this (wave_pass_max_registers) */
   unsigned max_hoist;            /* instructions that may move onto lanes that did not run them */
-  wave_regset shared;            /* with a call in the kernel: every register it mentions */
+  /* Taken by every rewrite: with a call in the kernel, every register it mentions; with a
+   * negated predicate operand left to lower, every predicate it does not mention. */
+  wave_regset shared;
   wave_regset other_lanes;       /* registers some instruction reads from other lanes */
 } wave_flatten;
 
