@@ -4,7 +4,8 @@
  * with and without code to hoist and predicates read afterwards, on three targets, each
  * rewrite run in the interpreter against the original over all sixteen combinations of the
  * predicates; chains and else-if ladders 100 000 deep, collapsed in one run; a deep chain whose
- * every endif carries a comment; the scratch rule of kernels with a call. */
+ * every endif carries a comment; the scratch rule of kernels with a call; the predicate that
+ * legalize needs for the documentation dialect. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,4 +351,28 @@ Test(flatten_ifs, a_call_takes_what_subroutines_mention) {
   snprintf(text, sizeof(text), ".kernel k\n    call sub\n%s", body);
   cr_assert_eq(flatten_first(text, &out), WAVE_FLATTEN_REFUSED);
   cr_assert(strstr(out.why, "no predicate can hold p1 and p2"), "%s", out.why);
+}
+
+/* ---- the documentation dialect ----------------------------------------------------------- */
+
+/* `break !p1` is lowered through the one predicate the kernel never mentions, p3: the
+ * combination must take another (p0, dead here) or legalize would find none. */
+Test(flatten_ifs, leaves_legalize_its_predicate) {
+  wave_module *m = tu_parse_ok(
+      ".kernel k\n.registers 8\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 3\n"
+      "    icmp_eq p0, r1, r1\n    icmp_lt p1, r1, r2\n    icmp_gt p2, r1, r2\n"
+      "    if p1\n        if p2\n            mov_imm r4, 1\n        endif\n    endif\n"
+      "    select r4, p1, r4, r2\n    select r4, p2, r4, r2\n"
+      "    loop\n        break !p1\n        break p1\n    endloop\n"
+      "    device_store_u32 r2, r4\n    halt\n.end\n",
+      "docs.wave", false);
+  wave_pipeline_result result = {0};
+  run_pipeline(m, "flatten-ifs,legalize", "portable", &result);
+  wave_node *combined = first_if_in(&m->first_kernel->first_region->body);
+  cr_assert_not_null(combined);
+  cr_assert_eq(combined->u.if_.cond.value, 0, "the combination went into p%u",
+               combined->u.if_.cond.value);
+  cr_assert_null(first_if_in(&combined->u.if_.then_body));
+  wave_pipeline_result_free(&result);
+  wave_module_destroy(m);
 }
