@@ -27,8 +27,9 @@
  *
  * The inner if stands where the outer one stood, on the combined predicate; the outer if
  * goes, and in the or-form so does its then-side S, since S' is the same code. H is a block
- * (possibly empty) before the inner if; the inner if is the last thing in its side. The or-form
- * keeps an else-side T of the inner if; the issue's form is T empty.
+ * (possibly empty) before the inner if; the inner if is the last thing in its side. An `else`
+ * line with nothing after it counts as no else-side. The or-form keeps an else-side T of the
+ * inner if; the issue's form is T empty.
  *
  * Why it is safe (docs/language.md "If and else", "Partial definitions"). Let A be the lanes
  * that reach the outer if.
@@ -52,8 +53,8 @@
  *     in both. H now also runs on the lanes of p1, which then run S': what H writes must be dead
  *     at the start of S and after the if, and the rules on H above hold.
  *   - The outer predicate p1 is read once more, by the compares, after H; if H writes it, it is
- *     first copied into a free predicate (docs/language.md "Optimizer invariants": a predicate
- *     moved code overwrites is saved first), and the combination reads the copy.
+ *     first copied into a free predicate (a predicate that moved code overwrites is saved
+ *     first), and the combination reads the copy.
  *   - The combined predicate is built with real instructions only, by wave_cond_emit
  *     (xform/xform.h): compares guarded by p1 where the target honours the guard, else the select
  *     idiom of docs/language.md "Predicate logic" through three scratch registers; never @p0,
@@ -69,10 +70,13 @@
  *     the kernel every register the kernel mentions is taken, as wave_xform_taken does. While
  *     the kernel holds a negated predicate operand of the documentation dialect (`break !p1`),
  *     the predicates it never mentions are taken too: legalize lowers that operand through
- *     one of them (docs/language.md "Documentation dialect").
- *     .registers grows only within wave_pass_max_registers.
- *   - Nothing new is speculated, no guard goes on anything but a compare, no `break`, `continue`
- *     or predicate logic is introduced, and the depth goes down by one.
+ *     one of them (docs/language.md "Documentation dialect"). .registers grows only within
+ *     wave_pass_max_registers.
+ *   - Nothing that may trap or touches memory runs on lanes that did not run it, no guard goes
+ *     on anything but a compare, no `break`, `continue` or predicate logic is introduced, and
+ *     the depth goes down by one. Upstream tools see S still inside an if, so a `break`, `halt`
+ *     or wave operation in it behaves there as it did (docs/toolchain.md "Break inside an if",
+ *     "Halt and return inside regions", "Wave operations under divergence").
  *
  * It refuses, with a missed remark naming the construct and its line:col:
  *   - other code beside the inner if: after it, or an if or loop before it; or code in H that
