@@ -9,6 +9,10 @@
  *   ... wave_flatten_if(&f, node, &outcome) for each if, outer ones before inner ones ...
  *   wave_comment_moves_apply(comments);
  *
+ * Visiting the ifs in text order collapses chains: the surviving inner if is the next one.
+ * After an or-form rewrite the outer then-side is gone, with the outcome.ifs_removed ifs in it,
+ * which are the next ones in text order: skip them. Nothing else is detached.
+ *
  * Liveness: one result, computed before the first rewrite, serves every later one. Each
  * rewrite keeps the stale-liveness rule of xform/xform.h, and the only register it makes live
  * where the result says dead is the combined predicate, between the code that forms it and
