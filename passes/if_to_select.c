@@ -683,27 +683,20 @@ static bool emit_select(rewrite *rw, const select_plan *sp, wave_node *staging, 
 
 /* ---- putting it in place ------------------------------------------------------------------ */
 
-/* Moves the comments of the if's lines (see the opening comment), then replaces the if by the
- * staged code. False, with the tree unchanged, when memory ran out. */
+/* Records the moves of the comments of the if's lines (see the opening comment), then replaces
+ * the if by the staged code. False, with the tree unchanged, when memory ran out. */
 static bool install(rewrite *rw, wave_node *staging, marks *mk) {
   wave_node *node = rw->node;
-  wave_module *module = rw->kernel->module;
   mk->start[0] = staging->u.block.first;
   if (!mk->start[1])
     mk->start[1] = mk->start[2];
-  const wave_src lines[3] = {node->u.if_.if_src, node->u.if_.else_src, node->u.if_.endif_src};
-  wave_src after_lines[3];
-  size_t num_after = 0;
-  for (size_t k = 0; k < 3; k++)
-    if (!mk->start[k])
-      after_lines[num_after++] = lines[k];
-  /* Last line first, so that lines landing on the same instruction keep their order. */
-  for (size_t k = 3; k-- > 0;)
-    if (mk->start[k] && !wave_xform_move_comments(module, &lines[k], 1, &mk->start[k]->src))
-      return false;
-  if (num_after &&
-      !wave_xform_move_comments(module, after_lines, num_after, wave_xform_line_after(node)))
+  wave_src *lines[3] = {&node->u.if_.if_src, &node->u.if_.else_src, &node->u.if_.endif_src};
+  if (!wave_comment_moves_reserve(rw->p->comments, 3))
     return false;
+  /* Last line first, so that lines landing on the same line keep their order. */
+  for (size_t k = 3; k-- > 0;)
+    wave_comment_moves_add(rw->p->comments, lines[k],
+                           mk->start[k] ? &mk->start[k]->src : wave_line_after(node));
   wave_node_list with = {0};
   if (staging->u.block.first)
     wave_node_list_append(&with, staging);
@@ -841,8 +834,14 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     free(ifs);
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "if-to-select: no liveness or uniformity");
   }
+  wave_comment_moves *comments = wave_comment_moves_create(kernel->module);
+  if (!comments) {
+    free(ifs);
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
+  }
   wave_if_to_select_params params = {
       .target = wave_pass_target(ctx),
+      .comments = comments,
       .liveness = liveness,
       .kernel_taken = wave_xform_kernel_taken(kernel),
       .max_registers = wave_pass_max_registers(ctx, kernel),
@@ -874,10 +873,15 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       break;
     case WAVE_IF_TO_SELECT_NO_MEMORY:
       free(ifs);
+      wave_comment_moves_destroy(comments);
       return wave_pass_fail(ctx, loc, "out of memory in if-to-select");
     }
   }
   free(ifs);
+  bool written = wave_comment_moves_apply(comments);
+  wave_comment_moves_destroy(comments);
+  if (!written)
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

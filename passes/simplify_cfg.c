@@ -52,14 +52,21 @@
 typedef struct simplify {
   wave_kernel *kernel;
   wave_pass_context *ctx;
+  wave_comment_moves *comments;
   bool changed;
+  bool out_of_memory;
 } simplify;
 
 static void remove_empty_if(simplify *s, wave_node *node) {
   wave_loc loc = node->u.if_.if_src.loc;
-  wave_src lines[3] = {node->u.if_.if_src, node->u.if_.else_src, node->u.if_.endif_src};
-  if (!wave_xform_move_comments(s->kernel->module, lines, 3, wave_xform_line_after(node)))
+  wave_src *to = wave_line_after(node);
+  /* Last line first: each goes ahead of those recorded before it. */
+  if (!wave_comment_moves_add(s->comments, &node->u.if_.endif_src, to) ||
+      !wave_comment_moves_add(s->comments, &node->u.if_.else_src, to) ||
+      !wave_comment_moves_add(s->comments, &node->u.if_.if_src, to)) {
+    s->out_of_memory = true;
     return;
+  }
   wave_node_list none = {0};
   wave_node_replace(node, &none);
   s->changed = true;
@@ -71,9 +78,10 @@ static void remove_empty_if(simplify *s, wave_node *node) {
 
 static void remove_empty_else(simplify *s, wave_node *node) {
   wave_loc loc = node->u.if_.else_src.loc;
-  if (!wave_xform_move_comments(s->kernel->module, &node->u.if_.else_src, 1,
-                                 &node->u.if_.endif_src))
+  if (!wave_comment_moves_add(s->comments, &node->u.if_.else_src, &node->u.if_.endif_src)) {
+    s->out_of_memory = true;
     return;
+  }
   node->u.if_.has_else = false;
   node->u.if_.else_src = (wave_src){0};
   s->changed = true;
@@ -185,9 +193,11 @@ static bool collect(wave_kernel *kernel, node_lists *out) {
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   (void)am;
-  simplify s = {kernel, ctx, wave_normalize_kernel(kernel)};
-  node_lists nodes;
-  if (!collect(kernel, &nodes)) {
+  simplify s = {kernel, ctx, wave_comment_moves_create(kernel->module),
+                wave_normalize_kernel(kernel), false};
+  node_lists nodes = {0};
+  if (!s.comments || !collect(kernel, &nodes)) {
+    wave_comment_moves_destroy(s.comments);
     free(nodes.blocks);
     free(nodes.ifs);
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in simplify-cfg");
@@ -205,6 +215,11 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   }
   free(nodes.blocks);
   free(nodes.ifs);
+  if (!wave_comment_moves_apply(s.comments))
+    s.out_of_memory = true;
+  wave_comment_moves_destroy(s.comments);
+  if (s.out_of_memory)
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in simplify-cfg");
   return wave_pass_done(s.changed, WAVE_PRESERVE_NONE);
 }
 

@@ -1,14 +1,39 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Moving the comments of removed lines (xform/comments.h). The new text is built in the
- * module's arena, like every string of the tree, and replaces the target's whole-line comments
- * only once it is complete, so that running out of memory leaves the tree as it was.
+ * Comments of removed lines (xform/comments.h). Each recorded comment is a piece; the pieces
+ * bound for one line form a linked chain, so handing a removed line's chain to another line,
+ * ahead of what that line already collected, is two link updates whatever the lengths. The
+ * chains are found by the line's address in an open-addressing table, and each line's text is
+ * built once, by wave_comment_moves_apply.
  */
 #include "xform/comments.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-wave_src *wave_xform_line_after(wave_node *node) {
+#define NONE UINT32_MAX
+
+typedef struct piece {
+  const char *text;   /* leading lines or a trailing comment, as the source had them */
+  uint32_t next;
+} piece;
+
+/* The pieces that go before `line`, first to last. */
+typedef struct slot {
+  wave_src *line;
+  uint32_t head, tail;
+} slot;
+
+struct wave_comment_moves {
+  wave_module *module;
+  piece *pieces;
+  size_t num_pieces, cap_pieces;
+  slot *slots;          /* cap_slots entries, a power of two, at most half in use */
+  size_t num_slots, cap_slots;
+};
+
+wave_src *wave_line_after(wave_node *node) {
   wave_node *next = node->next;
   if (next && next->kind == WAVE_NODE_BLOCK)
     return &next->u.block.first->src;
@@ -25,34 +50,136 @@ wave_src *wave_xform_line_after(wave_node *node) {
   return region->next ? &region->next->label_src : &region->kernel->end_src;
 }
 
-/* Appends `text` as whole-line comments to the buffer of `*len` bytes. */
-static void add_lines(char *buf, size_t *len, const char *text) {
-  if (!text || !text[0])
-    return;
-  size_t n = strlen(text);
-  if (*len)
-    buf[(*len)++] = '\n';
-  memcpy(buf + *len, text, n);
-  *len += n;
+wave_comment_moves *wave_comment_moves_create(wave_module *module) {
+  wave_comment_moves *m = calloc(1, sizeof(*m));
+  if (m)
+    m->module = module;
+  return m;
 }
 
-bool wave_xform_move_comments(wave_module *module, const wave_src *from, size_t count,
-                              wave_src *to) {
-  size_t size = to->leading ? strlen(to->leading) + 1 : 1;
-  for (size_t i = 0; i < count; i++) {
-    size += from[i].leading ? strlen(from[i].leading) + 1 : 0;
-    size += from[i].comment ? strlen(from[i].comment) + 1 : 0;
+void wave_comment_moves_destroy(wave_comment_moves *m) {
+  if (!m)
+    return;
+  free(m->pieces);
+  free(m->slots);
+  free(m);
+}
+
+static size_t hash_line(const wave_src *line, size_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)line * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 17) & (cap - 1);
+}
+
+/* The slot of `line`, or where it would go. */
+static slot *find(const wave_comment_moves *m, const wave_src *line) {
+  size_t i = hash_line(line, m->cap_slots);
+  while (m->slots[i].line && m->slots[i].line != line)
+    i = (i + 1) & (m->cap_slots - 1);
+  return &m->slots[i];
+}
+
+bool wave_comment_moves_reserve(wave_comment_moves *m, size_t lines) {
+  /* Each line adds at most two pieces (leading and trailing comments) and one slot. */
+  if (m->num_pieces + 2 * lines > m->cap_pieces) {
+    size_t cap = m->cap_pieces ? 2 * m->cap_pieces : 64;
+    while (cap < m->num_pieces + 2 * lines)
+      cap *= 2;
+    if (cap >= NONE)
+      return false;
+    piece *p = realloc(m->pieces, cap * sizeof(*p));
+    if (!p)
+      return false;
+    m->pieces = p;
+    m->cap_pieces = cap;
   }
-  char *buf = wave_module_alloc(module, size);
-  if (!buf)
+  if (2 * (m->num_slots + lines) <= m->cap_slots)
+    return true;
+  size_t cap = m->cap_slots ? 2 * m->cap_slots : 64;
+  while (cap < 2 * (m->num_slots + lines))
+    cap *= 2;
+  slot *old = m->slots;
+  size_t old_cap = m->cap_slots;
+  m->slots = calloc(cap, sizeof(*m->slots));
+  if (!m->slots) {
+    m->slots = old;
     return false;
-  size_t len = 0;
-  for (size_t i = 0; i < count; i++) {
-    add_lines(buf, &len, from[i].leading);
-    add_lines(buf, &len, from[i].comment);
   }
-  add_lines(buf, &len, to->leading);
-  buf[len] = '\0';
-  to->leading = len ? buf : NULL;
+  m->cap_slots = cap;
+  for (size_t i = 0; i < old_cap; i++)
+    if (old[i].line)
+      *find(m, old[i].line) = old[i];
+  free(old);
   return true;
+}
+
+static void append_piece(wave_comment_moves *m, uint32_t *head, uint32_t *tail, const char *text) {
+  if (!text || !text[0])
+    return;
+  uint32_t i = (uint32_t)m->num_pieces++;
+  m->pieces[i] = (piece){text, NONE};
+  if (*tail == NONE)
+    *head = i;
+  else
+    m->pieces[*tail].next = i;
+  *tail = i;
+}
+
+bool wave_comment_moves_add(wave_comment_moves *m, wave_src *from, wave_src *to) {
+  if (from == to)
+    return true;
+  if (!wave_comment_moves_reserve(m, 1))
+    return false;
+  slot *s = find(m, from);
+  uint32_t head = s->line ? s->head : NONE, tail = s->line ? s->tail : NONE;
+  if (s->line)
+    s->head = s->tail = NONE;
+  append_piece(m, &head, &tail, from->leading);
+  append_piece(m, &head, &tail, from->comment);
+  from->leading = from->comment = NULL;
+  if (head == NONE)
+    return true;
+  slot *t = find(m, to);
+  if (!t->line) {
+    *t = (slot){to, NONE, NONE};
+    m->num_slots++;
+  }
+  m->pieces[tail].next = t->head;
+  t->head = head;
+  if (t->tail == NONE)
+    t->tail = tail;
+  return true;
+}
+
+bool wave_comment_moves_apply(wave_comment_moves *m) {
+  bool ok = true;
+  for (size_t i = 0; i < m->cap_slots; i++) {
+    slot *s = &m->slots[i];
+    if (!s->line || s->head == NONE)
+      continue;
+    const char *own = s->line->leading;
+    size_t size = own ? strlen(own) + 1 : 1;
+    for (uint32_t p = s->head; p != NONE; p = m->pieces[p].next)
+      size += strlen(m->pieces[p].text) + 1;
+    char *buf = wave_module_alloc(m->module, size);
+    if (!buf) {
+      ok = false;
+      continue;
+    }
+    size_t len = 0;
+    for (uint32_t p = s->head; p != NONE; p = m->pieces[p].next) {
+      size_t n = strlen(m->pieces[p].text);
+      memcpy(buf + len, m->pieces[p].text, n);
+      len += n;
+      buf[len++] = '\n';
+    }
+    if (own)
+      memcpy(buf + len, own, strlen(own) + 1);
+    else
+      buf[len - 1] = '\0';
+    s->line->leading = buf;
+  }
+  if (m->slots)
+    memset(m->slots, 0, m->cap_slots * sizeof(*m->slots));
+  m->num_slots = m->num_pieces = 0;
+  return ok;
 }

@@ -20,6 +20,7 @@
 #include "waveopt/liveness.h"
 #include "waveopt/regset.h"
 #include "waveopt/target.h"
+#include "xform/comments.h"
 
 typedef struct wave_if_to_select_params {
   const wave_target *target;
@@ -29,6 +30,9 @@ typedef struct wave_if_to_select_params {
   unsigned side_limit;      /* most instructions either side may hold */
   bool divergent;           /* the if may split the wave: both sides run (cost model) */
   bool require_profit;      /* refuse code that issues more instructions than the if */
+  /* Where the comments of the removed if, else and endif lines are recorded; the caller
+   * applies them once its run is over (xform/comments.h). */
+  wave_comment_moves *comments;
 } wave_if_to_select_params;
 
 typedef enum wave_if_to_select_form {

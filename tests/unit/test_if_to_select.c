@@ -307,8 +307,11 @@ static direct direct_open(const char *text, const char *target) {
   d.kernel = d.module->first_kernel;
   d.liveness = wave_liveness_compute(d.kernel);
   cr_assert_not_null(d.liveness);
+  wave_comment_moves *comments = wave_comment_moves_create(d.module);
+  cr_assert_not_null(comments);
   d.params = (wave_if_to_select_params){.target = wave_target_lookup(target),
                                         .liveness = d.liveness,
+                                        .comments = comments,
                                         .kernel_taken = wave_xform_kernel_taken(d.kernel),
                                         .max_registers = d.kernel->registers,
                                         .side_limit = 8,
@@ -318,6 +321,8 @@ static direct direct_open(const char *text, const char *target) {
 }
 
 static void direct_close(direct *d) {
+  cr_assert(wave_comment_moves_apply(d->params.comments));
+  wave_comment_moves_destroy(d->params.comments);
   wave_liveness_destroy(d->liveness);
   wave_module_destroy(d->module);
 }
