@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../harness/difftest.h"
+#include "waveopt/uniformity.h"
 
 enum { SEEDS = 200 };
 
@@ -281,7 +282,8 @@ Test(gen, describe_names_the_seed_and_the_launch) {
 
 /* Counts of each shape libwaveopt/gen/gen.c builds for a pass, recognised from the tree alone. */
 typedef struct pass_shapes {
-  unsigned small_ifs, small_elses, same_register_sides, small_ifs_on_p0, protected_divisions,
+  unsigned small_ifs, small_elses, same_register_sides, small_ifs_on_p0, small_uniform_ifs,
+      protected_divisions,
       nested_ifs, nested_with_compare, else_if_same, if_breaks, if_continues, if_pure_exits,
       trailing_ifs, common_begins, common_ends, dead, repeated_constants, equal_selects,
       adjacent_ifs;
@@ -370,7 +372,7 @@ static bool inside_loop(const wave_node *node) {
   return false;
 }
 
-static void count_if_shapes(pass_shapes *s, const wave_node *n) {
+static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_uniformity *u) {
   const wave_node_list *then_list = &n->u.if_.then_body, *else_list = &n->u.if_.else_body;
   const wave_instr *t0, *t1, *e0, *e1;
   uint32_t cond = n->u.if_.cond.value;
@@ -378,6 +380,7 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n) {
       (!else_list->first || only_block(else_list, 4, &e0, &e1))) {
     s->small_ifs++;
     s->small_ifs_on_p0 += cond == 0;
+    s->small_uniform_ifs += !wave_uniformity_node_divergent(u, n);
     if (else_list->first) {
       s->small_elses++;
       s->same_register_sides += t1->num_operands && e1->num_operands &&
@@ -466,16 +469,19 @@ static void count_block_shapes(pass_shapes *s, const wave_node *block) {
 
 static pass_shapes count_pass_shapes(wave_module *m) {
   pass_shapes s = {0};
+  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  cr_assert_not_null(u);
   wave_const_walker w;
   wave_const_walk_init(&w, &m->first_kernel->first_region->body);
   while (wave_const_walk_next(&w)) {
     if (w.event == WAVE_WALK_IF)
-      count_if_shapes(&s, w.node);
+      count_if_shapes(&s, w.node, u);
     else if (w.event == WAVE_WALK_LOOP)
       s.trailing_ifs += w.node->u.loop.body.last && w.node->u.loop.body.last->kind == WAVE_NODE_IF;
     else if (w.event == WAVE_WALK_BLOCK)
       count_block_shapes(&s, w.node);
   }
+  wave_uniformity_destroy(u);
   return s;
 }
 
@@ -484,7 +490,7 @@ static pass_shapes count_pass_shapes(wave_module *m) {
 /* The fields of pass_shapes, in order. */
 static const char *const shape_names[] = {
     "small pure ifs", "  of them with an else", "  of them ending in one register on both sides",
-    "  of them on p0", "divisions protected by the if", "ifs holding only an if",
+    "  of them on p0", "  of them uniform (so proven)", "divisions protected by the if", "ifs holding only an if",
     "ifs holding a compare and an if", "else-sides repeating the then-side in an if",
     "if-break", "if-continue", "if with pure code, then break or continue", "trailing ifs",
     "if/else beginning alike", "if/else ending alike", "dead pure instructions",
