@@ -535,7 +535,8 @@ static void enter_if(walk *w, state *s, const wave_node *node) {
 static void leave_if(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   state end = join(f->other, *s);
-  if ((int)w->depth - 1 > w->loop_level) {
+  /* Outside loops there is no frame level 0 to hand to (and nothing left). */
+  if (w->depth > 1 && (int)w->depth - 1 > w->loop_level) {
     frame *outer = &w->frames[w->depth - 2];
     outer->left = outer->left || f->left;
     outer->left_cont = outer->left_cont || f->left_cont;
