@@ -101,6 +101,18 @@ static unsigned below(gen *g, unsigned n) { return (unsigned)(next(g) % n); }
 static bool chance(gen *g, unsigned percent) { return below(g, 100) < percent; }
 #define PICK(g, table) (table)[below((g), sizeof(table) / sizeof((table)[0]))]
 
+/* Picks an index by weight; the weights must not all be zero. */
+static unsigned pick_weighted(gen *g, const unsigned *weight, unsigned n) {
+  unsigned total = 0;
+  for (unsigned i = 0; i < n; i++)
+    total += weight[i];
+  unsigned r = below(g, total);
+  unsigned s = 0;
+  while (r >= weight[s])
+    r -= weight[s++];
+  return s;
+}
+
 /* ---- emission ------------------------------------------------------------------------------ */
 
 /* Counts what the builder returned; after the first failure nothing more is built, so the
@@ -692,18 +704,6 @@ static bool gen_halt(gen *g, bool in_if) {
  * generated kernels is not tested by them. These shapes are built on purpose, each with near
  * misses (an else too many, a body that writes the predicate, a division the condition
  * protects) so that a pass is also tested where it must refuse. */
-
-/* Picks an index by weight; the weights must not all be zero. */
-static unsigned pick_weighted(gen *g, const unsigned *weight, unsigned n) {
-  unsigned total = 0;
-  for (unsigned i = 0; i < n; i++)
-    total += weight[i];
-  unsigned r = below(g, total);
-  unsigned s = 0;
-  while (r >= weight[s])
-    r -= weight[s++];
-  return s;
-}
 
 /* One instruction of the kinds if-conversion may run in every lane: integer or float
  * arithmetic, a move, a constant, a select, or (when dest < 0) a compare. It writes GPR
