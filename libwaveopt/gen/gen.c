@@ -25,6 +25,11 @@
  *   lane is active: at the top level before any halt. Reductions, scans, votes and ballots
  *   see active lanes only and appear anywhere.
  *
+ * Shapes for the optimization passes (see "shapes the optimization passes rewrite" below) are
+ * mixed in among the random statements and keep the same rules: their ifs only wrap what the
+ * rules already allow, their breaks and continues come after a loop's counter exit, and an
+ * if whose condition is "divisor != 0" is the only thing that keeps its division defined.
+ *
  * Register roles (fixed, so passes see realistic argument and pointer registers):
  *   r0 input area, r1 output area, r2 shared counters, r3 r4 uniform arguments (preset),
  *   r5 own output slot, r6 own local slot, r7 the constant 1, r8 r9 address temporaries,
@@ -77,6 +82,10 @@ typedef struct gen {
   bool halted;            /* a halt has been emitted: no barrier or shuffle may follow */
   unsigned loop_nest;     /* loops around the current position */
   bool failed;            /* out of memory */
+  /* While set, every instruction emitted is also appended here (up to record_cap), so that a
+   * shape can repeat it elsewhere. */
+  wave_instr **record;
+  unsigned num_recorded, record_cap;
 } gen;
 
 /* ---- randomness (splitmix64: tiny state, good enough, identical on every host) ---------- */
@@ -92,15 +101,30 @@ static unsigned below(gen *g, unsigned n) { return (unsigned)(next(g) % n); }
 static bool chance(gen *g, unsigned percent) { return below(g, 100) < percent; }
 #define PICK(g, table) (table)[below((g), sizeof(table) / sizeof((table)[0]))]
 
+/* Picks an index by weight; the weights must not all be zero. */
+static unsigned pick_weighted(gen *g, const unsigned *weight, unsigned n) {
+  unsigned total = 0;
+  for (unsigned i = 0; i < n; i++)
+    total += weight[i];
+  unsigned r = below(g, total);
+  unsigned s = 0;
+  while (r >= weight[s])
+    r -= weight[s++];
+  return s;
+}
+
 /* ---- emission ------------------------------------------------------------------------------ */
 
 /* Counts what the builder returned; after the first failure nothing more is built, so the
  * kernel is dropped as a whole rather than missing a statement somewhere. */
 static wave_instr *emitted(gen *g, wave_instr *instr) {
-  if (instr)
-    g->emitted++;
-  else
+  if (!instr) {
     g->failed = true;
+    return NULL;
+  }
+  g->emitted++;
+  if (g->record && g->num_recorded < g->record_cap)
+    g->record[g->num_recorded++] = instr;
   return instr;
 }
 
@@ -115,6 +139,19 @@ static void emit_guarded(gen *g, wave_opcode op, int guard, bool negated, unsign
   wave_instr *instr = emitted(g, g->failed ? NULL : wave_build_instr(&g->b, op, n, ops));
   if (instr)
     wave_instr_set_guard(instr, guard, negated);
+}
+
+/* Appends copies of `instrs` at the cursor. */
+static void emit_copies(gen *g, wave_instr *const *instrs, unsigned n) {
+  for (unsigned i = 0; i < n && !g->failed; i++) {
+    wave_instr *copy = wave_instr_clone(g->module, instrs[i]);
+    if (!copy || !wave_instr_insert(g->module, g->b.cursor, copy)) {
+      g->failed = true;
+      return;
+    }
+    g->emitted++;
+    g->b.cursor = wave_cursor_after_instr(copy);
+  }
 }
 
 static wave_operand R(unsigned r) { return wave_gpr(r); }
@@ -154,6 +191,12 @@ static unsigned src_reg(gen *g) {
   if (r == 18 && g->loop_nest > 0)
     return R_COUNTER + below(g, g->loop_nest);
   return R_SLOT;
+}
+
+/* A value register to read other than `avoid`, a pool register. */
+static unsigned src_reg_except(gen *g, unsigned avoid) {
+  unsigned r = src_reg(g);
+  return r == avoid ? R_ONE : r;
 }
 
 static unsigned any_pred(gen *g) { return below(g, g->num_preds); }
@@ -245,6 +288,14 @@ static const uint8_t sregs_w_free[] = {0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13};
 /* ...and those that do (lane, wave, width, wave count). */
 static const uint8_t sregs_w_dep[] = {3, 4, 14, 15};
 
+/* d = a / divisor or a % divisor, for a divisor that is not zero wherever this runs. */
+static void emit_division(gen *g, unsigned d, unsigned a, unsigned divisor) {
+  wave_operand ops[3] = {R(d), R(a), R(divisor)};
+  bool negated;
+  int guard = pick_guard(g, &negated);
+  emit_guarded(g, chance(g, 50) ? WAVE_OP_IDIV : WAVE_OP_IMOD, guard, negated, 3, ops);
+}
+
 static void gen_alu(gen *g) {
   unsigned d = pool_reg(g);
   unsigned kind = below(g, g->opt->floats ? 13 : 9);
@@ -272,10 +323,7 @@ static void gen_alu(gen *g) {
     /* Division by a divisor that cannot be zero; INT_MIN / -1 is defined (wraps). */
     unsigned a = src_reg(g), b = src_reg(g);
     EMIT(g, WAVE_OP_OR, R(R_T1), R(b), R(R_ONE));
-    ops[0] = R(d), ops[1] = R(a), ops[2] = R(R_T1);
-    bool negated;
-    int guard = pick_guard(g, &negated);
-    emit_guarded(g, chance(g, 50) ? WAVE_OP_IDIV : WAVE_OP_IMOD, guard, negated, 3, ops);
+    emit_division(g, d, a, R_T1);
     return;
   }
   case 7: {
@@ -562,22 +610,35 @@ static unsigned body_quota(gen *g, unsigned left) {
   return 2 + below(g, cap / 2 + 1);
 }
 
-static void gen_if(gen *g, unsigned depth, unsigned left) {
-  unsigned p = gen_condition(g);
+/* An if on p at the cursor, which moves into its then-list; NULL when memory ran out. */
+static wave_node *open_if(gen *g, unsigned p) {
   wave_node *node = g->failed ? NULL : wave_build_if(&g->b, P(p));
   if (!node) {
     g->failed = true;
-    return;
+    return NULL;
   }
   g->emitted++;
+  return node;
+}
+
+static void open_else(gen *g, wave_node *node) {
+  node->u.if_.has_else = true;
+  g->b.cursor = wave_cursor_list_end(&node->u.if_.else_body);
+}
+
+static void gen_if(gen *g, unsigned depth, unsigned left) {
+  wave_node *node = open_if(g, gen_condition(g));
+  if (!node)
+    return;
   gen_list(g, depth + 1, body_quota(g, left), true);
   if (chance(g, 50)) {
-    node->u.if_.has_else = true;
-    g->b.cursor = wave_cursor_list_end(&node->u.if_.else_body);
+    open_else(g, node);
     gen_list(g, depth + 1, body_quota(g, left), true);
   }
   g->b.cursor = wave_cursor_after_node(node);
 }
+
+static void gen_trailing_if(gen *g, unsigned depth, unsigned left);
 
 static void gen_loop(gen *g, unsigned depth, unsigned left) {
   unsigned counter = R_COUNTER + g->loop_nest;
@@ -601,15 +662,19 @@ static void gen_loop(gen *g, unsigned depth, unsigned left) {
   EMIT(g, WAVE_OP_ISUB, R(counter), R(counter), R(R_ONE));
   g->loop_nest++;
   gen_list(g, depth + 1, body_quota(g, left), false);
+  if (depth + 1 < g->opt->max_depth && chance(g, 30))
+    gen_trailing_if(g, depth + 1, left);
   g->loop_nest--;
   g->b.cursor = wave_cursor_after_node(node);
 }
 
-static void gen_break_continue(gen *g) {
-  unsigned p = gen_condition(g);
+/* A break or continue on p (on !p here and there in the documentation dialect). */
+static void emit_exit(gen *g, unsigned p) {
   wave_operand cond = g->opt->docs_dialect && chance(g, 30) ? wave_not_pred(p) : P(p);
   EMIT(g, chance(g, 55) ? WAVE_OP_BREAK : WAVE_OP_CONTINUE, cond);
 }
+
+static void gen_break_continue(gen *g) { emit_exit(g, gen_condition(g)); }
 
 /* Returns false when the list must end here (its lanes have halted). in_if: the list is an
  * if's then- or else-list, where an unguarded halt still leaves other lanes running. */
@@ -632,9 +697,336 @@ static bool gen_halt(gen *g, bool in_if) {
   return true;
 }
 
+
+/* ---- shapes the optimization passes rewrite -------------------------------------------------
+ *
+ * Random statements seldom line up into what a pass looks for, and a pass that never fires on
+ * generated kernels is not tested by them. These shapes are built on purpose, each with near
+ * misses (an else too many, a body that writes the predicate, a division the condition
+ * protects) so that a pass is also tested where it must refuse. */
+
+/* One instruction of the kinds if-conversion may run in every lane: integer or float
+ * arithmetic, a move, a constant, a select, or (when dest < 0) a compare. It writes GPR
+ * `dest` when dest >= 0, and never predicate `keep` (none when keep < 0). */
+static void gen_simple(gen *g, int dest, int keep) {
+  unsigned d = dest >= 0 ? (unsigned)dest : pool_reg(g);
+  wave_operand ops[4];
+  ops[0] = R(d);
+  switch (below(g, dest >= 0 ? 8 : 10)) {
+  case 0: case 1: case 2:
+    ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
+    emit_pure(g, PICK(g, int_binary), 3, ops);
+    return;
+  case 3:
+    ops[1] = R(src_reg(g));
+    emit_pure(g, PICK(g, int_unary), 2, ops);
+    return;
+  case 4:
+    ops[1] = wave_imm(small_or_wild(g));
+    emit_pure(g, WAVE_OP_MOV_IMM, 2, ops);
+    return;
+  case 5:
+    ops[1] = P(any_pred(g)), ops[2] = R(src_reg(g)), ops[3] = R(src_reg(g));
+    emit_pure(g, WAVE_OP_SELECT, 4, ops);
+    return;
+  case 6:
+    ops[1] = R(src_reg(g));
+    emit_pure(g, WAVE_OP_MOV, 2, ops);
+    return;
+  case 7:
+    ops[1] = R(src_reg(g)), ops[2] = R(src_reg(g));
+    emit_pure(g, g->opt->floats ? PICK(g, float_binary) : PICK(g, int_binary), 3, ops);
+    return;
+  default: {
+    unsigned p = any_pred(g);
+    if ((int)p == keep)
+      p = (p + 1) % g->num_preds;
+    gen_compare_into(g, p, chance(g, 20), true);
+    return;
+  }
+  }
+}
+
+/* At least n pure instructions (a few more when gen_alu's last needs a helper): mostly
+ * gen_simple's, some of gen_alu's, whose divisions and clamps may trap for all a pass knows. */
+static void gen_pure_side(gen *g, unsigned n, int keep) {
+  unsigned start = g->emitted;
+  while (!g->failed && g->emitted - start < n) {
+    if (chance(g, 20))
+      gen_alu(g);
+    else
+      gen_simple(g, -1, keep);
+  }
+}
+
+/* The body of a shape's if at list depth `depth`: mostly 1-4 pure instructions that leave
+ * predicate `keep` alone, sometimes statements of every kind. */
+static void gen_shape_body(gen *g, unsigned depth, unsigned left, int keep) {
+  if (chance(g, 65))
+    gen_pure_side(g, 1 + below(g, 4), keep);
+  else
+    gen_list(g, depth, body_quota(g, left), true);
+}
+
+/* if p { 1-4 pure instructions } [else { 1-4 more }], for if-to-select. With an else, both
+ * sides sometimes end by writing the same register (a select's two arms). Sometimes p is
+ * "divisor != 0" and a side divides by it: that division must not run in lanes that skip the
+ * side. */
+static void gen_small_if(gen *g) {
+  bool division = chance(g, 20), division_in_else = false;
+  unsigned p, divisor = 0;
+  if (division) {
+    divisor = pool_reg(g);
+    p = any_pred(g);
+    division_in_else = chance(g, 30);
+    mov_imm(g, R_T0, 0);
+    EMIT(g, division_in_else ? WAVE_OP_ICMP_EQ : WAVE_OP_ICMP_NE, P(p), R(divisor), R(R_T0));
+  } else {
+    p = gen_condition(g);
+  }
+  wave_node *node = open_if(g, p);
+  if (!node)
+    return;
+  bool has_else = division_in_else || chance(g, 50);
+  int same = has_else && chance(g, 40) ? (int)pool_reg(g) : -1;
+  for (unsigned side = 0; side < 1u + has_else; side++) {
+    if (side)
+      open_else(g, node);
+    bool divides = division && side == division_in_else;
+    unsigned n = 1 + below(g, 4), fixed = divides + (same >= 0);
+    if (divides) {
+      unsigned d = pool_reg(g);
+      emit_division(g, d, src_reg(g), divisor);
+    }
+    gen_pure_side(g, n > fixed ? n - fixed : 0, -1);
+    if (same >= 0)
+      gen_simple(g, same, -1);
+  }
+  g->b.cursor = wave_cursor_after_node(node);
+}
+
+/* if pA { [pB = compare] if pB { S } }: the outer if holds only the inner one (and sometimes
+ * the compare computing its predicate), which flatten-ifs makes one if on pA and pB. Now and
+ * then an else on either if makes it a near miss. Needs two levels below `depth`. */
+static void gen_nested_if(gen *g, unsigned depth, unsigned left) {
+  bool compare_inside = chance(g, 40);
+  unsigned pb = compare_inside ? any_pred(g) : gen_condition(g);
+  wave_node *outer = open_if(g, gen_condition(g));
+  if (!outer)
+    return;
+  if (compare_inside)
+    gen_compare_into(g, pb, chance(g, 20), false);
+  wave_node *inner = open_if(g, pb);
+  if (!inner)
+    return;
+  gen_shape_body(g, depth + 2, left, -1);
+  if (chance(g, 12)) {
+    open_else(g, inner);
+    gen_pure_side(g, 1 + below(g, 3), -1);
+  }
+  g->b.cursor = wave_cursor_after_node(inner);
+  if (chance(g, 8)) {
+    open_else(g, outer);
+    gen_pure_side(g, 1 + below(g, 3), -1);
+  }
+  g->b.cursor = wave_cursor_after_node(outer);
+}
+
+/* if pA { S } else { [pB = compare] if pB { S } } with the same S twice, which flatten-ifs
+ * makes one if on pA or pB. S is built once at the depth of its copy. */
+static void gen_else_if_same(gen *g, unsigned depth, unsigned left) {
+  bool compare_inside = chance(g, 25);
+  unsigned pb = compare_inside ? any_pred(g) : gen_condition(g);
+  wave_node *outer = open_if(g, gen_condition(g));
+  if (!outer)
+    return;
+  unsigned start = g->emitted;
+  gen_shape_body(g, depth + 2, left, -1);
+  unsigned size = g->emitted - start;
+  open_else(g, outer);
+  if (compare_inside)
+    gen_compare_into(g, pb, chance(g, 20), false);
+  wave_node *inner = open_if(g, pb);
+  wave_node_list copy = {0};
+  if (inner && wave_node_list_clone(g->module, &outer->u.if_.then_body, &copy) &&
+      wave_node_list_reinsert(g->module, g->b.cursor, &copy))
+    g->emitted += size;
+  else
+    g->failed = true;
+  g->b.cursor = wave_cursor_after_node(outer);
+}
+
+/* if pA { [S] break pB } or continue, in a loop: what predicated-break makes one break or
+ * continue on pA and pB (S pure, mostly leaving pB alone). pB is sometimes pA itself. */
+static void gen_if_exit(gen *g) {
+  bool same = chance(g, 25);
+  unsigned pb = same ? 0 : gen_condition(g);
+  unsigned pa = gen_condition(g);
+  if (same)
+    pb = pa;
+  wave_node *node = open_if(g, pa);
+  if (!node)
+    return;
+  if (chance(g, 40)) {
+    int keep = chance(g, 70) ? (int)pb : -1;
+    gen_pure_side(g, 1 + below(g, 3), keep);
+  }
+  emit_exit(g, pb);
+  g->b.cursor = wave_cursor_after_node(node);
+}
+
+/* The last statement of a loop body at list depth `depth`: an if. */
+static void gen_trailing_if(gen *g, unsigned depth, unsigned left) {
+  unsigned which = below(g, 3);
+  if (which == 0)
+    gen_small_if(g);
+  else if (which == 1)
+    gen_if_exit(g);
+  else
+    gen_if(g, depth, left);
+}
+
+/* Instructions one side of an if begins or ends with, collected in `out` to be repeated on
+ * the other side: 1-2 pure instructions, stores or loads (at most 6 instructions each). */
+enum { MAX_COMMON = 16 };
+static unsigned gen_common(gen *g, wave_instr **out) {
+  g->record = out;
+  g->num_recorded = 0;
+  g->record_cap = MAX_COMMON;
+  unsigned items = 1 + below(g, 2);
+  for (unsigned i = 0; i < items; i++) {
+    unsigned which = below(g, 10);
+    if (which < 7)
+      gen_simple(g, -1, -1);
+    else if (which < 9)
+      gen_store(g);
+    else
+      gen_load(g);
+  }
+  g->record = NULL;
+  return g->num_recorded;
+}
+
+/* Whether a list ends in an unguarded halt, after which nothing may follow. */
+static bool ends_in_halt(const wave_node_list *list) {
+  const wave_node *last = list->last;
+  return last && last->kind == WAVE_NODE_BLOCK && last->u.block.last &&
+         last->u.block.last->op == WAVE_OP_HALT && last->u.block.last->guard == WAVE_NO_GUARD;
+}
+
+/* if p { C1 M C2 } else { C1 N C2 }: both sides begin with the same instructions C1 and end
+ * with the same C2 (one of them may be missing), which hoist-common moves before and after
+ * the if. A compare in C1 may write p itself, which then must stay where it is. */
+static void gen_common_sides(gen *g, unsigned depth, unsigned left) {
+  wave_node *node = open_if(g, gen_condition(g));
+  if (!node)
+    return;
+  wave_instr *common[MAX_COMMON];
+  bool begin = chance(g, 65);
+  unsigned n = begin ? gen_common(g, common) : 0;
+  gen_shape_body(g, depth + 1, left, -1);
+  open_else(g, node);
+  emit_copies(g, common, n);
+  gen_shape_body(g, depth + 1, left, -1);
+  if ((!begin || chance(g, 50)) && !ends_in_halt(&node->u.if_.then_body) &&
+      !ends_in_halt(&node->u.if_.else_body)) {
+    g->b.cursor = wave_cursor_list_end(&node->u.if_.then_body);
+    n = gen_common(g, common);
+    g->b.cursor = wave_cursor_list_end(&node->u.if_.else_body);
+    emit_copies(g, common, n);
+  }
+  g->b.cursor = wave_cursor_after_node(node);
+}
+
+/* Two ifs in a row on the same predicate, which their bodies mostly leave alone: dce merges
+ * them. */
+static void gen_adjacent_ifs(gen *g, unsigned depth, unsigned left) {
+  unsigned p = gen_condition(g);
+  for (unsigned i = 0; i < 2; i++) {
+    wave_node *node = open_if(g, p);
+    if (!node)
+      return;
+    gen_shape_body(g, depth + 1, left, (int)p);
+    if (chance(g, 35)) {
+      open_else(g, node);
+      gen_shape_body(g, depth + 1, left, (int)p);
+    }
+    g->b.cursor = wave_cursor_after_node(node);
+  }
+}
+
+/* A pure instruction (a compare, or a value) that the next one overwrites unread: dead. */
+static void gen_dead(gen *g) {
+  if (chance(g, 25)) {
+    unsigned p = any_pred(g);
+    gen_compare_into(g, p, false, true);
+    unsigned a = src_reg(g), b = src_reg(g);
+    EMIT(g, PICK(g, real_compares), P(p), R(a), R(b));
+    return;
+  }
+  unsigned d = pool_reg(g);
+  gen_simple(g, (int)d, -1);
+  if (chance(g, 40)) {
+    mov_imm(g, d, small_or_wild(g));
+    return;
+  }
+  unsigned a = src_reg_except(g, d), b = src_reg_except(g, d);
+  EMIT(g, PICK(g, int_binary), R(d), R(a), R(b));
+}
+
+/* The same constant twice, into one register or two, a few instructions apart. */
+static void gen_repeated_constant(gen *g) {
+  uint32_t c = small_or_wild(g);
+  unsigned a = pool_reg(g);
+  mov_imm(g, a, c);
+  for (unsigned i = below(g, 3); i > 0; i--)
+    gen_simple(g, -1, -1);
+  unsigned b = chance(g, 40) ? a : pool_reg(g);
+  mov_imm(g, b, c);
+}
+
+static void gen_select_equal_arms(gen *g) {
+  wave_operand ops[4];
+  ops[0] = R(pool_reg(g)), ops[1] = P(any_pred(g)), ops[2] = R(src_reg(g));
+  ops[3] = ops[2];
+  emit_pure(g, WAVE_OP_SELECT, 4, ops);
+}
+
+typedef enum pass_shape {
+  SH_SMALL_IF, SH_NESTED_IF, SH_ELSE_IF_SAME, SH_IF_EXIT, SH_COMMON_SIDES, SH_ADJACENT_IFS,
+  SH_DEAD, SH_CONSTANT, SH_SELECT, SH_COUNT
+} pass_shape;
+
+/* One shape at list depth `depth`. */
+static void gen_shape(gen *g, unsigned depth, unsigned left) {
+  bool one_level = depth < g->opt->max_depth, two_levels = depth + 2 <= g->opt->max_depth;
+  unsigned weight[SH_COUNT] = {0};
+  weight[SH_SMALL_IF] = one_level ? 6 : 0;
+  weight[SH_NESTED_IF] = two_levels ? 2 : 0;
+  weight[SH_ELSE_IF_SAME] = two_levels ? 2 : 0;
+  weight[SH_IF_EXIT] = one_level && g->loop_nest > 0 ? 4 : 0;
+  weight[SH_COMMON_SIDES] = one_level ? 2 : 0;
+  weight[SH_ADJACENT_IFS] = one_level ? 2 : 0;
+  weight[SH_DEAD] = 2;
+  weight[SH_CONSTANT] = 1;
+  weight[SH_SELECT] = 1;
+  switch ((pass_shape)pick_weighted(g, weight, SH_COUNT)) {
+  case SH_SMALL_IF: gen_small_if(g); break;
+  case SH_NESTED_IF: gen_nested_if(g, depth, left); break;
+  case SH_ELSE_IF_SAME: gen_else_if_same(g, depth, left); break;
+  case SH_IF_EXIT: gen_if_exit(g); break;
+  case SH_COMMON_SIDES: gen_common_sides(g, depth, left); break;
+  case SH_ADJACENT_IFS: gen_adjacent_ifs(g, depth, left); break;
+  case SH_DEAD: gen_dead(g); break;
+  case SH_CONSTANT: gen_repeated_constant(g); break;
+  case SH_SELECT: gen_select_equal_arms(g); break;
+  case SH_COUNT: break;
+  }
+}
+
 typedef enum stmt {
   S_ALU, S_COMPARE, S_LOAD, S_STORE, S_ATOMIC, S_WAVE, S_IF, S_LOOP, S_BREAK, S_HALT,
-  S_BARRIER, S_MISC, S_COUNT
+  S_BARRIER, S_MISC, S_SHAPE, S_COUNT
 } stmt;
 
 static stmt pick_statement(gen *g, unsigned depth, bool converged) {
@@ -655,14 +1047,8 @@ static stmt pick_statement(gen *g, unsigned depth, bool converged) {
   bool barrier_here = converged || (g->opt->divergent_barriers && !g->halted);
   weight[S_BARRIER] = g->opt->barriers && barrier_here ? 3 : 0;
   weight[S_MISC] = 1;
-  unsigned total = 0;
-  for (unsigned i = 0; i < S_COUNT; i++)
-    total += weight[i];
-  unsigned r = below(g, total);
-  unsigned s = 0;
-  while (r >= weight[s])
-    r -= weight[s++];
-  return (stmt)s;
+  weight[S_SHAPE] = 14;
+  return (stmt)pick_weighted(g, weight, S_COUNT);
 }
 
 /* Statements at the builder's cursor; in_if: the cursor lies in an if's then- or else-list. */
@@ -692,6 +1078,7 @@ static void gen_list(gen *g, unsigned depth, unsigned quota, bool in_if) {
         EMIT0(g, WAVE_OP_BARRIER);
       break;
     case S_MISC: gen_misc(g); break;
+    case S_SHAPE: gen_shape(g, depth, left); break;
     case S_COUNT: break;
     }
   }

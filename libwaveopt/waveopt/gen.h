@@ -11,6 +11,10 @@
  * may have changed into its own output slot before it halts, so all results are observable
  * in device memory and no register is live at a halt.
  *
+ * Besides random statements, a kernel holds the shapes the optimization passes rewrite (small
+ * ifs of pure code, ifs nested alone, `if p { break q }`, sides alike at either end, dead code,
+ * ...), each now and then, so that the differential harness sees every pass fire.
+ *
  * Deterministic: the same options give the same kernel, on every host.
  */
 #ifndef WAVEOPT_GEN_H

@@ -39,7 +39,9 @@ static const char usage[] =
     "                   lowers) instead of assembler-dialect ones\n"
     "  --test-pass NAME register one of the harness's own test passes first:\n"
     "%s"
-    "  Each pipeline's summary line says on how many kernels it fired (changed something).\n"
+    "  Each pipeline's summary line says on how many kernels it fired (changed something)\n"
+    "  and, for a pipeline of several passes, on how many each pass did: \"-O1: 600 of 600\n"
+    "  seeds passed, fired on 167 (lint 0, simplify-cfg 167, legalize 0)\".\n"
     "\n"
     "options:\n"
     "  --seeds N        how many kernels (default 100)\n"
@@ -80,6 +82,10 @@ typedef struct job {
   wave_pipeline *pipeline;         /* NULL for a fixed transform */
   wave_difftest_pipeline ctx;
   uint64_t failed, fired;
+  /* Per pass of the pipeline: on how many kernels it changed something. */
+  unsigned num_passes;
+  const char *passes[WAVE_DIFF_MAX_PASSES];
+  uint64_t pass_fired[WAVE_DIFF_MAX_PASSES];
 } job;
 
 typedef struct options {
@@ -355,6 +361,18 @@ static void reduced_path(char *path, size_t cap, uint64_t seed, const char *name
   snprintf(path + len, cap - len, "-reduced.wave");
 }
 
+/* Adds the last run's firing per pass to the job's counts. */
+static void tally_passes(job *jb) {
+  for (unsigned i = 0; i < jb->ctx.num_passes; i++) {
+    unsigned k = 0;
+    while (k < jb->num_passes && strcmp(jb->passes[k], jb->ctx.passes[i]) != 0)
+      k++;
+    if (k == jb->num_passes)
+      jb->passes[jb->num_passes++] = jb->ctx.passes[i];
+    jb->pass_fired[k] += jb->ctx.pass_changed[i];
+  }
+}
+
 /* Runs one (seed, job) pair; true when it passes. */
 static bool run_one(const options *opt, uint64_t seed, job *jb, uint64_t input_seed,
                     unsigned *reduced, bool *seed_file_used) {
@@ -395,6 +413,7 @@ static bool run_one(const options *opt, uint64_t seed, job *jb, uint64_t input_s
   jb->ctx.changed = false;
   bool pass = wave_difftest_run(&test, text, len, &report) == WAVE_DIFF_PASS;
   jb->fired += jb->ctx.changed;
+  tally_passes(jb);
   if (!pass) {
     printf("seed %" PRIu64 " %s: FAIL: %s\n", seed, jb->name, report.message);
     if (opt->reduce && *reduced < MAX_REDUCED) {
@@ -438,7 +457,9 @@ int main(int argc, char **argv) {
            opt.seeds);
     if (jb->pipeline)
       printf(", fired on %" PRIu64, jb->fired);
-    printf("\n");
+    for (unsigned k = 0; jb->num_passes > 1 && k < jb->num_passes; k++)
+      printf("%s%s %" PRIu64, k ? ", " : " (", jb->passes[k], jb->pass_fired[k]);
+    printf("%s\n", jb->num_passes > 1 ? ")" : "");
   }
   if (status < 0) {
     printf("%" PRIu64 " passed, %" PRIu64 " failed\n", passed, failed);

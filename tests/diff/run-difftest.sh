@@ -10,13 +10,16 @@
 #    is skipped with a note), plus the harness's own remove-nops, so that the pipeline path is
 #    tested before the library registers a pass. Seeds and size are chosen by measurement: all
 #    of this stage took about 5 s on two cores with no library pass registered; the budget is
-#    3 minutes.
+#    3 minutes. Each summary line says on how many kernels the pipeline fired, and each pass of
+#    it apart: reported for people reading the log, not asserted (a pass that fires on no
+#    kernel is not tested here; wavegen builds the shapes each pass rewrites).
 # 3. The harness must catch wrong passes: one that changes memory (a mismatch the reducer then
 #    shrinks to a few items) and one that breaks the IR (caught by verify-each, naming it).
 set -eu
 difftest="${WAVE_BUILDDIR:-.}/tests/diff/wave-difftest"
 "$difftest" --seeds 300 --size 400 --transform default
 "$difftest" --seeds 500 --size 400 --transform thread-vs-simt
+echo "every pass alone and every level; 'fired on N (PASS N, ...)': the kernels each changed"
 "$difftest" --seeds 600 --size 1000 --test-pass remove-nops --all-passes --levels
 # legalize lowers documentation-dialect forms: give every level such kernels too.
 "$difftest" --seeds 300 --size 400 --docs-dialect --levels

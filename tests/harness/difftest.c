@@ -19,10 +19,30 @@ bool wave_transform_lower_docs(wave_module *module, void *ctx, wave_diags *diags
   return wave_lower_docs_dialect(module, diags);
 }
 
+/* after_pass: notes which pass changed the kernel. A pass name is its registered info's, which
+ * outlives the registry: keeping the pointer is safe. */
+static void record_pass(void *ctx, const char *pass, const wave_kernel *kernel, bool changed) {
+  (void)kernel;
+  wave_difftest_pipeline *p = ctx;
+  unsigned i = 0;
+  while (i < p->num_passes && strcmp(p->passes[i], pass) != 0)
+    i++;
+  if (i == p->num_passes) {
+    if (i == WAVE_DIFF_MAX_PASSES)
+      return;
+    p->passes[p->num_passes++] = pass;
+    p->pass_changed[i] = false;
+  }
+  p->pass_changed[i] |= changed;
+}
+
 bool wave_transform_pipeline(wave_module *module, void *ctx, wave_diags *diags) {
   wave_difftest_pipeline *p = ctx;
   wave_pipeline_options options = {0};
   options.verify_each = true;
+  options.callback_ctx = p;
+  options.after_pass = record_pass;
+  p->num_passes = 0;
   wave_pipeline_result result = {0};
   bool ok = wave_pipeline_run(p->pipeline, module, &options, &result, diags);
   p->changed = result.changed;

@@ -32,10 +32,18 @@ bool wave_transform_identity(wave_module *module, void *ctx, wave_diags *diags);
 /* wave_lower_docs_dialect. */
 bool wave_transform_lower_docs(wave_module *module, void *ctx, wave_diags *diags);
 
+#define WAVE_DIFF_MAX_PASSES 32
+
 /* The context of wave_transform_pipeline. */
 typedef struct wave_difftest_pipeline {
   const wave_pipeline *pipeline;
   bool changed;   /* whether the last run changed the kernel: the pipeline "fired" */
+  /* The passes the last run ran, each once in the order it first ran, and whether it changed
+   * the kernel in any of its runs: which pass fired. Passes beyond WAVE_DIFF_MAX_PASSES
+   * distinct names are not recorded. */
+  unsigned num_passes;
+  const char *passes[WAVE_DIFF_MAX_PASSES];
+  bool pass_changed[WAVE_DIFF_MAX_PASSES];
 } wave_difftest_pipeline;
 
 /* Runs ctx's pipeline with verify_each, so that a pass leaving broken IR or claiming to keep an

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../harness/difftest.h"
+#include "waveopt/uniformity.h"
 
 enum { SEEDS = 200 };
 
@@ -275,6 +276,253 @@ Test(gen, describe_names_the_seed_and_the_launch) {
     cr_assert_eq(*line, ';', "every line is a comment");
   free(d);
   wave_module_destroy(m);
+}
+
+/* ---- the shapes the optimization passes rewrite --------------------------------------------- */
+
+/* Counts of each shape libwaveopt/gen/gen.c builds for a pass, recognised from the tree alone. */
+typedef struct pass_shapes {
+  unsigned small_ifs, small_elses, same_register_sides, small_ifs_on_p0, small_uniform_ifs,
+      protected_divisions,
+      nested_ifs, nested_with_compare, else_if_same, if_breaks, if_continues, if_pure_exits,
+      trailing_ifs, common_begins, common_ends, dead, repeated_constants, equal_selects,
+      adjacent_ifs;
+} pass_shapes;
+
+static bool is_speculable(const wave_instr *in) {
+  unsigned flags = wave_opcode_get((wave_opcode)in->op)->flags;
+  return (flags & WAVE_F_PURE) && !(flags & (WAVE_F_CONVERGENT | WAVE_F_OTHER_LANES));
+}
+
+/* The instructions of a list holding at most one block; false for anything else. With max_len
+ * also: 1..max_len instructions, all pure. */
+static bool only_block(const wave_node_list *list, unsigned max_len, const wave_instr **first,
+                       const wave_instr **last) {
+  *first = *last = NULL;
+  if (!list->first)
+    return true;
+  if (list->first != list->last || list->first->kind != WAVE_NODE_BLOCK)
+    return false;
+  *first = list->first->u.block.first;
+  *last = list->first->u.block.last;
+  unsigned n = 0;
+  for (const wave_instr *in = *first; in; in = in->next, n++)
+    if (max_len && !is_speculable(in))
+      return false;
+  return !max_len || (n >= 1 && n <= max_len);
+}
+
+static bool same_operand(const wave_operand *a, const wave_operand *b) {
+  return a->kind == b->kind && a->value == b->value && a->negated == b->negated;
+}
+
+static bool same_instr(const wave_instr *a, const wave_instr *b) {
+  if (!a || !b || a->op != b->op || a->guard != b->guard ||
+      a->guard_negated != b->guard_negated || a->num_operands != b->num_operands)
+    return false;
+  for (unsigned s = 0; s < a->num_operands; s++)
+    if (!same_operand(&a->operands[s], &b->operands[s]))
+      return false;
+  return true;
+}
+
+/* Whether two lists hold the same statements. */
+static bool same_lists(const wave_node_list *a, const wave_node_list *b) {
+  wave_const_walker wa, wb;
+  wave_const_walk_init(&wa, a);
+  wave_const_walk_init(&wb, b);
+  for (;;) {
+    bool more = wave_const_walk_next(&wa);
+    if (more != wave_const_walk_next(&wb))
+      return false;
+    if (!more)
+      return true;
+    if (wa.event != wb.event)
+      return false;
+    if (wa.event == WAVE_WALK_IF && (!same_operand(&wa.node->u.if_.cond, &wb.node->u.if_.cond) ||
+                                     wa.node->u.if_.has_else != wb.node->u.if_.has_else))
+      return false;
+    if (wa.event != WAVE_WALK_BLOCK)
+      continue;
+    const wave_instr *x = wa.node->u.block.first, *y = wb.node->u.block.first;
+    for (; x && y; x = x->next, y = y->next)
+      if (!same_instr(x, y))
+        return false;
+    if (x || y)
+      return false;
+  }
+}
+
+static bool writes_gpr(const wave_instr *in, uint32_t r) {
+  return in->num_operands && wave_opcode_slot_kind((wave_opcode)in->op, 0) == 'd' &&
+         in->operands[0].kind == WAVE_OPERAND_GPR && in->operands[0].value == r;
+}
+
+static bool reads_gpr(const wave_instr *in, uint32_t r) {
+  for (unsigned s = 1; s < in->num_operands; s++)
+    if (in->operands[s].kind == WAVE_OPERAND_GPR && in->operands[s].value == r)
+      return true;
+  return false;
+}
+
+static bool inside_loop(const wave_node *node) {
+  for (const wave_node *p = node->list->parent; p; p = p->list->parent)
+    if (p->kind == WAVE_NODE_LOOP)
+      return true;
+  return false;
+}
+
+static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_uniformity *u) {
+  const wave_node_list *then_list = &n->u.if_.then_body, *else_list = &n->u.if_.else_body;
+  const wave_instr *t0, *t1, *e0, *e1;
+  uint32_t cond = n->u.if_.cond.value;
+  if (only_block(then_list, 4, &t0, &t1) && t0 &&
+      (!else_list->first || only_block(else_list, 4, &e0, &e1))) {
+    s->small_ifs++;
+    s->small_ifs_on_p0 += cond == 0;
+    s->small_uniform_ifs += !wave_uniformity_node_divergent(u, n);
+    if (else_list->first) {
+      s->small_elses++;
+      s->same_register_sides += t1->num_operands && e1->num_operands &&
+                                t1->operands[0].kind == WAVE_OPERAND_GPR &&
+                                same_operand(&t1->operands[0], &e1->operands[0]);
+    }
+  }
+  /* A division right inside the if by a register compared with zero just before it. */
+  const wave_node *prev = n->prev;
+  const wave_instr *cmp = prev && prev->kind == WAVE_NODE_BLOCK ? prev->u.block.last : NULL;
+  if (cmp && (cmp->op == WAVE_OP_ICMP_NE || cmp->op == WAVE_OP_ICMP_EQ) &&
+      cmp->operands[0].value == cond) {
+    const wave_node_list *side = cmp->op == WAVE_OP_ICMP_NE ? then_list : else_list;
+    if (only_block(side, 0, &t0, &t1) && t0 && (t0->op == WAVE_OP_IDIV || t0->op == WAVE_OP_IMOD) &&
+        same_operand(&t0->operands[2], &cmp->operands[1]))
+      s->protected_divisions++;
+  }
+  /* if pA { [compare] if pB { S } } */
+  const wave_node *inner = then_list->last;
+  if (!n->u.if_.has_else && inner && inner->kind == WAVE_NODE_IF && !inner->u.if_.has_else) {
+    const wave_node *before = then_list->first;
+    if (before == inner) {
+      s->nested_ifs++;
+    } else if (before->next == inner && before->kind == WAVE_NODE_BLOCK) {
+      /* The compare, with the constant it may need. */
+      const wave_instr *last = before->u.block.last;
+      s->nested_with_compare += wave_opcode_get((wave_opcode)last->op)->category == WAVE_CAT_CMP &&
+                                last->operands[0].value == inner->u.if_.cond.value &&
+                                (before->u.block.first == last ||
+                                 before->u.block.first->op == WAVE_OP_MOV_IMM);
+    }
+  }
+  /* if pA { S } else { [compare] if pB { S } } */
+  inner = else_list->last;
+  if (inner && inner->kind == WAVE_NODE_IF && !inner->u.if_.has_else &&
+      (else_list->first == inner || else_list->first->next == inner) &&
+      same_lists(then_list, &inner->u.if_.then_body))
+    s->else_if_same++;
+  /* if pA { [S] break/continue pB } in a loop */
+  if (!n->u.if_.has_else && inside_loop(n) && only_block(then_list, 0, &t0, &t1) && t1 &&
+      (t1->op == WAVE_OP_BREAK || t1->op == WAVE_OP_CONTINUE)) {
+    bool pure = true;
+    for (const wave_instr *in = t0; in != t1; in = in->next)
+      pure &= is_speculable(in);
+    if (t0 != t1)
+      s->if_pure_exits += pure;
+    else if (t1->op == WAVE_OP_BREAK)
+      s->if_breaks++;
+    else
+      s->if_continues++;
+  }
+  /* The same first or last instruction on both sides. */
+  const wave_node *a = then_list->first, *b = else_list->first;
+  s->common_begins += a && b && a->kind == WAVE_NODE_BLOCK && b->kind == WAVE_NODE_BLOCK &&
+                      same_instr(a->u.block.first, b->u.block.first);
+  a = then_list->last, b = else_list->last;
+  s->common_ends += a && b && a->kind == WAVE_NODE_BLOCK && b->kind == WAVE_NODE_BLOCK &&
+                    same_instr(a->u.block.last, b->u.block.last);
+  s->adjacent_ifs += n->next && n->next->kind == WAVE_NODE_IF &&
+                     n->next->u.if_.cond.value == cond;
+}
+
+static void count_block_shapes(pass_shapes *s, const wave_node *block) {
+  for (const wave_instr *in = block->u.block.first; in; in = in->next) {
+    /* Value registers only: r8 and r9 are the generator's address temporaries. */
+    uint32_t d = in->operands[0].value;
+    bool value = in->num_operands && in->operands[0].kind == WAVE_OPERAND_GPR && d >= 13;
+    if (value && is_speculable(in) && writes_gpr(in, d) && in->next &&
+        in->next->guard == WAVE_NO_GUARD && writes_gpr(in->next, d) && !reads_gpr(in->next, d))
+      s->dead++;
+    if (in->op == WAVE_OP_MOV_IMM && value) {
+      unsigned distance = 0;
+      for (const wave_instr *later = in->next; later && distance < 4; later = later->next) {
+        distance++;
+        if (later->op == WAVE_OP_MOV_IMM && later->operands[0].value >= 13 &&
+            later->operands[1].value == in->operands[1].value) {
+          s->repeated_constants++;
+          break;
+        }
+      }
+    }
+    s->equal_selects += in->op == WAVE_OP_SELECT &&
+                        same_operand(&in->operands[2], &in->operands[3]);
+  }
+}
+
+static pass_shapes count_pass_shapes(wave_module *m) {
+  pass_shapes s = {0};
+  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  cr_assert_not_null(u);
+  wave_const_walker w;
+  wave_const_walk_init(&w, &m->first_kernel->first_region->body);
+  while (wave_const_walk_next(&w)) {
+    if (w.event == WAVE_WALK_IF)
+      count_if_shapes(&s, w.node, u);
+    else if (w.event == WAVE_WALK_LOOP)
+      s.trailing_ifs += w.node->u.loop.body.last && w.node->u.loop.body.last->kind == WAVE_NODE_IF;
+    else if (w.event == WAVE_WALK_BLOCK)
+      count_block_shapes(&s, w.node);
+  }
+  wave_uniformity_destroy(u);
+  return s;
+}
+
+/* Each shape appears a few times in every few kernels, so that each pass fires on many of the
+ * differential harness's kernels. */
+/* The fields of pass_shapes, in order. */
+static const char *const shape_names[] = {
+    "small pure ifs", "  of them with an else", "  of them ending in one register on both sides",
+    "  of them on p0", "  of them uniform (so proven)", "divisions protected by the if", "ifs holding only an if",
+    "ifs holding a compare and an if", "else-sides repeating the then-side in an if",
+    "if-break", "if-continue", "if with pure code, then break or continue", "trailing ifs",
+    "if/else beginning alike", "if/else ending alike", "dead pure instructions",
+    "repeated constants", "selects with equal arms", "adjacent ifs on one predicate",
+};
+_Static_assert(sizeof(shape_names) / sizeof(shape_names[0]) ==
+                   sizeof(pass_shapes) / sizeof(unsigned),
+               "a name per field");
+
+/* Every shape appears in a good share of the kernels, so that each pass fires on many of the
+ * differential harness's kernels (which are larger: more shapes each). */
+Test(gen, the_shapes_the_passes_rewrite_appear) {
+  pass_shapes total = {0}, kernels = {0};
+  enum { FIELDS = sizeof(pass_shapes) / sizeof(unsigned) };
+  for (uint64_t seed = 0; seed < SEEDS; seed++) {
+    wave_gen_options o = options_for(seed);
+    wave_gen_launch launch;
+    wave_module *m = generate(&o, &launch);
+    pass_shapes s = count_pass_shapes(m);
+    const unsigned *x = (const unsigned *)&s;
+    for (size_t i = 0; i < FIELDS; i++) {
+      ((unsigned *)&total)[i] += x[i];
+      ((unsigned *)&kernels)[i] += x[i] > 0;
+    }
+    wave_module_destroy(m);
+  }
+  const unsigned *n = (const unsigned *)&total, *k = (const unsigned *)&kernels;
+  for (size_t i = 0; i < FIELDS; i++) {
+    cr_log_info("%-48s %4u in %u kernels (%.2f a kernel)", shape_names[i], n[i], k[i],
+                (double)n[i] / SEEDS);
+    cr_expect_geq(k[i], SEEDS / 10, "%s: in %u kernels only", shape_names[i], k[i]);
+  }
 }
 
 /* ---- the kernels are valid, terminate, and store their registers ------------------------------ */
