@@ -66,11 +66,10 @@
  *     the outer if, at the start of the surviving sides, and unmentioned by H (xform.h's
  *     scratch rule, without the scan of the whole subtree that wave_xform_taken makes, which
  *     would make long chains quadratic: nothing reads a scratch register before the if, and
- *     inside it the liveness at the start of both sides answers for S and T). With a call in
- *     the kernel every register the kernel mentions is taken, as wave_xform_taken does. While
- *     the kernel holds a negated predicate operand of the documentation dialect (`break !p1`),
- *     the predicates it never mentions are taken too: legalize lowers that operand through
- *     one of them (docs/language.md "Documentation dialect"). .registers grows only within
+ *     inside it the liveness at the start of both sides answers for S and T). What the whole
+ *     kernel takes comes from wave_xform_kernel_taken: with a call every register the kernel
+ *     mentions, and while a negated predicate operand of the documentation dialect is left
+ *     (`break !p1`) the predicate legalize will lower it through. .registers grows only within
  *     wave_pass_max_registers.
  *   - Nothing that may trap or touches memory runs on lanes that did not run it, no guard goes
  *     on anything but a compare, no `break`, `continue` or predicate logic is introduced, and
@@ -128,37 +127,16 @@ void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *
                        uint32_t max_registers, unsigned max_hoist) {
   *f = (wave_flatten){kernel,    target,    liveness, comments, max_registers,
                       max_hoist, wave_regset_empty(), wave_regset_empty()};
-  wave_regset all = wave_regset_empty();
-  bool call = false, negated = false;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_IF) {
-        wave_regset_set(&all, WAVE_REG_PRED(w.node->u.if_.cond.value));
-        negated |= w.node->u.if_.cond.negated != 0;
-      }
-      if (w.event != WAVE_WALK_BLOCK)
-        continue;
-      wave_foreach_instr(in, w.node) {
-        wave_regset other;
-        wave_instr_other_lane_uses(in, &other);
-        f->other_lanes = wave_regset_union(f->other_lanes, other);
-        all = wave_regset_union(all, instr_mentions(in));
-        call |= in->op == WAVE_OP_CALL;
-        for (unsigned i = 0; i < in->num_operands; i++)
-          negated |= in->operands[i].kind == WAVE_OPERAND_PRED && in->operands[i].negated;
-      }
+  /* A call shares every register with its subroutine; legalize keeps a predicate for the
+   * negated operands it lowers (wave_xform_kernel_taken). */
+  f->shared = wave_xform_kernel_taken(kernel);
+  wave_foreach_block(b, kernel) {
+    wave_foreach_instr(in, b) {
+      wave_regset other;
+      wave_instr_other_lane_uses(in, &other);
+      f->other_lanes = wave_regset_union(f->other_lanes, other);
     }
   }
-  if (call)
-    f->shared = all;
-  /* Lowering a negated predicate operand (`break !p1`) takes a predicate the kernel never
-   * mentions; while one is left to lower, such predicates stay legalize's. */
-  if (negated)
-    for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
-      if (!wave_regset_test(all, WAVE_REG_PRED(p)))
-        wave_regset_set(&f->shared, WAVE_REG_PRED(p));
 }
 
 /* ---- naming things in remarks ------------------------------------------------------------ */

@@ -145,54 +145,15 @@ static bool live(const wave_exit_if_env *env, wave_cursor at, uint32_t pred) {
   return wave_regset_test(wave_liveness_at(env->liveness, at), WAVE_REG_PRED(pred));
 }
 
-/* Whether lowering the documentation dialect will need a predicate the kernel never mentions:
- * for a negated predicate operand (docs/language.md "Documentation dialect"). */
-static bool needs_free_pred(const wave_instr *in) {
-  if (in->op == WAVE_OP_SELECT)
-    return false;   /* lowered by swapping its values */
-  for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
-    const wave_operand *o = wave_instr_operand(in, i);
-    if (o->kind == WAVE_OPERAND_PRED && o->negated)
-      return true;
-  }
-  return false;
-}
-
 void wave_exit_if_env_init(wave_exit_if_env *env, const wave_kernel *kernel,
                            const wave_target *target, const wave_liveness *liveness,
                            uint32_t max_registers) {
   env->target = target;
   env->liveness = liveness;
   env->max_registers = max_registers;
-  env->reserved = wave_regset_empty();
-  bool call = false, negated = false;
-  wave_regset all = wave_regset_empty();
-  wave_foreach_region(r, kernel) {
-    wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
-    while (wave_const_walk_next(&w)) {
-      if (w.event == WAVE_WALK_IF) {
-        wave_regset_set(&all, WAVE_REG_PRED(w.node->u.if_.cond.value));
-        negated = negated || w.node->u.if_.cond.negated;
-      }
-      if (w.event != WAVE_WALK_BLOCK)
-        continue;
-      wave_foreach_instr(in, w.node) {
-        wave_regset uses, defs;
-        wave_instr_uses(in, &uses);
-        wave_instr_defs(in, &defs);
-        all = wave_regset_union(all, wave_regset_union(uses, defs));
-        call = call || in->op == WAVE_OP_CALL;
-        negated = negated || needs_free_pred(in);
-      }
-    }
-  }
-  if (call)
-    env->reserved = all;
-  unsigned unused;
-  if (negated && wave_regset_first_free(all, WAVE_REG_PRED(0), WAVE_REG_PRED(WAVE_NUM_PREDS),
-                                        &unused))
-    wave_regset_set(&env->reserved, unused);
+  /* A call shares every register with its subroutine; legalize keeps a predicate for the
+   * negated operands it lowers (wave_xform_kernel_taken). */
+  env->reserved = wave_xform_kernel_taken(kernel);
 }
 
 /* ---- negating at the source ---------------------------------------------------------------- */
