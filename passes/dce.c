@@ -36,15 +36,18 @@
  *     trap only where the spec leaves the behaviour undefined, so removing them would be
  *     allowed, but the interpreter stops with an error there and tests rely on the optimizer
  *     not turning a failing run into a passing one; keeping them is the conservative choice.
- *     One liveness result serves the run: a removed instruction reads nothing and wrote nothing
+ *     One liveness result serves a sweep: a removed instruction reads nothing and wrote nothing
  *     live, so every register liveness calls dead stays dead (the stale-liveness rule of
  *     xform/xform.h). Walking each region backwards, the pass narrows the stale answer with
  *     what it removed, live-in = stale live-in ∩ (uses ∪ live-out), and at an if joins its two
  *     sides as liveness does (with the else-side's registers read from other lanes reaching the
  *     end of the then-side, where its lanes wait). Each narrowed set still holds every register
- *     the kernel as edited can read, so a chain of dead code, through ifs too, goes in one run.
- *     Instructions that move control (break, continue, halt, return, call) and the ends of loop
- *     bodies keep the stale answer.
+ *     the kernel as edited can read, so a chain of dead code, through ifs too, goes in one
+ *     sweep. Instructions that move control elsewhere (break, continue, return, call) and the
+ *     ends of loop bodies and regions keep the stale answer; what only they kept alive goes in
+ *     the next sweep, with liveness computed afresh: up to dce-max-rounds sweeps (default 3,
+ *     enough for every generated kernel tried), as long as the last one removed something in a
+ *     kernel with a loop or several regions.
  *   - Select. Both arms name the same register (sr_N in that slot is rN), or the same
  *     documentation-dialect immediate, so every lane gets that value whatever the predicate;
  *     the move keeps the guard. When the register is the destination itself, nothing changes.
@@ -53,7 +56,12 @@
  *     the first if does not write p, each remaining lane takes the same side of both ifs, and
  *     the lanes running the merged then-side at the end of A are exactly that set: the lanes
  *     that halted, broke or continued inside A are missing from both. So every lane runs the
- *     same code in the same order, and the divergence depth does not grow. What changes is the
+ *     same code in the same order, and the divergence depth does not grow. (The upstream
+ *     emulator brings lanes that broke inside A back at its endif, docs/toolchain.md "Break
+ *     inside an if", and runs B in them; merged, it no longer does, as the spec says. Such an
+ *     input already runs wrongly there, and the output has no construct the input lacked.) A
+ *     call inside the first if may write p, and a return leaves with frames open, so both
+ *     stop a merge. What changes is the
  *     order between lanes: A, A', B, B' becomes A, B, A', B'. A' and B run in disjoint lanes,
  *     so registers cannot tell; memory, traps and other lanes' registers could, so when both
  *     are non-empty neither may hold a convergent or ordering instruction, and they may not
@@ -65,6 +73,10 @@
  *     Entering a loop forgets everything (its body runs again after writes further down), and
  *     so does a call (the callee shares the registers). A region starts knowing nothing.
  *
+ * The sweeps come first, while liveness is at hand; merging and the constants need none and
+ * follow, once each. What they bring about for each other (ifs that a removed constant leaves
+ * side by side) waits for the next run of the pass.
+ *
  * It refuses, with a missed remark (-pass-remarks-missed=dce) naming the construct:
  *   - an instruction whose results are dead but that writes memory, is convergent, reads memory
  *     or may trap (a store, an atomic, a wave operation, a load, idiv);
@@ -75,6 +87,8 @@
  *     return, or when the order they would swap in matters (above); and two ifs on the same
  *     predicate with code between them (the code may write the predicate, and moving it is
  *     not this pass's job).
+ * The missed remarks about dead code come from one more sweep over the kernel as the pass
+ * leaves it, which changes nothing: asking for them does not change the output.
  * Comments on the endif and if lines that a merge removes move before the line that follows
  * them; comments on removed instructions leave with them.
  */

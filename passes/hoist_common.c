@@ -45,11 +45,15 @@
  *     after) the other side's stores, which the run then shows or does not;
  *   - control flow (halt, break, ...), which hoisting or sinking would apply to other lanes;
  *   - an instruction writing the if's own predicate, which is never hoisted above it (the
- *     else-lanes would take the branch on the new value);
+ *     branch would test the new value);
  *   - a pair whose result the side it would overtake reads from other lanes (a shuffle or
  *     broadcast in the then-side for hoisting, in the else-side for sinking, or a call there);
- *   - for sinking, a side holding a way out: its lanes would run the sunk copy no longer, or
- *     newly;
+ *   - for sinking, a side holding a way out (halt, return, call, or a break or continue of the
+ *     loop around the if). By the spec the lanes that leave are missing at the endif too, so
+ *     they would not run the sunk copy either; but the upstream emulator brings lanes that
+ *     broke, or halted under a guard, inside an if back at its endif (docs/toolchain.md "Break
+ *     inside an if", "Halt and return inside regions") and would run it in them, and a callee
+ *     may end lanes where this pass cannot see;
  *   - two instructions of the same opcode that are not identical.
  */
 #include <stdio.h>
