@@ -183,3 +183,14 @@ bool wave_comment_moves_apply(wave_comment_moves *m) {
   m->num_slots = m->num_pieces = 0;
   return ok;
 }
+
+bool wave_comment_moves_now(wave_module *module, wave_src *const *from, size_t count,
+                            wave_src *to) {
+  wave_comment_moves *m = wave_comment_moves_create(module);
+  bool ok = m && wave_comment_moves_reserve(m, count);
+  for (size_t k = count; ok && k-- > 0;)
+    wave_comment_moves_add(m, from[k], to);
+  ok = ok && wave_comment_moves_apply(m);
+  wave_comment_moves_destroy(m);
+  return ok;
+}

@@ -36,6 +36,12 @@ bool wave_comment_moves_add(wave_comment_moves *moves, wave_src *from, wave_src 
  * rewrite reserves before it changes the tree. False when memory ran out. */
 bool wave_comment_moves_reserve(wave_comment_moves *moves, size_t lines);
 
+/* Records and writes at once the moves from[0..count) -> to (from the last to the first, so
+ * they keep their order), for a rewrite that removes a few lines far apart: no line collects
+ * the comments of many. False when memory ran out, with nothing moved. */
+bool wave_comment_moves_now(wave_module *module, wave_src *const *from, size_t count,
+                            wave_src *to);
+
 /* Writes what was recorded into the leading comments of the lines that stay, and forgets it.
  * False when memory ran out; the lines whose text could not be built keep what they had. */
 bool wave_comment_moves_apply(wave_comment_moves *moves);

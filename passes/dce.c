@@ -1,0 +1,989 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * dce: removes work that no lane can see.
+ *
+ *   iadd     r5, r1, r2                              an instruction that only writes registers,
+ *   mov_imm  r5, 0          ->   mov_imm r5, 0       cannot trap, and whose every result is dead
+ *                                                    right after it goes (and the code feeding
+ *                                                    it, when that is dead now: one run)
+ *   select   r5, p1, r2, r2 ->   mov r5, r2          a select with equal arms is a move, and
+ *   select   r2, p1, r2, r2 ->                       moving a register onto itself is nothing
+ *
+ *   if p1                        if p1               two ifs side by side on the same predicate,
+ *     A                            A                 which the first does not write, become one
+ *   else                           B                 (either may lack its else)
+ *     A'                         else
+ *   endif                   ->     A'
+ *   if p1                          B'
+ *     B                          endif
+ *   else
+ *     B'
+ *   endif
+ *
+ *   mov_imm  r7, 1               mov_imm r7, 1       a register set again to the constant it
+ *   ...                     ->   ...                 already holds in every lane that runs the
+ *   mov_imm  r7, 1                                   second mov_imm: the second goes
+ *
+ * Why each is safe:
+ *   - Dead code. Liveness (waveopt/liveness.h) answers per lane: may this lane still read the
+ *     register? An instruction that writes only registers, each dead right after it in every
+ *     lane that runs it, changes nothing a lane reads later, whatever mask it runs under: a
+ *     write inside an if or under a guard is no different, since liveness keeps the value live
+ *     wherever lanes that skipped the write read it (docs/language.md "Partial definitions"),
+ *     and where other lanes read it through a shuffle. Only instructions that
+ *     wave_instr_can_speculate allows go, pure and unable to trap ("Effect classes"): not
+ *     memory, not wave operations (convergent), and not idiv, imod, iclamp or fclamp. Those
+ *     trap only where the spec leaves the behaviour undefined, so removing them would be
+ *     allowed, but the interpreter stops with an error there and tests rely on the optimizer
+ *     not turning a failing run into a passing one; keeping them is the conservative choice.
+ *     One liveness result serves a sweep: a removed instruction reads nothing and wrote nothing
+ *     live, so every register liveness calls dead stays dead (the stale-liveness rule of
+ *     xform/xform.h). Walking each region backwards, the pass narrows the stale answer with
+ *     what it removed, live-in = stale live-in ∩ (uses ∪ live-out), and at an if joins its two
+ *     sides as liveness does (with the else-side's registers read from other lanes reaching the
+ *     end of the then-side, where its lanes wait). Each narrowed set still holds every register
+ *     the kernel as edited can read, so a chain of dead code, through ifs too, goes in one
+ *     sweep. Instructions that move control elsewhere (break, continue, return, call) and the
+ *     ends of loop bodies and regions keep the stale answer; what only they kept alive goes in
+ *     the next sweep, with liveness computed afresh: up to dce-max-rounds sweeps (default 3,
+ *     enough for every generated kernel tried), as long as the last one removed something in a
+ *     kernel with a loop or several regions.
+ *   - Select. Both arms name the same register (sr_N in that slot is rN), or the same
+ *     documentation-dialect immediate, so every lane gets that value whatever the predicate;
+ *     the move keeps the guard. When the register is the destination itself, nothing changes.
+ *   - If merging. At the second `if` the active lanes are those active at the first one minus
+ *     the lanes that ended or left the loop inside it (docs/language.md "If and else"). Since
+ *     the first if does not write p, each remaining lane takes the same side of both ifs, and
+ *     the lanes running the merged then-side at the end of A are exactly that set: the lanes
+ *     that halted, broke or continued inside A are missing from both. So every lane runs the
+ *     same code in the same order, and the divergence depth does not grow. (The upstream
+ *     emulator brings lanes that broke inside A back at its endif, docs/toolchain.md "Break
+ *     inside an if", and runs B in them; merged, it no longer does, as the spec says. Such an
+ *     input already runs wrongly there, and the output has no construct the input lacked.) A
+ *     call inside the first if may write p, and a return leaves with frames open, so both
+ *     stop a merge. What changes is the
+ *     order between lanes: A, A', B, B' becomes A, B, A', B'. A' and B run in disjoint lanes,
+ *     so registers cannot tell; memory, traps and other lanes' registers could, so when both
+ *     are non-empty neither may hold a convergent or ordering instruction, and they may not
+ *     both touch memory (or trap) with one of them writing it.
+ *   - Repeated constants. A forward walk keeps, per GPR, the unguarded mov_imm that last set it
+ *     with nothing writing it since. Every lane that reaches a later point of the same list,
+ *     of a list nested in it or of the code after a nested if or loop, ran that mov_imm and
+ *     kept its value; a second mov_imm of the same value is a no-op in each of its lanes.
+ *     Entering a loop forgets everything (its body runs again after writes further down), and
+ *     so does a call (the callee shares the registers). A region starts knowing nothing.
+ *
+ * The sweeps come first, while liveness is at hand; merging and the constants need none and
+ * follow, once each. When they changed something the sweeps run again on fresh liveness: a
+ * merge kills values that the junction between the two ifs kept alive. Ifs that a removed
+ * constant leaves side by side wait for the next run of the pass.
+ *
+ * It refuses, with a missed remark (-pass-remarks-missed=dce) naming the construct:
+ *   - an instruction whose results are dead but that writes memory, is convergent, reads memory
+ *     or may trap (a store, an atomic, a wave operation, a load, idiv);
+ *   - a pure instruction whose value is overwritten later in only some lanes (inside an if, or
+ *     under a guard): the lanes that skip the write still read it;
+ *   - a select whose arms differ;
+ *   - two ifs on the same predicate when the first writes it, when one holds a call or a
+ *     return, or when the order they would swap in matters (above); and two ifs on the same
+ *     predicate with code between them (the code may write the predicate, and moving it is
+ *     not this pass's job).
+ * The missed remarks about dead code come from one more sweep over the kernel as the pass
+ * leaves it, which changes nothing: asking for them does not change the output.
+ * Comments on the endif and if lines that a merge removes move before the line that follows
+ * them; comments on removed instructions leave with them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pm/builtin.h"
+#include "support/grow.h"
+#include "waveopt/edit.h"
+#include "waveopt/instr.h"
+#include "waveopt/liveness.h"
+#include "xform/comments.h"
+
+static const char *mnemonic(const wave_instr *in) {
+  return wave_opcode_get((wave_opcode)in->op)->mnemonic;
+}
+
+static bool has(const wave_instr *in, uint32_t flags) {
+  return wave_opcode_has((wave_opcode)in->op, flags);
+}
+
+/* "r5" or "p1" for an index of waveopt/regset.h. */
+static void reg_name(unsigned reg, char buf[8]) {
+  if (reg > WAVE_MAX_GPR)
+    snprintf(buf, 8, "p%u", reg - (WAVE_MAX_GPR + 1));
+  else
+    snprintf(buf, 8, "r%u", reg);
+}
+
+typedef struct dce {
+  wave_kernel *kernel;
+  wave_pass_context *ctx;
+  const wave_liveness *lv;
+  wave_regset other_lanes;  /* read by some instruction in lanes other than their own */
+  bool explain;             /* missed remarks are wanted */
+  bool dry;                 /* explain only: change nothing */
+  bool changed;
+  uint64_t removed;          /* in the current sweep */
+  /* For explaining a live value: the nearest later write of each register with no read in
+   * between, in text order, and its nesting depth. Kept only when explain is set. */
+  const wave_instr *later_write[WAVE_NUM_REGS];
+  unsigned later_depth[WAVE_NUM_REGS];
+} dce;
+
+/* ---- dead code ---------------------------------------------------------------------------- */
+
+/* Why an instruction whose results are all dead stays; NULL when it is no candidate at all
+ * (control flow, nop) or when it may go. */
+static const char *why_kept(const wave_instr *in) {
+  if (wave_instr_can_speculate(in) || has(in, WAVE_F_CONTROL) || in->op == WAVE_OP_NOP)
+    return NULL;
+  if (has(in, WAVE_F_WRITES_MEM))
+    return "it writes memory";
+  if (has(in, WAVE_F_CONVERGENT))
+    return "it is convergent";
+  if (has(in, WAVE_F_READS_MEM))
+    return "it reads memory, which may trap";
+  if (has(in, WAVE_F_MAY_TRAP))
+    return "it may trap";
+  return "it orders memory";
+}
+
+/* Says why an instruction with dead results stays: one that writes registers or memory (a
+ * barrier or a fence, with neither, is no candidate to speak of). */
+static void note_kept(dce *d, const wave_instr *in, const wave_regset *defs) {
+  const char *why = why_kept(in);
+  if (!d->explain || !why || (wave_regset_is_empty(*defs) && !has(in, WAVE_F_WRITES_MEM)))
+    return;
+  wave_loc loc = in->src.loc;
+  wave_remark_missed(d->ctx, "dead-kept", loc, "'%s' at %u:%u kept%s: %s", mnemonic(in),
+                     loc.line, loc.col,
+                     wave_regset_is_empty(*defs) ? "" : " although its result is dead", why);
+}
+
+static void remove_dead(dce *d, wave_instr *in) {
+  wave_loc loc = in->src.loc;
+  wave_remark_passed(d->ctx, "dead-removed", loc, "'%s' at %u:%u removed: its result is dead",
+                     mnemonic(in), loc.line, loc.col);
+  wave_pass_stat_add(d->ctx, "dead-removed", "Number of dead instructions removed", 1);
+  wave_instr_remove(in);
+  d->changed = true;
+  d->removed++;
+}
+
+/* The registers an instruction really reads: wave_instr_uses without the destinations a
+ * guard makes inputs (a guarded write reads nothing of its own). */
+static wave_regset reads_of(const wave_instr *in) {
+  wave_instr unguarded = *in;
+  unguarded.guard = WAVE_NO_GUARD;
+  wave_regset uses;
+  wave_instr_uses(&unguarded, &uses);
+  if (in->guard != WAVE_NO_GUARD)
+    wave_regset_set(&uses, WAVE_REG_PRED(in->guard));
+  return uses;
+}
+
+/* Explains a pure instruction that stays because a later write of its result covers only
+ * some lanes. */
+static void explain_live(dce *d, const wave_instr *in, wave_regset live_defs, unsigned depth) {
+  for (unsigned r = 0; r < WAVE_NUM_REGS; r++) {
+    const wave_instr *w = d->later_write[r];
+    if (!wave_regset_test(live_defs, r) || !w ||
+        (d->later_depth[r] <= depth && w->guard == WAVE_NO_GUARD))
+      continue;
+    char name[8];
+    reg_name(r, name);
+    wave_remark_missed(d->ctx, "partly-overwritten", in->src.loc,
+                       "'%s' at %u:%u kept: %s is overwritten at %u:%u in only some lanes, and "
+                       "the others still read it",
+                       mnemonic(in), in->src.loc.line, in->src.loc.col, name, w->src.loc.line,
+                       w->src.loc.col);
+    return;
+  }
+}
+
+/* Records `in` (kept) as the nearest later write of what it writes and a read of what it reads,
+ * for instructions before it. */
+static void track(dce *d, const wave_instr *in, wave_regset defs, unsigned depth) {
+  if (in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN) {
+    memset(d->later_write, 0, sizeof(d->later_write));
+    return;
+  }
+  wave_regset reads = reads_of(in);
+  for (unsigned r = 0; r < WAVE_NUM_REGS; r++) {
+    if (wave_regset_test(reads, r)) {
+      d->later_write[r] = NULL;
+    } else if (wave_regset_test(defs, r)) {
+      d->later_write[r] = in;
+      d->later_depth[r] = depth;
+    }
+  }
+}
+
+/* Forgets the writes recorded inside an if's else-side: they lie on no path of its then-side. */
+static void forget_deeper(dce *d, unsigned depth) {
+  for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
+    if (d->later_depth[r] > depth)
+      d->later_write[r] = NULL;
+}
+
+/* ---- select with equal arms --------------------------------------------------------------- */
+
+/* Whether two GPR-read operands read the same value: sr_N outside mov and mov_sr is rN. */
+static bool same_arm(const wave_operand *a, const wave_operand *b) {
+  bool reg_a = a->kind == WAVE_OPERAND_GPR || a->kind == WAVE_OPERAND_SREG;
+  bool reg_b = b->kind == WAVE_OPERAND_GPR || b->kind == WAVE_OPERAND_SREG;
+  if (reg_a || reg_b)
+    return reg_a && reg_b && a->value == b->value;
+  return a->kind == WAVE_OPERAND_IMM && b->kind == WAVE_OPERAND_IMM && a->value == b->value;
+}
+
+/* Turns `select rd, p, a, a` into a move of a; true when it moved nothing (a is rd) and is to
+ * be removed. */
+static bool fold_select(dce *d, wave_instr *in) {
+  if (in->op != WAVE_OP_SELECT || in->num_operands != 4)
+    return false;
+  const wave_operand *rd = wave_instr_dest(in), *a = wave_instr_src(in, 1),
+                     *b = wave_instr_src(in, 2);
+  wave_loc loc = in->src.loc;
+  if (!same_arm(a, b))
+    return false;
+  bool imm = a->kind == WAVE_OPERAND_IMM;
+  if (!imm && a->value == rd->value) {
+    wave_remark_passed(d->ctx, "select-removed", loc,
+                       "select at %u:%u removed: both arms are its destination r%u", loc.line,
+                       loc.col, rd->value);
+    wave_pass_stat_add(d->ctx, "selects-folded", "Number of selects with equal arms folded", 1);
+    return true;
+  }
+  wave_operand value = imm ? *a : wave_gpr(a->value);
+  wave_operand dest = *rd;
+  in->op = imm ? WAVE_OP_MOV_IMM : WAVE_OP_MOV;
+  in->num_operands = 2;
+  in->operands[0] = dest;
+  in->operands[1] = value;
+  wave_remark_passed(d->ctx, "select-folded", loc,
+                     "select at %u:%u is now '%s': its arms are equal", loc.line, loc.col,
+                     mnemonic(in));
+  wave_pass_stat_add(d->ctx, "selects-folded", "Number of selects with equal arms folded", 1);
+  d->changed = true;
+  return false;
+}
+
+/* ---- the backward sweep ------------------------------------------------------------------- */
+
+/* One block, last instruction first; `live` is what may be read right after the block, and the
+ * result what may be read right before it. */
+static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsigned depth) {
+  for (wave_instr *in = block->u.block.last, *prev; in; in = prev) {
+    prev = in->prev;
+    /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
+     * region: for them the stale answer stands. A halt only falls through, or ends. */
+    bool elsewhere = has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT;
+    bool other_region = in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN;
+    wave_regset out = wave_liveness_out(d->lv, in);
+    if (!elsewhere)
+      out = wave_regset_intersect(out, live);
+    wave_regset defs;
+    wave_instr_defs(in, &defs);
+    wave_regset live_defs = wave_regset_intersect(defs, out);
+    bool dead = wave_regset_is_empty(live_defs);
+    if (dead && wave_instr_can_speculate(in)) {
+      if (!d->dry)
+        remove_dead(d, in);
+      live = out;
+      continue;
+    }
+    if (!d->dry && fold_select(d, in)) {
+      wave_instr_remove(in);
+      d->changed = true;
+      d->removed++;
+      live = out;
+      continue;
+    }
+    if (d->explain && in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
+        !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
+      wave_remark_missed(d->ctx, "select-kept", in->src.loc,
+                         "select at %u:%u kept: its arms differ", in->src.loc.line,
+                         in->src.loc.col);
+    if (dead)
+      note_kept(d, in, &defs);
+    else if (d->explain && wave_instr_can_speculate(in))
+      explain_live(d, in, live_defs, depth);
+    /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
+    wave_regset uses;
+    wave_instr_uses(in, &uses);
+    if (in->op == WAVE_OP_HALT)
+      uses = wave_regset_union(uses, d->other_lanes);
+    live = wave_liveness_in(d->lv, in);
+    if (!other_region)
+      live = wave_regset_intersect(live, wave_regset_union(uses, out));
+    if (d->explain)
+      track(d, in, defs, depth);
+  }
+  return live;
+}
+
+typedef struct event {
+  wave_node *node;
+  wave_walk_event kind;
+  unsigned depth;
+} event;
+
+/* What an if's sweep needs between its events: live after the if, live at its else-side. */
+typedef struct if_frame {
+  wave_regset after, else_in;
+} if_frame;
+
+typedef struct buffers {
+  event *events;
+  size_t num_events, cap_events;
+  if_frame *frames;
+  size_t cap_frames;
+} buffers;
+
+/* The region's walk events in text order, so that they can be replayed backwards. */
+static bool collect_events(wave_region *region, buffers *b, size_t *ifs) {
+  b->num_events = 0;
+  *ifs = 0;
+  wave_walker w;
+  wave_walk_init(&w, &region->body);
+  while (wave_walk_next(&w)) {
+    if (!wave_grow((void **)&b->events, &b->cap_events, b->num_events + 1, sizeof(event)))
+      return false;
+    b->events[b->num_events++] = (event){w.node, w.event, w.depth};
+    *ifs += w.event == WAVE_WALK_IF;
+  }
+  return true;
+}
+
+static wave_regset live_at(const dce *d, wave_cursor at) { return wave_liveness_at(d->lv, at); }
+
+static bool sweep_region(dce *d, wave_region *region, buffers *b) {
+  size_t ifs;
+  if (!collect_events(region, b, &ifs) ||
+      !wave_grow((void **)&b->frames, &b->cap_frames, ifs + 1, sizeof(if_frame)))
+    return false;
+  if (d->explain)
+    memset(d->later_write, 0, sizeof(d->later_write));
+  wave_regset live = live_at(d, wave_cursor_list_end(&region->body));
+  size_t top = 0;
+  for (size_t i = b->num_events; i-- > 0;) {
+    event e = b->events[i];
+    wave_node *n = e.node;
+    if_frame *f = top ? &b->frames[top - 1] : NULL;
+    switch (e.kind) {
+    case WAVE_WALK_BLOCK:
+      live = sweep_block(d, n, live, e.depth);
+      break;
+    case WAVE_WALK_ENDIF:
+      b->frames[top++].after = live;
+      break;
+    case WAVE_WALK_ELSE: {
+      /* The then-side's lanes go to the endif, and wait there while the else-side runs: what
+       * it reads from other lanes stays live for them. */
+      f->else_in = live;
+      wave_regset wait = wave_regset_intersect(d->other_lanes, live);
+      live = wave_regset_intersect(live_at(d, wave_cursor_list_end(&n->u.if_.then_body)),
+                                   wave_regset_union(f->after, wait));
+      if (d->explain)
+        forget_deeper(d, e.depth);
+      break;
+    }
+    case WAVE_WALK_IF: {
+      unsigned cond = WAVE_REG_PRED(n->u.if_.cond.value);
+      live = wave_regset_union(live, f->else_in);
+      wave_regset_set(&live, cond);
+      live = wave_regset_intersect(live, live_at(d, wave_cursor_before_node(n)));
+      top--;
+      if (d->explain)
+        d->later_write[cond] = NULL;
+      break;
+    }
+    case WAVE_WALK_ENDLOOP:
+      live = live_at(d, wave_cursor_list_end(&n->u.loop.body));
+      break;
+    case WAVE_WALK_LOOP:
+      live = wave_regset_intersect(live, live_at(d, wave_cursor_before_node(n)));
+      break;
+    }
+  }
+  return true;
+}
+
+/* ---- merging ifs -------------------------------------------------------------------------- */
+
+/* What one side of an if holds, as far as merging it with a neighbour cares: the first
+ * instruction (in text order) of each kind, or NULL. */
+typedef struct side {
+  const wave_instr *pred_writer[WAVE_NUM_PREDS];
+  const wave_instr *call, *ret;
+  const wave_instr *sync;        /* convergent or ordering */
+  const wave_instr *mem_writer;
+  const wave_instr *mem_user;    /* reads or writes memory, or may trap */
+} side;
+
+typedef struct if_sides {
+  const wave_node *node;
+  side then_side, else_side;
+} if_sides;
+
+static void keep_first(const wave_instr **slot, const wave_instr *in) {
+  if (!*slot)
+    *slot = in;
+}
+
+static void side_add(side *s, const wave_instr *in) {
+  wave_regset defs;
+  wave_instr_defs(in, &defs);
+  for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
+    if (wave_regset_test(defs, WAVE_REG_PRED(p)))
+      keep_first(&s->pred_writer[p], in);
+  if (in->op == WAVE_OP_CALL)
+    keep_first(&s->call, in);
+  if (in->op == WAVE_OP_RETURN)
+    keep_first(&s->ret, in);
+  if (has(in, WAVE_F_CONVERGENT | WAVE_F_ORDERING))
+    keep_first(&s->sync, in);
+  if (has(in, WAVE_F_WRITES_MEM))
+    keep_first(&s->mem_writer, in);
+  if (has(in, WAVE_F_READS_MEM | WAVE_F_WRITES_MEM | WAVE_F_MAY_TRAP))
+    keep_first(&s->mem_user, in);
+}
+
+static void side_join(side *s, const side *t) {
+  for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
+    keep_first(&s->pred_writer[p], t->pred_writer[p]);
+  keep_first(&s->call, t->call);
+  keep_first(&s->ret, t->ret);
+  keep_first(&s->sync, t->sync);
+  keep_first(&s->mem_writer, t->mem_writer);
+  keep_first(&s->mem_user, t->mem_user);
+}
+
+typedef struct open_list {
+  side then_side, current;
+} open_list;
+
+static int by_node(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const if_sides *)a)->node;
+  uintptr_t y = (uintptr_t)((const if_sides *)b)->node;
+  return x < y ? -1 : x > y;
+}
+
+/* The sides of every if of the kernel, summarised bottom-up in one walk and sorted by node. */
+typedef struct summaries {
+  if_sides *ifs;
+  size_t num, cap;
+  open_list *stack;
+  size_t cap_stack;
+} summaries;
+
+static bool summarise(wave_kernel *kernel, summaries *s) {
+  wave_foreach_region(r, kernel) {
+    size_t depth = 0;
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w)) {
+      open_list *top = depth ? &s->stack[depth - 1] : NULL;
+      switch (w.event) {
+      case WAVE_WALK_BLOCK:
+        if (top)
+          wave_foreach_instr(in, w.node) side_add(&top->current, in);
+        break;
+      case WAVE_WALK_IF:
+      case WAVE_WALK_LOOP:
+        if (!wave_grow((void **)&s->stack, &s->cap_stack, depth + 1, sizeof(open_list)))
+          return false;
+        s->stack[depth++] = (open_list){0};
+        break;
+      case WAVE_WALK_ELSE:
+        top->then_side = top->current;
+        top->current = (side){0};
+        break;
+      case WAVE_WALK_ENDIF:
+      case WAVE_WALK_ENDLOOP:
+        if (w.event == WAVE_WALK_ENDIF) {
+          if (!wave_grow((void **)&s->ifs, &s->cap, s->num + 1, sizeof(if_sides)))
+            return false;
+          s->ifs[s->num++] = (if_sides){w.node, top->then_side, top->current};
+          side_join(&top->current, &top->then_side);
+        }
+        if (--depth)
+          side_join(&s->stack[depth - 1].current, &top->current);
+        break;
+      }
+    }
+  }
+  qsort(s->ifs, s->num, sizeof(if_sides), by_node);
+  return true;
+}
+
+static if_sides *sides_of(summaries *s, const wave_node *node) {
+  if_sides probe;
+  probe.node = node;
+  return bsearch(&probe, s->ifs, s->num, sizeof(if_sides), by_node);
+}
+
+static bool same_cond(const wave_node *a, const wave_node *b) {
+  return a->u.if_.cond.value == b->u.if_.cond.value &&
+         a->u.if_.cond.negated == b->u.if_.cond.negated;
+}
+
+/* Why the if `second`, right after `first` on the same predicate, may not join it: a reason
+ * written into buf, or NULL. */
+static const char *merge_refusal(const if_sides *first, const if_sides *second, char *buf,
+                                 size_t size) {
+  unsigned p = first->node->u.if_.cond.value;
+  const side *a = &first->then_side, *a2 = &first->else_side, *b = &second->then_side;
+  const wave_instr *in;
+  if ((in = a->pred_writer[p]) || (in = a2->pred_writer[p])) {
+    snprintf(buf, size, "p%u is written at %u:%u inside the first", p, in->src.loc.line,
+             in->src.loc.col);
+    return buf;
+  }
+  if ((in = a->call) || (in = a2->call)) {
+    snprintf(buf, size, "'call' at %u:%u runs code that may write p%u", in->src.loc.line,
+             in->src.loc.col, p);
+    return buf;
+  }
+  if ((in = a->ret) || (in = a2->ret) || (in = b->ret)) {
+    snprintf(buf, size, "'return' at %u:%u leaves the subroutine from inside", in->src.loc.line,
+             in->src.loc.col);
+    return buf;
+  }
+  if (!first->node->u.if_.else_body.first || !second->node->u.if_.then_body.first)
+    return NULL;
+  /* A' would run after B: what lets the two sides see each other forbids that. */
+  const char *swap = "the first else-side would run after the second then-side, and";
+  if ((in = a2->sync) || (in = b->sync)) {
+    snprintf(buf, size, "%s '%s' at %u:%u is %s", swap, mnemonic(in), in->src.loc.line,
+             in->src.loc.col, has(in, WAVE_F_CONVERGENT) ? "convergent" : "ordering");
+    return buf;
+  }
+  const wave_instr *other = NULL;
+  if ((in = a2->mem_writer) && b->mem_user)
+    other = b->mem_user;
+  else if ((in = b->mem_writer) && a2->mem_user)
+    other = a2->mem_user;
+  if (!other)
+    return NULL;
+  snprintf(buf, size, "%s '%s' at %u:%u writes memory that '%s' at %u:%u may use", swap,
+           mnemonic(in), in->src.loc.line, in->src.loc.col, mnemonic(other), other->src.loc.line,
+           other->src.loc.col);
+  return buf;
+}
+
+/* The first line printed in a list: its first instruction, if or loop line; NULL when empty. */
+static wave_src *first_line(wave_node_list *list) {
+  wave_node *n = list->first;
+  if (!n)
+    return NULL;
+  return n->kind == WAVE_NODE_BLOCK ? &n->u.block.first->src
+         : n->kind == WAVE_NODE_IF  ? &n->u.if_.if_src
+                                    : &n->u.loop.loop_src;
+}
+
+/* Moves the sides of `second` to the ends of `first`'s and removes `second`. False when memory
+ * for the comments ran out (the merge is done, only comments are lost). */
+static bool merge_ifs(wave_module *module, wave_node *first, wave_node *second) {
+  bool first_had_else = first->u.if_.has_else, second_had_else = second->u.if_.has_else;
+  wave_src *b_line = first_line(&second->u.if_.then_body);
+  wave_src *b2_line = first_line(&second->u.if_.else_body);
+  /* The first endif's line is overwritten below: its comments travel from a copy. */
+  wave_src first_endif = first->u.if_.endif_src;
+  wave_src *junction[2] = {&first_endif, &second->u.if_.if_src};
+  wave_src second_else = second->u.if_.else_src;
+  wave_node_list_reinsert(module, wave_cursor_list_end(&first->u.if_.then_body),
+                          &second->u.if_.then_body);
+  wave_node_list_reinsert(module, wave_cursor_list_end(&first->u.if_.else_body),
+                          &second->u.if_.else_body);
+  if (!first_had_else && second_had_else) {
+    first->u.if_.has_else = true;
+    first->u.if_.else_src = second_else;
+  }
+  first->u.if_.endif_src = second->u.if_.endif_src;
+  wave_node_list none = {0};
+  wave_node_replace(second, &none);
+  /* The endif and if lines stood where A (or A') ends and B (or B') starts. */
+  wave_src *endif = &first->u.if_.endif_src;
+  wave_src *to = first_had_else ? (b2_line ? b2_line : endif)
+                 : b_line       ? b_line
+                 : first->u.if_.has_else ? &first->u.if_.else_src
+                                         : endif;
+  bool ok = wave_comment_moves_now(module, junction, 2, to);
+  wave_src *else_line = &second_else;
+  if (first_had_else && second_had_else)
+    ok = wave_comment_moves_now(module, &else_line, 1, &first->u.if_.else_src) && ok;
+  return ok;
+}
+
+/* Says why the if after `block` (which follows `first`) is not merged with `first`. */
+static void note_code_between(dce *d, const wave_node *first, const wave_node *block) {
+  const wave_node *second = block->next;
+  if (!d->explain || !second || second->kind != WAVE_NODE_IF || !same_cond(first, second))
+    return;
+  unsigned p = first->u.if_.cond.value;
+  const wave_instr *at = block->u.block.first;
+  wave_foreach_instr(in, block) {
+    if (wave_instr_writes_reg(in, WAVE_REG_PRED(p))) {
+      at = in;
+      break;
+    }
+  }
+  bool writes = wave_instr_writes_reg(at, WAVE_REG_PRED(p));
+  wave_loc loc = second->u.if_.if_src.loc;
+  wave_remark_missed(d->ctx, "ifs-not-merged", loc,
+                     "if at %u:%u not merged with the if at %u:%u: %s at %u:%u lies between them",
+                     loc.line, loc.col, first->u.if_.if_src.loc.line,
+                     first->u.if_.if_src.loc.col, writes ? "a write of its predicate" : "code",
+                     at->src.loc.line, at->src.loc.col);
+}
+
+/* Merges each if with the ifs on the same predicate that follow it directly, outer ifs first so
+ * that ifs brought together by a merge are merged in the same run. */
+static bool merge_all(dce *d) {
+  summaries s = {0};
+  wave_node **ifs = NULL;
+  size_t num = 0, cap = 0;
+  bool ok = summarise(d->kernel, &s);
+  wave_foreach_region(r, d->kernel) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (ok && wave_walk_next(&w)) {
+      if (w.event != WAVE_WALK_IF)
+        continue;
+      ok = wave_grow((void **)&ifs, &cap, num + 1, sizeof(*ifs));
+      if (ok)
+        ifs[num++] = w.node;
+    }
+  }
+  for (size_t i = 0; ok && i < num; i++) {
+    wave_node *first = ifs[i];
+    if (!first->list)
+      continue;  /* merged into an earlier one */
+    if_sides *fs = sides_of(&s, first);
+    for (wave_node *second; (second = first->next) != NULL;) {
+      if (second->kind == WAVE_NODE_BLOCK)
+        note_code_between(d, first, second);
+      if (second->kind != WAVE_NODE_IF || !same_cond(first, second))
+        break;
+      if_sides *ss = sides_of(&s, second);
+      char why[256];
+      wave_loc at = second->u.if_.if_src.loc, into = first->u.if_.if_src.loc;
+      if (merge_refusal(fs, ss, why, sizeof(why))) {
+        wave_remark_missed(d->ctx, "ifs-not-merged", at,
+                           "if at %u:%u not merged with the if at %u:%u: %s", at.line, at.col,
+                           into.line, into.col, why);
+        break;
+      }
+      side_join(&fs->then_side, &ss->then_side);
+      side_join(&fs->else_side, &ss->else_side);
+      ok = merge_ifs(d->kernel->module, first, second);
+      d->changed = true;
+      if (!ok)
+        break;
+      wave_remark_passed(d->ctx, "ifs-merged", at,
+                         "if at %u:%u merged into the if at %u:%u: same predicate p%u, which "
+                         "the first does not write",
+                         at.line, at.col, into.line, into.col, first->u.if_.cond.value);
+      wave_pass_stat_add(d->ctx, "ifs-merged", "Number of ifs merged into the if before them",
+                         1);
+    }
+  }
+  free(ifs);
+  free(s.ifs);
+  free(s.stack);
+  return ok;
+}
+
+/* ---- repeated constants ------------------------------------------------------------------- */
+
+typedef struct undo {
+  uint32_t reg;
+  const wave_instr *old;
+} undo;
+
+typedef struct scope {
+  size_t mark;        /* undo entries before the if or loop */
+  wave_regset defs;   /* written anywhere inside it */
+} scope;
+
+typedef struct constants {
+  const wave_instr *setter[WAVE_MAX_GPR + 1];  /* the mov_imm whose value the GPR holds */
+  undo *log;
+  size_t num_log, cap_log;
+  scope *scopes;
+  size_t depth, cap_scopes;
+} constants;
+
+static bool forget(constants *c, uint32_t r) {
+  if (!c->setter[r])
+    return true;
+  if (!wave_grow((void **)&c->log, &c->cap_log, c->num_log + 1, sizeof(undo)))
+    return false;
+  c->log[c->num_log++] = (undo){r, c->setter[r]};
+  c->setter[r] = NULL;
+  return true;
+}
+
+static bool learn(constants *c, uint32_t r, const wave_instr *in) {
+  if (!wave_grow((void **)&c->log, &c->cap_log, c->num_log + 1, sizeof(undo)))
+    return false;
+  c->log[c->num_log++] = (undo){r, c->setter[r]};
+  c->setter[r] = in;
+  return true;
+}
+
+static bool forget_set(constants *c, wave_regset set) {
+  for (unsigned i = 0; i < WAVE_REGSET_WORDS; i++) {
+    for (uint64_t bits = set.words[i]; bits; bits &= bits - 1) {
+      unsigned r = i * 64 + (unsigned)__builtin_ctzll(bits);
+      if (r <= WAVE_MAX_GPR && !forget(c, r))
+        return false;
+    }
+  }
+  return true;
+}
+
+static void rewind_to(constants *c, size_t mark) {
+  while (c->num_log > mark) {
+    undo u = c->log[--c->num_log];
+    c->setter[u.reg] = u.old;
+  }
+}
+
+static wave_regset all_gprs(void) {
+  wave_regset s = wave_regset_empty();
+  wave_regset_set_range(&s, WAVE_REG_GPR(0), WAVE_MAX_GPR + 1);
+  return s;
+}
+
+static bool is_constant(const wave_instr *in) {
+  return in->op == WAVE_OP_MOV_IMM && in->num_operands == 2 &&
+         in->operands[0].kind == WAVE_OPERAND_GPR && in->operands[0].value <= WAVE_MAX_GPR;
+}
+
+static bool constants_block(dce *d, constants *c, wave_node *block) {
+  wave_foreach_instr_safe(in, block) {
+    if (is_constant(in)) {
+      uint32_t r = in->operands[0].value;
+      const wave_instr *set = c->setter[r];
+      if (set && set->operands[1].value == in->operands[1].value) {
+        wave_loc loc = in->src.loc;
+        wave_remark_passed(d->ctx, "constant-removed", loc,
+                           "'mov_imm' at %u:%u removed: r%u already holds this value from %u:%u",
+                           loc.line, loc.col, r, set->src.loc.line, set->src.loc.col);
+        wave_pass_stat_add(d->ctx, "constants-removed",
+                           "Number of mov_imm removed because the register held the value", 1);
+        wave_instr_remove(in);
+        d->changed = true;
+        continue;
+      }
+    }
+    wave_regset defs;
+    wave_instr_defs(in, &defs);
+    if (in->op == WAVE_OP_CALL)
+      defs = all_gprs();
+    if (!forget_set(c, defs))
+      return false;
+    if (c->depth)
+      c->scopes[c->depth - 1].defs = wave_regset_union(c->scopes[c->depth - 1].defs, defs);
+    if (is_constant(in) && in->guard == WAVE_NO_GUARD && !learn(c, in->operands[0].value, in))
+      return false;
+  }
+  return true;
+}
+
+/* Leaves an if or loop: what held before it still holds unless written inside. */
+static bool close_scope(constants *c) {
+  scope s = c->scopes[--c->depth];
+  rewind_to(c, s.mark);
+  if (c->depth)
+    c->scopes[c->depth - 1].defs = wave_regset_union(c->scopes[c->depth - 1].defs, s.defs);
+  return forget_set(c, s.defs);
+}
+
+static bool remove_constants(dce *d) {
+  constants *c = calloc(1, sizeof(*c));
+  bool ok = c != NULL;
+  wave_foreach_region(r, d->kernel) {
+    if (!ok)
+      break;
+    memset(c->setter, 0, sizeof(c->setter));
+    c->num_log = c->depth = 0;
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (ok && wave_walk_next(&w)) {
+      switch (w.event) {
+      case WAVE_WALK_BLOCK:
+        ok = constants_block(d, c, w.node);
+        break;
+      case WAVE_WALK_IF:
+      case WAVE_WALK_LOOP:
+        ok = wave_grow((void **)&c->scopes, &c->cap_scopes, c->depth + 1, sizeof(scope));
+        if (!ok)
+          break;
+        c->scopes[c->depth++] = (scope){c->num_log, wave_regset_empty()};
+        /* The body runs again after the writes further down in it. */
+        if (w.event == WAVE_WALK_LOOP)
+          ok = forget_set(c, all_gprs());
+        break;
+      case WAVE_WALK_ELSE:
+        rewind_to(c, c->scopes[c->depth - 1].mark);
+        break;
+      case WAVE_WALK_ENDIF:
+      case WAVE_WALK_ENDLOOP:
+        ok = close_scope(c);
+        break;
+      }
+    }
+  }
+  if (c) {
+    free(c->log);
+    free(c->scopes);
+  }
+  free(c);
+  return ok;
+}
+
+/* ---- the pass ----------------------------------------------------------------------------- */
+
+static wave_regset read_by_other_lanes(wave_kernel *kernel) {
+  wave_regset set = wave_regset_empty();
+  wave_foreach_block(b, kernel) {
+    wave_foreach_instr(in, b) {
+      wave_regset other;
+      wave_instr_other_lane_uses(in, &other);
+      set = wave_regset_union(set, other);
+    }
+  }
+  return set;
+}
+
+/* Sweeps every region once with d->lv; the count of instructions removed in *removed. */
+static bool sweep_kernel(dce *d, buffers *b, uint64_t *removed) {
+  d->removed = 0;
+  wave_foreach_region(r, d->kernel) {
+    if (!sweep_region(d, r, b))
+      return false;
+  }
+  *removed = d->removed;
+  return true;
+}
+
+/* Sweeps until nothing more goes, at most max_rounds times, liveness computed afresh for every
+ * round after the first. */
+static bool sweep_rounds(dce *d, int64_t max_rounds) {
+  buffers b = {0};
+  wave_liveness *fresh = NULL;
+  bool ok = true;
+  /* Only a loop's back edge, a break or continue, and a fall into the next region leave the
+   * stale answer standing where the sweep could have narrowed it. */
+  bool more = d->kernel->first_region->next != NULL;
+  wave_foreach_region(r, d->kernel) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (!more && wave_walk_next(&w))
+      more = w.event == WAVE_WALK_LOOP;
+  }
+  for (int64_t round = 1;; round++) {
+    uint64_t removed = 0;
+    ok = sweep_kernel(d, &b, &removed);
+    if (!ok || !removed || !more || round >= max_rounds)
+      break;
+    wave_liveness_destroy(fresh);
+    wave_normalize_kernel(d->kernel);
+    d->lv = fresh = wave_liveness_compute(d->kernel);
+    if (!fresh) {
+      ok = false;
+      break;
+    }
+  }
+  wave_liveness_destroy(fresh);
+  free(b.events);
+  free(b.frames);
+  return ok;
+}
+
+/* The missed remarks of the sweep, on the kernel as the pass leaves it: a sweep that explains
+ * what stays and changes nothing (what it would still remove, once the rounds ran out, it
+ * passes over in silence). */
+static bool explain_sweep(dce *d) {
+  wave_liveness *lv = wave_liveness_compute(d->kernel);
+  if (!lv)
+    return false;
+  buffers b = {0};
+  uint64_t removed;
+  d->lv = lv;
+  d->dry = d->explain = true;
+  bool ok = sweep_kernel(d, &b, &removed);
+  wave_liveness_destroy(lv);
+  free(b.events);
+  free(b.frames);
+  return ok;
+}
+
+static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
+                            wave_pass_context *ctx) {
+  const wave_liveness *lv = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
+  if (!lv)
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "dce: no liveness for kernel '%s'",
+                          kernel->name);
+  dce *d = calloc(1, sizeof(*d));
+  if (!d)
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
+  d->kernel = kernel;
+  d->ctx = ctx;
+  d->lv = lv;
+  d->other_lanes = read_by_other_lanes(kernel);
+  int64_t max_rounds = wave_pass_option(ctx, 0);
+  bool ok = sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds);
+  d->changed |= wave_normalize_kernel(kernel);
+  bool swept = d->changed;
+  d->changed = false;
+  d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
+  ok = ok && merge_all(d) && remove_constants(d);
+  d->changed |= wave_normalize_kernel(kernel);
+  /* A merge makes code dead that the junction between two ifs kept alive (a value the second
+   * if's else-side reads is dead on the then-side once both then-sides are one): sweep again,
+   * on fresh liveness. */
+  if (ok && d->changed) {
+    wave_liveness *fresh = wave_liveness_compute(kernel);
+    d->explain = false;
+    d->lv = fresh;
+    ok = fresh && sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds);
+    wave_liveness_destroy(fresh);
+    d->changed |= wave_normalize_kernel(kernel);
+    d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
+  }
+  d->changed |= swept;
+  /* No liveness is read after this point but the explaining sweep's own. */
+  if (ok && d->explain)
+    ok = explain_sweep(d);
+  bool changed = d->changed;
+  free(d);
+  if (!ok)
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
+  return wave_pass_done(changed, WAVE_PRESERVE_NONE);
+}
+
+static const wave_pass_option_info options[] = {
+    {"dce-max-rounds",
+     "sweeps for dead code at most this often, liveness recomputed between them, while one "
+     "removes something that a loop or a fall into the next region could keep alive",
+     3},
+};
+
+const wave_pass_info wave_pass_dce = {
+    .name = "dce",
+    .help = "remove dead pure instructions, selects with equal arms, repeated constants; merge "
+            "adjacent ifs on the same predicate",
+    .options = options,
+    .num_options = sizeof(options) / sizeof(options[0]),
+    .run = run,
+};
