@@ -404,9 +404,12 @@ Test(pm, fixpoint_nesting_is_capped) {
 
 Test(pm, levels_are_named_pipelines) {
   cr_assert_str_eq(wave_pipeline_for_level(0), "legalize");
-  cr_assert_str_eq(wave_pipeline_for_level(1), "lint,simplify-cfg,legalize");
-  cr_assert_str_eq(wave_pipeline_for_level(2), "lint,fixpoint(simplify-cfg),legalize");
-  cr_assert_str_eq(wave_pipeline_for_level(3), "lint,fixpoint(simplify-cfg),legalize");
+  cr_assert_str_eq(wave_pipeline_for_level(1), "lint,simplify-cfg,dce,predicated-break,legalize");
+  static const char o2[] =
+      "lint,fixpoint(simplify-cfg,dce,hoist-common,flatten-ifs,predicated-break,if-to-select),"
+      "legalize";
+  cr_assert_str_eq(wave_pipeline_for_level(2), o2);
+  cr_assert_str_eq(wave_pipeline_for_level(3), o2);
   cr_assert_null(wave_pipeline_for_level(4));
   for (unsigned level = 0; level < 4; level++) {
     wave_pipeline *p = parse_ok(wave_pipeline_for_level(level));
