@@ -26,7 +26,7 @@
 #define WAVE_SRCDIR "."
 #endif
 
-enum { MAX_CONFIGS = 3, MAX_COLS = 24, CELL = 40 };
+enum { MAX_CONFIGS = 3, MAX_COLS = 24, CELL = 40, LEFT_COLS = 2 };
 
 typedef struct config {
   const char *label;     /* column heading: -O0, -O2, or "P" for --passes */
@@ -77,8 +77,8 @@ static bool add_row(table *t) {
   return true;
 }
 
-/* Row 0 is the heading. Text: columns padded, the first left-aligned, the others right-aligned.
- * Markdown: a pipe table, numbers right-aligned. */
+/* Row 0 is the heading; the first LEFT_COLS columns are words, left-aligned, the others
+ * numbers, right-aligned. Text: columns padded to their widest cell. Markdown: a pipe table. */
 static void print_table(const table *t, bool markdown) {
   size_t width[MAX_COLS] = {0};
   for (size_t r = 0; r < t->rows; r++)
@@ -90,15 +90,13 @@ static void print_table(const table *t, bool markdown) {
       int w = (int)width[c];
       if (markdown)
         printf("| %s ", t->cells[r][c]);
-      else if (c == 0)
-        printf("%-*s", w, t->cells[r][c]);
       else
-        printf("  %*s", w, t->cells[r][c]);
+        printf(c < LEFT_COLS ? "%s%-*s" : "%s%*s", c ? "  " : "", w, t->cells[r][c]);
     }
     printf(markdown ? "|\n" : "\n");
     if (markdown && r == 0) {
       for (size_t c = 0; c < t->cols; c++)
-        printf("|%s", c == 0 ? "---" : "---:");
+        printf("|%s", c < LEFT_COLS ? "---" : "---:");
       printf("|\n");
     }
   }
