@@ -35,6 +35,7 @@
 
 #include "asm/annotate.h"
 #include "pm/builtin.h"
+#include "support/grow.h"
 #include "support/text.h"
 #include "waveopt/barriers.h"
 #include "waveopt/edit.h"
@@ -86,20 +87,8 @@ typedef struct walk {
   bool oom;
 } walk;
 
-static bool grow(void **items, size_t *cap, size_t count, size_t size) {
-  if (count < *cap)
-    return true;
-  size_t grown = *cap ? 2 * *cap : 32;
-  void *p = realloc(*items, grown * size);
-  if (!p)
-    return false;
-  *items = p;
-  *cap = grown;
-  return true;
-}
-
 static frame *push(walk *w, const wave_node *node, bool dead) {
-  if (!grow((void **)&w->frames, &w->cap, w->depth, sizeof(frame))) {
+  if (!wave_grow((void **)&w->frames, &w->cap, w->depth + 1, sizeof(frame))) {
     w->oom = true;
     return NULL;
   }
@@ -228,7 +217,7 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
 
 static void check(walk *w, const wave_instr *instr, const wave_region *region, bool dead) {
   wave_barriers *b = w->b;
-  if (!grow((void **)&b->sites, &w->cap_sites, b->num_sites, sizeof(site))) {
+  if (!wave_grow((void **)&b->sites, &w->cap_sites, b->num_sites + 1, sizeof(site))) {
     w->oom = true;
     return;
   }
@@ -240,7 +229,8 @@ static void check(walk *w, const wave_instr *instr, const wave_region *region, b
   int v = barrier ? ACROSS : PER_WAVE;
   if (dead || wave_uniformity_instr_converged(w->u[v], instr))
     return;
-  if (!grow((void **)&b->findings, &w->cap_findings, b->num_findings, sizeof(*b->findings))) {
+  if (!wave_grow((void **)&b->findings, &w->cap_findings, b->num_findings + 1,
+                 sizeof(*b->findings))) {
     w->oom = true;
     return;
   }
@@ -344,7 +334,7 @@ static void survey(const wave_kernel *kernel, bool *barriers, bool *wave_ops, wa
           *wave_ops |= is_wave_op(instr);
           if (!w || instr->op != WAVE_OP_CALL)
             continue;
-          if (!grow((void **)&w->calls, &w->cap_calls, w->num_calls, sizeof(*w->calls)))
+          if (!wave_grow((void **)&w->calls, &w->cap_calls, w->num_calls + 1, sizeof(*w->calls)))
             w->oom = true;
           else
             w->calls[w->num_calls++] = instr;

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "pm/builtin.h"
+#include "support/grow.h"
 #include "waveopt/depth.h"
 
 #define NONE UINT32_MAX
@@ -95,20 +96,6 @@ struct wave_depth {
   deepest_way ways[KINDS];
 };
 
-static bool reserve(void **array, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap)
-    return true;
-  size_t grown_cap = *cap ? *cap : 16;
-  while (grown_cap < need)
-    grown_cap *= 2;
-  void *grown = realloc(*array, grown_cap * size);
-  if (!grown)
-    return false;
-  *array = grown;
-  *cap = grown_cap;
-  return true;
-}
-
 static bool counts(const site *s, int kind) {
   return kind == WAVE_DEPTH_STATIC || s->divergent;
 }
@@ -141,7 +128,7 @@ typedef struct builder {
 static bool add_edge(builder *b, const wave_instr *call, uint32_t from, uint32_t to,
                      uint32_t open) {
   wave_depth *d = b->d;
-  if (!reserve((void **)&d->edges, &b->cap_edges, d->num_edges + 1, sizeof(edge)))
+  if (!wave_grow((void **)&d->edges, &b->cap_edges, d->num_edges + 1, sizeof(edge)))
     return false;
   edge *e = &d->edges[d->num_edges++];
   e->call = call;
@@ -157,7 +144,7 @@ static bool add_edge(builder *b, const wave_instr *call, uint32_t from, uint32_t
 static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_t open,
                      const wave_uniformity *u) {
   wave_depth *d = b->d;
-  if (!reserve((void **)&d->sites, &b->cap_sites, d->num_sites + 1, sizeof(site)))
+  if (!wave_grow((void **)&d->sites, &b->cap_sites, d->num_sites + 1, sizeof(site)))
     return false;
   uint32_t index = (uint32_t)d->num_sites++;
   site *s = &d->sites[index];
@@ -403,7 +390,7 @@ static void solve(wave_depth *d, graph_scratch *g, int kind) {
 /* ---- the way to the deepest point ----------------------------------------------------------- */
 
 static bool add_step(deepest_way *way, const wave_node *node, const wave_instr *call) {
-  if (!reserve((void **)&way->steps, &way->cap, way->length + 1, sizeof(wave_depth_step)))
+  if (!wave_grow((void **)&way->steps, &way->cap, way->length + 1, sizeof(wave_depth_step)))
     return false;
   way->steps[way->length++] = (wave_depth_step){node, call};
   return true;
@@ -414,7 +401,7 @@ static bool add_sites(const wave_depth *d, deepest_way *way, uint32_t at, int ki
   size_t n = 0;
   for (uint32_t s = at; s != NONE; s = d->sites[s].outer[kind])
     n++;
-  if (!reserve((void **)&way->steps, &way->cap, way->length + n, sizeof(wave_depth_step)))
+  if (!wave_grow((void **)&way->steps, &way->cap, way->length + n, sizeof(wave_depth_step)))
     return false;
   way->length += n;
   size_t i = way->length;

@@ -27,8 +27,9 @@
  *   - an unguarded `halt`, and `return` in the entry region (where no call can be pending),
  *     have no successor: nothing is live after them; a guarded one falls through
  *     (docs/language.md "Halt and return").
- * The worklist iterates to the least fixpoint; each point's set only grows, so the number of
- * rounds is bounded by the lattice height.
+ * The solver computes the least fixpoint by sweeps in reverse text order. Every edge leads to
+ * a later point but those of `endloop` and `continue`, back to their loop's head, so a loop is
+ * swept again while its head's set grows (see solve). Sets only grow, so this ends.
  *
  * Transfer: live-in = uses + (live-out - kills). Uses come from wave_instr_uses (pairs and
  * quads expanded, a guarded instruction's destinations included: lanes the guard turns off
@@ -48,114 +49,285 @@
  *     for good: they are live into it.
  * Elsewhere the lanes that run on are the only ones off their own path, and they run on along
  * graph edges: a then-list from its if, the rest of the body from a break or continue.
+ *
+ * Cost, for a kernel of a million instructions: one walk builds the points, working out each
+ * instruction's uses and kills there once, never again per visit; a point's edges are a flag
+ * byte and at most one jump target; sets are stored packed to the kernel's .registers (see
+ * pack), one word each up to 60 registers; instructions and nodes are found by hashing their
+ * address, and the printer, which meets them in text order, needs no lookup at all.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm/annotate.h"
 #include "pm/builtin.h"
+#include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
 #include "waveopt/waveopt.h"
 
-enum point_kind { P_INSTR, P_IF, P_ELSE, P_ENDIF, P_LOOP, P_ENDLOOP, P_REGION_END };
-
 #define NO_POINT UINT32_MAX
+#define NOT_FOUND SIZE_MAX
 
-/* What a P_INSTR's writes kill (see the rules above). */
-enum kill_rule { KILLS_NOTHING, KILLS_LANE_REGS, KILLS_ALL };
+/* A point's edges and what its transfer needs besides its gen and kill sets. */
+enum point_flag {
+  FALLS = 1,            /* to the next point */
+  JUMPS = 2,            /* to the point in its aux */
+  OTHER_LANE_FALL = 4,  /* the fall carries only the other-lane registers (an else marker) */
+  CROSSES_REGIONS = 8,  /* call, or return in a subroutine: every register is live after it */
+  KILLS_LANE_REGS = 16, /* an unguarded write inside an if or loop: kills no other-lane register */
+  ENDS_LANES = 32,      /* halt, or return in the entry region: other-lane registers live into it */
+  LOOP_HEAD = 64,       /* a loop marker; its aux is its loop */
+  LOOP_END = 128,       /* an endloop marker, going back to its loop's head; its aux is its loop */
+};
 
-typedef struct point {
-  uint8_t kind;
-  uint8_t kill;             /* P_INSTR: enum kill_rule */
-  bool other_lane_edge;     /* its last successor carries only the other-lane registers */
-  uint8_t num_succ;
-  uint8_t cond;             /* P_IF: the predicate it reads */
-  const wave_instr *instr;  /* P_INSTR */
-  uint32_t succ[3];
-  uint32_t partner;         /* P_IF: its else; P_LOOP: its endloop; break, continue: loop */
-} point;
+/* A loop's marker points. */
+typedef struct loop_span {
+  uint32_t head, end;
+} loop_span;
 
 /* Where a node's points lie: [first, after), and an if's else marker. */
 typedef struct node_span {
-  const void *key;
   uint32_t first, after, mid;
 } node_span;
 
+/* Open addressing over an array of keys: a slot holds a key's index + 1, 0 when empty. */
+typedef struct key_index {
+  uint32_t *slots;
+  size_t mask;
+} key_index;
+
 struct wave_liveness {
   const wave_kernel *kernel;
+  unsigned gprs;              /* GPRs in the packed layout (see pack) */
+  size_t words;               /* of one packed set */
   size_t num_points;
-  point *points;
-  wave_regset *in, *out;
-  node_span *instrs, *nodes;  /* sorted by key */
-  size_t num_instrs, num_nodes;
+  uint64_t *in, *out;         /* one packed set per point each */
+  const void **instr_keys;    /* the instructions in text order */
+  uint32_t *instr_points;
+  size_t num_instrs;
+  key_index instr_index;
+  const void **node_keys;     /* blocks, ifs and loops in the order they end */
+  node_span *spans;
+  size_t num_nodes;
+  key_index node_index;
   uint32_t *region_ends;      /* by region order */
   size_t num_regions;
   wave_regset everything;     /* r0..registers-1 and p0..p3 */
-  wave_regset other_lanes;    /* read by some instruction in lanes other than their own */
+  wave_regset packable;       /* r0..gprs-1 and p0..p3 */
 };
+
+/* ---- packed sets ----------------------------------------------------------------------------- */
+
+/* A kernel's sets are stored packed in `words` words: r0..r(gprs-1) first and p0..p3 in the
+ * top four bits of the last word, where words is the fewest that hold .registers GPRs and the
+ * predicates. A kernel of up to 60 registers thus keeps a set in one word instead of the five
+ * of a wave_regset, and those are most of the memory the dataflow touches. Five words is
+ * wave_regset's own layout. A register beyond .registers that does not fit (the verifier
+ * rejects it, but a result may be asked for) makes the kernel computed again in five. */
+#define PRED_SHIFT 60
+#define GPR_BITS ((uint64_t)-1 >> (64 - PRED_SHIFT))
+
+static void set_layout(wave_liveness *lv, uint64_t registers) {
+  lv->words = (size_t)((registers + WAVE_NUM_PREDS + 63) / 64);
+  if (lv->words >= WAVE_REGSET_WORDS) {
+    lv->words = WAVE_REGSET_WORDS;
+    lv->gprs = WAVE_MAX_GPR + 1;
+  } else {
+    lv->gprs = 64 * (unsigned)lv->words - WAVE_NUM_PREDS;
+  }
+  lv->packable = wave_regset_empty();
+  wave_regset_set_range(&lv->packable, WAVE_REG_GPR(0), lv->gprs);
+  wave_regset_set_range(&lv->packable, WAVE_REG_PRED(0), WAVE_NUM_PREDS);
+}
+
+static bool full_layout(const wave_liveness *lv) { return lv->words == WAVE_REGSET_WORDS; }
+
+/* False when s does not fit. */
+static bool pack(const wave_liveness *lv, const wave_regset *s, uint64_t *dst) {
+  if (full_layout(lv)) {
+    memcpy(dst, s->words, sizeof(s->words));
+    return true;
+  }
+  uint64_t spill = 0, preds = 0;
+  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
+    spill |= s->words[k] & ~lv->packable.words[k];
+  for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
+    preds |= (uint64_t)wave_regset_test(*s, WAVE_REG_PRED(p)) << p;
+  size_t last = lv->words - 1;
+  for (size_t k = 0; k < last; k++)
+    dst[k] = s->words[k];
+  dst[last] = (s->words[last] & GPR_BITS) | preds << PRED_SHIFT;
+  return spill == 0;
+}
+
+static wave_regset unpack(const wave_liveness *lv, const uint64_t *src) {
+  wave_regset s = wave_regset_empty();
+  if (full_layout(lv)) {
+    memcpy(s.words, src, sizeof(s.words));
+    return s;
+  }
+  size_t last = lv->words - 1;
+  for (size_t k = 0; k < last; k++)
+    s.words[k] = src[k];
+  s.words[last] = src[last] & GPR_BITS;
+  for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
+    if (src[last] >> (PRED_SHIFT + p) & 1)
+      wave_regset_set(&s, WAVE_REG_PRED(p));
+  return s;
+}
+
+/* ---- looking instructions and nodes up ------------------------------------------------------ */
+
+static size_t slot_of(const void *key, size_t mask) {
+  uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 32 ^ h) & mask;
+}
+
+static bool key_index_build(key_index *x, const void *const *keys, size_t num) {
+  size_t cap = 16;
+  while (cap < 2 * num)
+    cap *= 2;
+  x->slots = calloc(cap, sizeof(uint32_t));
+  if (!x->slots)
+    return false;
+  x->mask = cap - 1;
+  for (size_t i = 0; i < num; i++) {
+    size_t s = slot_of(keys[i], x->mask);
+    while (x->slots[s])
+      s = (s + 1) & x->mask;
+    x->slots[s] = (uint32_t)(i + 1);
+  }
+  return true;
+}
+
+static size_t key_index_find(const key_index *x, const void *const *keys, const void *key) {
+  for (size_t s = slot_of(key, x->mask);; s = (s + 1) & x->mask) {
+    if (!x->slots[s])
+      return NOT_FOUND;
+    if (keys[x->slots[s] - 1] == key)
+      return x->slots[s] - 1;
+  }
+}
+
+/* ---- the graph of points -------------------------------------------------------------------- */
+
+/* An if or loop whose end the walk has not reached. */
+typedef struct open_construct {
+  uint32_t head;      /* its if or loop point */
+  uint32_t els;       /* an if's else marker */
+  size_t breaks;      /* a loop: where its own breaks start in builder.breaks */
+  bool loop;
+} open_construct;
 
 typedef struct builder {
   wave_liveness *lv;
-  size_t cap_points, cap_instrs, cap_nodes, cap_stack;
-  uint32_t *stack;            /* open if/loop points */
+  /* One entry per point each; sets packed. */
+  uint8_t *flags;
+  uint32_t *aux;
+  uint64_t *gen, *kill;
+  size_t cap_points, cap_instrs, cap_nodes, cap_loops, cap_stack, cap_breaks;
+  loop_span *loops;
+  size_t num_loops;
+  open_construct *stack;
   size_t depth;
-  bool failed;
+  uint32_t *breaks;           /* those of the open loops, waiting for their endloop */
+  size_t num_breaks;
+  wave_regset other_lanes;    /* read by some instruction in lanes other than their own */
+  bool failed;                /* out of memory */
+  bool too_narrow;            /* a register does not fit the packed layout */
 } builder;
 
-static bool grow(void **array, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap)
-    return true;
-  size_t cap2 = *cap ? *cap * 2 : 64;
-  while (cap2 < need)
-    cap2 *= 2;
-  void *p = realloc(*array, cap2 * size);
+static bool resize(void **array, size_t count, size_t size) {
+  void *p = realloc(*array, count * size);
   if (!p)
     return false;
   *array = p;
+  return true;
+}
+
+/* The capacity of an array that holds cap and must hold need. */
+static size_t grown(size_t cap, size_t need) {
+  if (need <= cap)
+    return cap;
+  size_t cap2 = cap ? cap * 2 : 64;
+  while (cap2 < need)
+    cap2 *= 2;
+  return cap2;
+}
+
+/* Grows two arrays that share one capacity. */
+static bool grow_pair(void **a, void **b, size_t *cap, size_t need, size_t size_a,
+                      size_t size_b) {
+  size_t cap2 = grown(*cap, need);
+  if (cap2 != *cap && (!resize(a, cap2, size_a) || !resize(b, cap2, size_b)))
+    return false;
   *cap = cap2;
   return true;
 }
 
-static uint32_t add_point(builder *b, uint8_t kind, const wave_instr *instr) {
+static uint32_t add_point(builder *b, uint8_t flags) {
   wave_liveness *lv = b->lv;
-  if (!grow((void **)&lv->points, &b->cap_points, lv->num_points + 1, sizeof(point))) {
+  size_t n = lv->num_points, w = lv->words, cap = grown(b->cap_points, n + 1);
+  if (n >= NO_POINT ||
+      (cap != b->cap_points &&
+       (!resize((void **)&b->flags, cap, sizeof(uint8_t)) ||
+        !resize((void **)&b->aux, cap, sizeof(uint32_t)) ||
+        !resize((void **)&b->gen, cap, w * sizeof(uint64_t)) ||
+        !resize((void **)&b->kill, cap, w * sizeof(uint64_t))))) {
     b->failed = true;
     return NO_POINT;
   }
-  uint32_t i = (uint32_t)lv->num_points++;
-  point *p = &lv->points[i];
-  memset(p, 0, sizeof(*p));
-  p->kind = kind;
-  p->instr = instr;
-  p->partner = NO_POINT;
-  return i;
+  b->cap_points = cap;
+  b->flags[n] = flags;
+  b->aux[n] = NO_POINT;
+  for (size_t k = 0; k < w; k++)
+    b->gen[n * w + k] = b->kill[n * w + k] = 0;
+  lv->num_points = n + 1;
+  return (uint32_t)n;
 }
 
-static void add_span(builder *b, node_span **spans, size_t *num, size_t *cap, const void *key,
-                     uint32_t first, uint32_t after, uint32_t mid) {
-  if (!grow((void **)spans, cap, *num + 1, sizeof(node_span))) {
+static void jump(builder *b, uint32_t from, uint32_t to) {
+  b->flags[from] |= JUMPS;
+  b->aux[from] = to;
+}
+
+static void pack_into(builder *b, uint64_t *sets, uint32_t i, const wave_regset *s) {
+  if (!pack(b->lv, s, &sets[(size_t)i * b->lv->words]))
+    b->too_narrow = true;
+}
+
+static void add_node(builder *b, const wave_node *node, uint32_t first, uint32_t after,
+                     uint32_t mid) {
+  wave_liveness *lv = b->lv;
+  if (!grow_pair((void **)&lv->node_keys, (void **)&lv->spans, &b->cap_nodes, lv->num_nodes + 1,
+                 sizeof(void *), sizeof(node_span))) {
     b->failed = true;
     return;
   }
-  (*spans)[(*num)++] = (node_span){key, first, after, mid};
+  lv->node_keys[lv->num_nodes] = node;
+  lv->spans[lv->num_nodes++] = (node_span){first, after, mid};
 }
 
-static bool push(builder *b, uint32_t i) {
-  if (!grow((void **)&b->stack, &b->cap_stack, b->depth + 1, sizeof(uint32_t)))
-    return b->failed = true, false;
-  b->stack[b->depth++] = i;
-  return true;
+static open_construct *open_construct_push(builder *b, uint32_t head, bool loop) {
+  if (!wave_grow((void **)&b->stack, &b->cap_stack, b->depth + 1, sizeof(open_construct))) {
+    b->failed = true;
+    return NULL;
+  }
+  open_construct *c = &b->stack[b->depth++];
+  *c = (open_construct){head, NO_POINT, b->num_breaks, loop};
+  return c;
 }
 
-/* The innermost open loop's point, or NO_POINT (a break outside loops: the verifier's
- * business; the edge is then just left out). */
-static uint32_t innermost_loop(const builder *b) {
+/* The innermost open loop, or NULL (a break outside loops: the verifier's business; the edge
+ * is then just left out). */
+static const open_construct *innermost_loop(const builder *b) {
   for (size_t d = b->depth; d-- > 0;)
-    if (b->lv->points[b->stack[d]].kind == P_LOOP)
-      return b->stack[d];
-  return NO_POINT;
+    if (b->stack[d].loop)
+      return &b->stack[d];
+  return NULL;
 }
 
 /* halt, and return where no call can be pending: the lanes that run it end, guarded or not. */
@@ -163,22 +335,51 @@ static bool ends_lanes(const wave_instr *instr, bool entry_region) {
   return instr->op == WAVE_OP_HALT || (instr->op == WAVE_OP_RETURN && entry_region);
 }
 
+/* The instruction's point, with its uses and kills worked out once here rather than on every
+ * visit of the fixpoint. Other-lane registers join them once the whole kernel is seen. */
 static void add_instr(builder *b, const wave_instr *instr, unsigned depth, bool entry_region) {
-  uint32_t i = add_point(b, P_INSTR, instr);
+  wave_liveness *lv = b->lv;
+  bool guarded = instr->guard != WAVE_NO_GUARD;
+  bool ends = ends_lanes(instr, entry_region);
+  /* Lanes leave a call for the callee and a return for some caller: from neither does text
+   * order say where they go. */
+  bool crosses = instr->op == WAVE_OP_CALL || (instr->op == WAVE_OP_RETURN && !entry_region);
+  uint8_t flags = (uint8_t)((guarded || !ends ? FALLS : 0) | (crosses ? CROSSES_REGIONS : 0) |
+                            (ends ? ENDS_LANES : 0) |
+                            (!guarded && depth > 0 ? KILLS_LANE_REGS : 0));
+  uint32_t i = add_point(b, flags);
   if (i == NO_POINT)
     return;
-  point *p = &b->lv->points[i];
-  bool guarded = instr->guard != WAVE_NO_GUARD;
-  p->kill = guarded ? KILLS_NOTHING : depth == 0 ? KILLS_ALL : KILLS_LANE_REGS;
-  if (guarded || !ends_lanes(instr, entry_region))
-    p->succ[p->num_succ++] = i + 1;
-  if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE)
-    p->partner = innermost_loop(b);
-  /* Complete before solve() runs, which is all the kill rule needs. */
-  wave_regset other;
-  wave_instr_other_lane_uses(instr, &other);
-  b->lv->other_lanes = wave_regset_union(b->lv->other_lanes, other);
-  add_span(b, &b->lv->instrs, &b->lv->num_instrs, &b->cap_instrs, instr, i, i + 1, i);
+  if (!grow_pair((void **)&lv->instr_keys, (void **)&lv->instr_points, &b->cap_instrs,
+                 lv->num_instrs + 1, sizeof(void *), sizeof(uint32_t))) {
+    b->failed = true;
+    return;
+  }
+  lv->instr_keys[lv->num_instrs] = instr;
+  lv->instr_points[lv->num_instrs++] = i;
+  const open_construct *loop = instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE
+                                   ? innermost_loop(b)
+                                   : NULL;
+  if (loop && instr->op == WAVE_OP_CONTINUE)
+    jump(b, i, loop->head);
+  else if (loop) {
+    /* Its exit is the point after the endloop, not known yet. */
+    if (!wave_grow((void **)&b->breaks, &b->cap_breaks, b->num_breaks + 1, sizeof(uint32_t))) {
+      b->failed = true;
+      return;
+    }
+    b->breaks[b->num_breaks++] = i;
+  }
+  wave_regset uses, defs, other;
+  wave_instr_uses_defs(instr, &uses, &defs);
+  pack_into(b, b->gen, i, crosses ? &lv->everything : &uses);
+  if (!guarded)
+    pack_into(b, b->kill, i, &defs);
+  /* The flag says which opcodes have such reads; asking only those keeps the walk fast. */
+  if (wave_opcode_has((wave_opcode)instr->op, WAVE_F_OTHER_LANES)) {
+    wave_instr_other_lane_uses(instr, &other);
+    b->other_lanes = wave_regset_union(b->other_lanes, other);
+  }
 }
 
 static void flatten_region(builder *b, const wave_region *region, bool entry_region) {
@@ -193,215 +394,197 @@ static void flatten_region(builder *b, const wave_region *region, bool entry_reg
       uint32_t first = (uint32_t)lv->num_points;
       wave_foreach_instr(instr, n)
         add_instr(b, instr, w.depth, entry_region);
-      add_span(b, &lv->nodes, &lv->num_nodes, &b->cap_nodes, n, first,
-               (uint32_t)lv->num_points, first);
+      add_node(b, n, first, (uint32_t)lv->num_points, first);
       break;
     }
     case WAVE_WALK_IF:
-    case WAVE_WALK_LOOP:
-      i = add_point(b, w.event == WAVE_WALK_IF ? P_IF : P_LOOP, NULL);
-      if (i != NO_POINT && push(b, i)) {
-        lv->points[i].succ[lv->points[i].num_succ++] = i + 1;
-        if (w.event == WAVE_WALK_IF)
-          lv->points[i].cond = (uint8_t)n->u.if_.cond.value;
+      i = add_point(b, FALLS);
+      if (i != NO_POINT && open_construct_push(b, i, false)) {
+        wave_regset cond = wave_regset_empty();
+        wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)n->u.if_.cond.value));
+        pack_into(b, b->gen, i, &cond);
       }
+      break;
+    case WAVE_WALK_LOOP:
+      i = add_point(b, FALLS | LOOP_HEAD);
+      if (i == NO_POINT || !open_construct_push(b, i, true))
+        break;
+      if (!wave_grow((void **)&b->loops, &b->cap_loops, b->num_loops + 1, sizeof(loop_span))) {
+        b->failed = true;
+        break;
+      }
+      b->aux[i] = (uint32_t)b->num_loops;
+      b->loops[b->num_loops++] = (loop_span){i, NO_POINT};
       break;
     case WAVE_WALK_ELSE:
-      i = add_point(b, P_ELSE, NULL);
+      i = add_point(b, 0);
       if (i != NO_POINT)
-        lv->points[b->stack[b->depth - 1]].partner = i;
+        b->stack[b->depth - 1].els = i;
       break;
     case WAVE_WALK_ENDIF: {
-      uint32_t head = b->stack[--b->depth];
-      i = add_point(b, P_ENDIF, NULL);
+      open_construct c = b->stack[--b->depth];
+      i = add_point(b, FALLS);
       if (i == NO_POINT)
         break;
-      point *h = &lv->points[head];
-      uint32_t els = h->partner;
-      h->succ[h->num_succ++] = els + 1;
-      point *e = &lv->points[els];
-      e->succ[e->num_succ++] = i;
-      if (els + 1 != i) {
-        e->succ[e->num_succ++] = els + 1;
-        e->other_lane_edge = true;
-      }
-      lv->points[i].succ[lv->points[i].num_succ++] = i + 1;
-      add_span(b, &lv->nodes, &lv->num_nodes, &b->cap_nodes, n, head, i + 1, els);
+      jump(b, c.head, c.els + 1);
+      jump(b, c.els, i);
+      if (c.els + 1 != i)
+        b->flags[c.els] |= FALLS | OTHER_LANE_FALL;
+      add_node(b, n, c.head, i + 1, c.els);
       break;
     }
     case WAVE_WALK_ENDLOOP: {
-      uint32_t head = b->stack[--b->depth];
-      i = add_point(b, P_ENDLOOP, NULL);
+      open_construct c = b->stack[--b->depth];
+      i = add_point(b, LOOP_END);
       if (i == NO_POINT)
         break;
-      lv->points[head].partner = i;
-      lv->points[i].succ[lv->points[i].num_succ++] = head;
-      add_span(b, &lv->nodes, &lv->num_nodes, &b->cap_nodes, n, head, i + 1, i);
+      b->aux[i] = b->aux[c.head];
+      b->loops[b->aux[i]].end = i;
+      for (size_t k = c.breaks; k < b->num_breaks; k++)
+        jump(b, b->breaks[k], i + 1);
+      b->num_breaks = c.breaks;
+      add_node(b, n, c.head, i + 1, i);
       break;
     }
     }
   }
 }
 
-static int by_key(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t)((const node_span *)a)->key;
-  uintptr_t y = (uintptr_t)((const node_span *)b)->key;
-  return x < y ? -1 : x > y;
-}
-
-static const node_span *find_span(const node_span *spans, size_t num, const void *key) {
-  node_span probe = {key, 0, 0, 0};
-  return bsearch(&probe, spans, num, sizeof(node_span), by_key);
-}
-
-/* Break and continue learnt their loop's head while flattening; the endloop is known now. */
-static void link_exits(wave_liveness *lv) {
-  for (size_t i = 0; i < lv->num_points; i++) {
-    point *p = &lv->points[i];
-    if (p->kind != P_INSTR || p->partner == NO_POINT)
-      continue;
-    uint32_t head = p->partner;
-    p->succ[p->num_succ++] =
-        p->instr->op == WAVE_OP_BREAK ? lv->points[head].partner + 1 : head;
-  }
-}
-
-static bool crosses_regions(const point *p, bool entry_region) {
-  return p->kind == P_INSTR && (p->instr->op == WAVE_OP_CALL ||
-                                (p->instr->op == WAVE_OP_RETURN && !entry_region));
-}
-
-static wave_regset gen_of(const wave_liveness *lv, const point *p, bool entry_region) {
-  wave_regset s = wave_regset_empty();
-  if (p->kind == P_IF)
-    wave_regset_set(&s, WAVE_REG_PRED(p->cond));
-  if (p->kind != P_INSTR)
-    return s;
-  if (crosses_regions(p, entry_region))
-    return lv->everything;
-  wave_instr_uses(p->instr, &s);
-  if (ends_lanes(p->instr, entry_region))
-    s = wave_regset_union(s, lv->other_lanes);
-  return s;
-}
-
-/* The backward fixpoint over predecessor lists, with a worklist seeded in reverse text order
- * so that straight-line code settles in one sweep. */
-static bool solve(wave_liveness *lv, const bool *in_entry) {
-  size_t n = lv->num_points;
-  uint32_t *pred_start = calloc(n + 1, sizeof(uint32_t));
-  uint32_t *preds = NULL, *work = malloc(n * sizeof(uint32_t) + 1);
-  bool *queued = malloc(n + 1);
-  bool ok = pred_start && work && queued;
-  size_t edges = 0;
-  for (size_t i = 0; ok && i < n; i++)
-    for (unsigned s = 0; s < lv->points[i].num_succ; s++, edges++)
-      pred_start[lv->points[i].succ[s] + 1]++;
-  ok = ok && (preds = malloc(edges * sizeof(uint32_t) + 1)) != NULL;
-  if (ok) {
-    for (size_t i = 0; i < n; i++)
-      pred_start[i + 1] += pred_start[i];
-    uint32_t *fill = calloc(n + 1, sizeof(uint32_t));
-    ok = fill != NULL;
-    for (size_t i = 0; ok && i < n; i++)
-      for (unsigned s = 0; s < lv->points[i].num_succ; s++) {
-        uint32_t t = lv->points[i].succ[s];
-        preds[pred_start[t] + fill[t]++] = (uint32_t)i;
-      }
-    free(fill);
-  }
-  if (ok) {
-    size_t top = 0;
-    for (size_t i = 0; i < n; i++) {
-      work[top++] = (uint32_t)i;
-      queued[i] = true;
+/* Other-lane registers, known once the whole kernel is flattened, in the kill and gen sets of
+ * the points whose rules name them. */
+static void add_other_lanes(builder *b, const uint64_t *other) {
+  size_t w = b->lv->words;
+  for (size_t i = 0; i < b->lv->num_points; i++) {
+    uint8_t flags = b->flags[i];
+    for (size_t k = 0; k < w; k++) {
+      if (flags & KILLS_LANE_REGS)
+        b->kill[i * w + k] &= ~other[k];
+      if (flags & ENDS_LANES)
+        b->gen[i * w + k] |= other[k];
     }
-    while (top > 0) {
-      uint32_t i = work[--top];
-      queued[i] = false;
-      const point *p = &lv->points[i];
-      /* Lanes leave a call for the callee and a return for some caller: from neither does
-       * text order say where they go. */
-      wave_regset out = wave_regset_empty();
-      if (crosses_regions(p, in_entry[i]))
-        out = lv->everything;
-      for (unsigned s = 0; s < p->num_succ; s++) {
-        wave_regset next = lv->in[p->succ[s]];
-        if (p->other_lane_edge && s + 1 == p->num_succ)
-          next = wave_regset_intersect(next, lv->other_lanes);
-        out = wave_regset_union(out, next);
-      }
-      wave_regset in = out;
-      if (p->kind == P_INSTR && p->kill != KILLS_NOTHING) {
-        wave_regset defs;
-        wave_instr_defs(p->instr, &defs);
-        if (p->kill == KILLS_LANE_REGS)
-          defs = wave_regset_subtract(defs, lv->other_lanes);
-        in = wave_regset_subtract(in, defs);
-      }
-      in = wave_regset_union(in, gen_of(lv, p, in_entry[i]));
-      lv->out[i] = out;
-      if (wave_regset_equal(in, lv->in[i]))
+  }
+}
+
+/* ---- the fixpoint --------------------------------------------------------------------------- */
+
+/* Point i's live-out and live-in from its successors' live-ins; whether its live-in grew. */
+static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64_t *other,
+                     const uint64_t *everything) {
+  size_t w = lv->words;
+  uint8_t f = b->flags[i];
+  const uint64_t *fall = &lv->in[(i + 1) * w];
+  const uint64_t *jump = f & LOOP_END   ? &lv->in[(size_t)b->loops[b->aux[i]].head * w]
+                         : f & JUMPS    ? &lv->in[(size_t)b->aux[i] * w]
+                                        : NULL;
+  const uint64_t *gen = &b->gen[i * w], *kill = &b->kill[i * w];
+  uint64_t *out = &lv->out[i * w], *in = &lv->in[i * w];
+  bool grew = false;
+  for (size_t k = 0; k < w; k++) {
+    uint64_t live_out = f & CROSSES_REGIONS ? everything[k] : 0;
+    if (f & FALLS)
+      live_out |= f & OTHER_LANE_FALL ? fall[k] & other[k] : fall[k];
+    if (jump)
+      live_out |= jump[k];
+    uint64_t live_in = gen[k] | (live_out & ~kill[k]);
+    out[k] = live_out;
+    grew |= live_in != in[k];
+    in[k] = live_in;
+  }
+  return grew;
+}
+
+/* The least fixpoint, by sweeps in reverse text order. Every edge leads to a later point but
+ * endloop's and continue's, which go back to their loop's head; so one sweep settles all the
+ * rest, and a loop is swept again while its head's set grows. A loop's sets depend on the code
+ * outside it only through its exit, the point after its endloop (its breaks lead there; calls
+ * and ends add fixed sets), so a loop whose exit holds what it held when the loop last settled
+ * is skipped whole. Nested loops are thus swept again only when something new reaches them,
+ * and a nest 100 000 deep costs about what a flat kernel of its size costs. */
+static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
+                  const uint64_t *everything) {
+  size_t w = lv->words, depth = 0;
+  uint32_t *open = malloc(b->num_loops * sizeof(uint32_t) + 1);
+  uint64_t *settled_exit = malloc(b->num_loops * w * sizeof(uint64_t) + 1);
+  bool *settled = calloc(b->num_loops + 1, sizeof(bool));
+  bool ok = open && settled_exit && settled;
+  for (size_t i = lv->num_points; ok && i-- > 0;) {
+    uint8_t f = b->flags[i];
+    uint32_t l = b->aux[i];
+    if (f & LOOP_END) {
+      const uint64_t *exit = &lv->in[(i + 1) * w];
+      if (settled[l] && memcmp(exit, &settled_exit[l * w], w * sizeof(uint64_t)) == 0) {
+        i = b->loops[l].head;
         continue;
-      lv->in[i] = in;
-      for (uint32_t e = pred_start[i]; e < pred_start[i + 1]; e++)
-        if (!queued[preds[e]]) {
-          queued[preds[e]] = true;
-          work[top++] = preds[e];
-        }
+      }
+      if (depth == 0 || open[depth - 1] != l) {
+        open[depth++] = l;
+        settled[l] = false;
+      }
+    }
+    bool grew = transfer(lv, b, i, other, everything);
+    if (f & LOOP_HEAD) {
+      if (grew) {
+        i = (size_t)b->loops[l].end + 1;
+        continue;
+      }
+      depth--;
+      settled[l] = true;
+      memcpy(&settled_exit[l * w], &lv->in[((size_t)b->loops[l].end + 1) * w],
+             w * sizeof(uint64_t));
     }
   }
-  free(pred_start);
-  free(preds);
-  free(work);
-  free(queued);
+  free(open);
+  free(settled_exit);
+  free(settled);
   return ok;
 }
 
-wave_liveness *wave_liveness_compute(const wave_kernel *kernel) {
+/* Flattens the kernel, solves, and indexes the result with sets packed for `registers` GPRs;
+ * NULL with *too_narrow set when a register does not fit. */
+static wave_liveness *compute_packed(const wave_kernel *kernel, uint64_t registers,
+                                     bool *too_narrow) {
   wave_liveness *lv = calloc(1, sizeof(*lv));
   if (!lv)
     return NULL;
   lv->kernel = kernel;
+  set_layout(lv, registers);
   for (unsigned r = 0; r < kernel->registers && r <= WAVE_MAX_GPR; r++)
     wave_regset_set(&lv->everything, WAVE_REG_GPR(r));
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
     wave_regset_set(&lv->everything, WAVE_REG_PRED(p));
   builder b = {.lv = lv};
   size_t cap_regions = 0;
-  bool *in_entry = NULL;
   wave_foreach_region(region, kernel) {
-    bool entry = region == kernel->first_region;
-    flatten_region(&b, region, entry);
-    uint32_t end = b.failed ? NO_POINT : add_point(&b, P_REGION_END, NULL);
+    flatten_region(&b, region, region == kernel->first_region);
+    uint32_t end = b.failed ? NO_POINT : add_point(&b, 0);
     if (end != NO_POINT && region->next)
-      lv->points[end].succ[lv->points[end].num_succ++] = end + 1;
-    if (!b.failed && !grow((void **)&lv->region_ends, &cap_regions, lv->num_regions + 1,
+      b.flags[end] |= FALLS;
+    if (!b.failed && !wave_grow((void **)&lv->region_ends, &cap_regions, lv->num_regions + 1,
                            sizeof(uint32_t)))
       b.failed = true;
     if (b.failed)
       break;
     lv->region_ends[lv->num_regions++] = end;
   }
+  uint64_t other[WAVE_REGSET_WORDS], everything[WAVE_REGSET_WORDS];
+  if (!b.failed && (!pack(lv, &b.other_lanes, other) || !pack(lv, &lv->everything, everything)))
+    b.too_narrow = true;
+  bool ok = !b.failed && !b.too_narrow;
+  if (ok && !wave_regset_is_empty(b.other_lanes))
+    add_other_lanes(&b, other);
+  ok = ok && (lv->in = calloc(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
+       (lv->out = calloc(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
+       key_index_build(&lv->instr_index, lv->instr_keys, lv->num_instrs) &&
+       key_index_build(&lv->node_index, lv->node_keys, lv->num_nodes) &&
+       solve(lv, &b, other, everything);
+  free(b.flags);
+  free(b.aux);
+  free(b.loops);
+  free(b.gen);
+  free(b.kill);
   free(b.stack);
-  if (!b.failed) {
-    link_exits(lv);
-    qsort(lv->instrs, lv->num_instrs, sizeof(node_span), by_key);
-    qsort(lv->nodes, lv->num_nodes, sizeof(node_span), by_key);
-    lv->in = calloc(lv->num_points + 1, sizeof(wave_regset));
-    lv->out = calloc(lv->num_points + 1, sizeof(wave_regset));
-    in_entry = calloc(lv->num_points + 1, sizeof(bool));
-  }
-  if (b.failed || !lv->in || !lv->out || !in_entry) {
-    free(in_entry);
-    wave_liveness_destroy(lv);
-    return NULL;
-  }
-  uint32_t entry_end = lv->num_regions ? lv->region_ends[0] : 0;
-  for (size_t i = 0; i < lv->num_points && i <= entry_end; i++)
-    in_entry[i] = true;
-  bool ok = solve(lv, in_entry);
-  free(in_entry);
+  free(b.breaks);
+  *too_narrow = b.too_narrow;
   if (!ok) {
     wave_liveness_destroy(lv);
     return NULL;
@@ -409,26 +592,51 @@ wave_liveness *wave_liveness_compute(const wave_kernel *kernel) {
   return lv;
 }
 
+wave_liveness *wave_liveness_compute(const wave_kernel *kernel) {
+  bool too_narrow;
+  wave_liveness *lv = compute_packed(kernel, kernel->registers, &too_narrow);
+  return lv || !too_narrow ? lv : compute_packed(kernel, WAVE_MAX_GPR + 1, &too_narrow);
+}
+
 void wave_liveness_destroy(wave_liveness *lv) {
   if (!lv)
     return;
-  free(lv->points);
   free(lv->in);
   free(lv->out);
-  free(lv->instrs);
-  free(lv->nodes);
+  free(lv->instr_keys);
+  free(lv->instr_points);
+  free(lv->instr_index.slots);
+  free(lv->node_keys);
+  free(lv->spans);
+  free(lv->node_index.slots);
   free(lv->region_ends);
   free(lv);
 }
 
+/* ---- queries -------------------------------------------------------------------------------- */
+
+static wave_regset set_at(const wave_liveness *lv, const uint64_t *sets, uint32_t i) {
+  return unpack(lv, &sets[(size_t)i * lv->words]);
+}
+
+static uint32_t instr_point(const wave_liveness *lv, const wave_instr *instr) {
+  size_t k = key_index_find(&lv->instr_index, lv->instr_keys, instr);
+  return k == NOT_FOUND ? NO_POINT : lv->instr_points[k];
+}
+
+static const node_span *find_node(const wave_liveness *lv, const wave_node *node) {
+  size_t k = key_index_find(&lv->node_index, lv->node_keys, node);
+  return k == NOT_FOUND ? NULL : &lv->spans[k];
+}
+
 wave_regset wave_liveness_in(const wave_liveness *lv, const wave_instr *instr) {
-  const node_span *s = find_span(lv->instrs, lv->num_instrs, instr);
-  return s ? lv->in[s->first] : lv->everything;
+  uint32_t p = instr_point(lv, instr);
+  return p == NO_POINT ? lv->everything : set_at(lv, lv->in, p);
 }
 
 wave_regset wave_liveness_out(const wave_liveness *lv, const wave_instr *instr) {
-  const node_span *s = find_span(lv->instrs, lv->num_instrs, instr);
-  return s ? lv->out[s->first] : lv->everything;
+  uint32_t p = instr_point(lv, instr);
+  return p == NO_POINT ? lv->everything : set_at(lv, lv->out, p);
 }
 
 /* The point whose live-in is live at the end of an empty or finished list. */
@@ -442,7 +650,7 @@ static uint32_t list_end_point(const wave_liveness *lv, const wave_node_list *li
     }
     return NO_POINT;
   }
-  const node_span *s = find_span(lv->nodes, lv->num_nodes, list->parent);
+  const node_span *s = find_node(lv, list->parent);
   if (!s)
     return NO_POINT;
   if (list->parent->kind == WAVE_NODE_IF && list == &list->parent->u.if_.then_body)
@@ -451,7 +659,7 @@ static uint32_t list_end_point(const wave_liveness *lv, const wave_node_list *li
 }
 
 static uint32_t node_point(const wave_liveness *lv, const wave_node *node, bool after) {
-  const node_span *s = find_span(lv->nodes, lv->num_nodes, node);
+  const node_span *s = find_node(lv, node);
   if (!s)
     return NO_POINT;
   if (!after)
@@ -483,14 +691,14 @@ wave_regset wave_liveness_at(const wave_liveness *lv, wave_cursor at) {
     p = list_end_point(lv, at.at.list);
     break;
   }
-  return p < lv->num_points ? lv->in[p] : lv->everything;
+  return p < lv->num_points ? set_at(lv, lv->in, p) : lv->everything;
 }
 
 wave_regset wave_liveness_across(const wave_liveness *lv, const wave_node *node) {
   uint32_t before = node_point(lv, node, false), after = node_point(lv, node, true);
   if (before >= lv->num_points || after >= lv->num_points)
     return lv->everything;
-  return wave_regset_intersect(lv->in[before], lv->in[after]);
+  return wave_regset_intersect(set_at(lv, lv->in, before), set_at(lv, lv->in, after));
 }
 
 wave_regset wave_liveness_free(const wave_liveness *lv, wave_cursor at) {
@@ -498,10 +706,15 @@ wave_regset wave_liveness_free(const wave_liveness *lv, wave_cursor at) {
 }
 
 bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b) {
-  if (a->num_points != b->num_points)
+  size_t n = a->num_points;
+  if (n != b->num_points)
     return false;
-  for (size_t i = 0; i < a->num_points; i++)
-    if (!wave_regset_equal(a->in[i], b->in[i]) || !wave_regset_equal(a->out[i], b->out[i]))
+  if (a->gprs == b->gprs)
+    return memcmp(a->in, b->in, n * a->words * sizeof(uint64_t)) == 0 &&
+           memcmp(a->out, b->out, n * a->words * sizeof(uint64_t)) == 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!wave_regset_equal(set_at(a, a->in, i), set_at(b, b->in, i)) ||
+        !wave_regset_equal(set_at(a, a->out, i), set_at(b, b->out, i)))
       return false;
   return true;
 }
@@ -521,97 +734,38 @@ static void destroy(void *result) { wave_liveness_destroy(result); }
 
 static bool equal(const void *a, const void *b) { return wave_liveness_equal(a, b); }
 
-typedef struct out_buf {
-  wave_write_fn write;
-  void *ctx;
-  int status;
-} out_buf;
-
-static void put(out_buf *o, const char *s, size_t len) {
-  if (o->status == 0)
-    o->status = o->write(o->ctx, s, len);
+/* The live-out of the k-th instruction in text order, where print meets it: no lookup. */
+static wave_regset text_order_out(const wave_liveness *lv, size_t k, const wave_instr *instr) {
+  if (k < lv->num_instrs && lv->instr_keys[k] == instr)
+    return set_at(lv, lv->out, lv->instr_points[k]);
+  return wave_liveness_out(lv, instr);
 }
 
-static void puts_(out_buf *o, const char *s) { put(o, s, strlen(s)); }
+typedef struct listing {
+  const wave_liveness *lv;
+  size_t next;              /* instructions come in text order */
+} listing;
 
-static void indent(out_buf *o, unsigned depth) {
-  for (unsigned d = 0; d < depth + 1 && d < 16; d++)
-    put(o, "    ", 4);
-}
-
-static void put_set(out_buf *o, wave_regset s) {
-  puts_(o, "; live:");
-  char name[16];
-  for (unsigned r = 0; r < WAVE_NUM_REGS; r++) {
-    if (!wave_regset_test(s, r))
+/* "live: r0 r4 p1", the registers live after the instruction. */
+static const char *live_after(void *ctx, const wave_instr *instr, char *buf, size_t size) {
+  listing *l = ctx;
+  wave_regset out = text_order_out(l->lv, l->next++, instr);
+  size_t len = (size_t)snprintf(buf, size, "live:");
+  for (unsigned r = 0; r < WAVE_NUM_REGS && len < size; r++) {
+    if (!wave_regset_test(out, r))
       continue;
-    int n = r > WAVE_MAX_GPR ? snprintf(name, sizeof(name), " p%u", r - (WAVE_MAX_GPR + 1))
-                             : snprintf(name, sizeof(name), " r%u", r);
-    put(o, name, (size_t)n);
+    bool pred = r > WAVE_MAX_GPR;
+    len += (size_t)snprintf(buf + len, size - len, pred ? " p%u" : " r%u",
+                            pred ? r - (WAVE_MAX_GPR + 1) : r);
   }
+  return buf;
 }
 
-/* The kernel in the documentation dialect, one statement a line, each instruction followed
- * by the registers live after it. */
+/* The kernel, each instruction followed by the registers live after it. */
 static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
-  const wave_liveness *lv = result;
-  out_buf o = {write, ctx, 0};
-  puts_(&o, ".kernel ");
-  puts_(&o, kernel->name);
-  puts_(&o, "\n");
-  char text[256];
-  wave_foreach_region(region, kernel) {
-    if (region->label) {
-      puts_(&o, region->label);
-      puts_(&o, ":\n");
-    }
-    wave_const_walker w;
-    wave_const_walk_init(&w, &region->body);
-    while (o.status == 0 && wave_const_walk_next(&w)) {
-      const wave_node *n = w.node;
-      switch (w.event) {
-      case WAVE_WALK_BLOCK:
-        wave_foreach_instr(instr, n) {
-          indent(&o, w.depth);
-          size_t len = wave_format_instr(instr, text, sizeof(text));
-          put(&o, text, len < sizeof(text) ? len : sizeof(text) - 1);
-          /* Annotations start in one column, or one space after a long line. */
-          for (size_t col = 4 * (size_t)(w.depth + 1) + len; col < 40; col++)
-            put(&o, " ", 1);
-          put(&o, " ", 1);
-          put_set(&o, wave_liveness_out(lv, instr));
-          puts_(&o, "\n");
-        }
-        break;
-      case WAVE_WALK_IF:
-        indent(&o, w.depth);
-        snprintf(text, sizeof(text), "if %sp%u\n", n->u.if_.cond.negated ? "!" : "",
-                 (unsigned)n->u.if_.cond.value);
-        puts_(&o, text);
-        break;
-      case WAVE_WALK_ELSE:
-        if (n->u.if_.has_else || n->u.if_.else_body.first) {
-          indent(&o, w.depth);
-          puts_(&o, "else\n");
-        }
-        break;
-      case WAVE_WALK_ENDIF:
-        indent(&o, w.depth);
-        puts_(&o, "endif\n");
-        break;
-      case WAVE_WALK_LOOP:
-        indent(&o, w.depth);
-        puts_(&o, "loop\n");
-        break;
-      case WAVE_WALK_ENDLOOP:
-        indent(&o, w.depth);
-        puts_(&o, "endloop\n");
-        break;
-      }
-    }
-  }
-  puts_(&o, ".end\n");
-  return o.status;
+  listing l = {result, 0};
+  wave_annotator a = {.ctx = &l, .instr = live_after};
+  return wave_print_annotated(kernel, &a, write, ctx);
 }
 
 const wave_analysis_info wave_analysis_liveness = {

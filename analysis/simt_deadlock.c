@@ -69,6 +69,7 @@
 
 #include "asm/annotate.h"
 #include "pm/builtin.h"
+#include "support/grow.h"
 #include "waveopt/deadlock.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -134,23 +135,9 @@ typedef struct survey {
   bool failed;
 } survey;
 
-static bool grow(void **array, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap)
-    return true;
-  size_t cap2 = *cap ? *cap * 2 : 64;
-  while (cap2 < need)
-    cap2 *= 2;
-  void *p = realloc(*array, cap2 * size);
-  if (!p)
-    return false;
-  *array = p;
-  *cap = cap2;
-  return true;
-}
-
 #define PUSH(s, array, count, cap, value)                                                 \
   do {                                                                                    \
-    if (!grow((void **)&(s)->array, &(s)->cap, (s)->count + 1, sizeof(*(s)->array)))       \
+    if (!wave_grow((void **)&(s)->array, &(s)->cap, (s)->count + 1, sizeof(*(s)->array)))       \
       (s)->failed = true;                                                                 \
     else                                                                                  \
       (s)->array[(s)->count++] = (value);                                                 \
@@ -206,8 +193,8 @@ static void open_construct(survey *s, size_t depth, const wave_node *node) {
     c.loop = (uint32_t)s->num_loops;
     PUSH(s, loops, num_loops, cap_loops, l);
   }
-  if (!grow((void **)&s->stack, &s->cap_stack, depth + 1, sizeof(*s->stack)) ||
-      !grow((void **)&s->inner_loop, &s->cap_inner, depth + 1, sizeof(*s->inner_loop))) {
+  if (!wave_grow((void **)&s->stack, &s->cap_stack, depth + 1, sizeof(*s->stack)) ||
+      !wave_grow((void **)&s->inner_loop, &s->cap_inner, depth + 1, sizeof(*s->inner_loop))) {
     s->failed = true;
     return;
   }
@@ -379,7 +366,7 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
       break;
     }
     case EV_IF: {
-      if (!grow((void **)frames, cap, depth + 1, sizeof(**frames))) {
+      if (!wave_grow((void **)frames, cap, depth + 1, sizeof(**frames))) {
         s->failed = true;
         break;
       }

@@ -535,7 +535,9 @@ static void enter_if(walk *w, state *s, const wave_node *node) {
 static void leave_if(walk *w, state *s) {
   frame *f = &w->frames[w->depth - 1];
   state end = join(f->other, *s);
-  if ((int)w->depth - 1 > w->loop_level) {
+  /* Breaks and continues pass to the frame around the if while that is still inside the loop;
+   * outside every loop (loop_level -1) an if at the top has no frame around it. */
+  if (w->loop_level >= 0 && (int)w->depth - 1 > w->loop_level) {
     frame *outer = &w->frames[w->depth - 2];
     outer->left = outer->left || f->left;
     outer->left_cont = outer->left_cont || f->left_cont;

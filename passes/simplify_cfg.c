@@ -44,10 +44,10 @@
  * that follows; comments on unreachable code leave with it.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
+#include "xform/comments.h"
 
 typedef struct simplify {
   wave_kernel *kernel;
@@ -55,62 +55,10 @@ typedef struct simplify {
   bool changed;
 } simplify;
 
-/* The source line printed right after `node` within its region: where comments of a removed
- * node (or of its else line) go so that they stay in place. */
-static wave_src *line_after(wave_node *node) {
-  wave_node *next = node->next;
-  if (next && next->kind == WAVE_NODE_BLOCK)
-    return &next->u.block.first->src;
-  if (next)
-    return next->kind == WAVE_NODE_IF ? &next->u.if_.if_src : &next->u.loop.loop_src;
-  wave_node *parent = wave_node_parent(node);
-  if (parent && parent->kind == WAVE_NODE_LOOP)
-    return &parent->u.loop.endloop_src;
-  if (parent && node->list == &parent->u.if_.then_body && parent->u.if_.has_else)
-    return &parent->u.if_.else_src;
-  if (parent)
-    return &parent->u.if_.endif_src;
-  wave_region *region = wave_node_region(node);
-  return region->next ? &region->next->label_src : &region->kernel->end_src;
-}
-
-/* Appends `text` as whole-line comments to the buffer of `*len` bytes. */
-static void add_lines(char *buf, size_t *len, const char *text) {
-  if (!text || !text[0])
-    return;
-  size_t n = strlen(text);
-  if (*len)
-    buf[(*len)++] = '\n';
-  memcpy(buf + *len, text, n);
-  *len += n;
-}
-
-/* Puts the comments of `from` (count of them) before the line `to`. False when memory ran
- * out, with nothing changed. */
-static bool move_comments(wave_module *module, const wave_src *from, size_t count, wave_src *to) {
-  size_t size = to->leading ? strlen(to->leading) + 1 : 1;
-  for (size_t i = 0; i < count; i++) {
-    size += from[i].leading ? strlen(from[i].leading) + 1 : 0;
-    size += from[i].comment ? strlen(from[i].comment) + 1 : 0;
-  }
-  char *buf = wave_module_alloc(module, size);
-  if (!buf)
-    return false;
-  size_t len = 0;
-  for (size_t i = 0; i < count; i++) {
-    add_lines(buf, &len, from[i].leading);
-    add_lines(buf, &len, from[i].comment);
-  }
-  add_lines(buf, &len, to->leading);
-  buf[len] = '\0';
-  to->leading = len ? buf : NULL;
-  return true;
-}
-
 static void remove_empty_if(simplify *s, wave_node *node) {
   wave_loc loc = node->u.if_.if_src.loc;
   wave_src lines[3] = {node->u.if_.if_src, node->u.if_.else_src, node->u.if_.endif_src};
-  if (!move_comments(s->kernel->module, lines, 3, line_after(node)))
+  if (!wave_xform_move_comments(s->kernel->module, lines, 3, wave_xform_line_after(node)))
     return;
   wave_node_list none = {0};
   wave_node_replace(node, &none);
@@ -123,7 +71,8 @@ static void remove_empty_if(simplify *s, wave_node *node) {
 
 static void remove_empty_else(simplify *s, wave_node *node) {
   wave_loc loc = node->u.if_.else_src.loc;
-  if (!move_comments(s->kernel->module, &node->u.if_.else_src, 1, &node->u.if_.endif_src))
+  if (!wave_xform_move_comments(s->kernel->module, &node->u.if_.else_src, 1,
+                                 &node->u.if_.endif_src))
     return;
   node->u.if_.has_else = false;
   node->u.if_.else_src = (wave_src){0};

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { MAX_INDENT = 16, VERDICT_SIZE = 1024 };
+enum { MAX_INDENT = 16, VERDICT_SIZE = 2048 };
 
 typedef struct listing {
   wave_write_fn write;

@@ -18,6 +18,8 @@
 
 #include "interp/interp_program.h"
 
+#include "support/grow.h"
+
 enum { NO_FRAG = -1, CONST_HASH_MIN = 64 };
 
 typedef struct builder {
@@ -58,20 +60,6 @@ static bool out_of_memory(builder *b) {
   return false;
 }
 
-static bool grow(void **items, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap)
-    return true;
-  size_t n = *cap ? *cap : 64;
-  while (n < need)
-    n *= 2;
-  void *p = realloc(*items, n * size);
-  if (!p)
-    return false;
-  *items = p;
-  *cap = n;
-  return true;
-}
-
 /* Appends an instruction slot; returns its index or UINT32_MAX when memory ran out. */
 static uint32_t emit(builder *b, uint16_t op, wave_loc loc, const wave_instr *src) {
   interp_program *p = b->prog;
@@ -80,8 +68,8 @@ static uint32_t emit(builder *b, uint16_t op, wave_loc loc, const wave_instr *sr
   if (p->len == b->cap) {
     /* code and entries are parallel arrays sharing one capacity */
     size_t cap_code = b->cap, cap_entries = b->cap;
-    bool ok = grow((void **)&p->code, &cap_code, p->len + 1, sizeof *p->code) &&
-              grow((void **)&p->entries, &cap_entries, p->len + 1, sizeof *p->entries);
+    bool ok = wave_grow((void **)&p->code, &cap_code, p->len + 1, sizeof *p->code) &&
+              wave_grow((void **)&p->entries, &cap_entries, p->len + 1, sizeof *p->entries);
     if (!ok) {
       out_of_memory(b);
       return UINT32_MAX;
@@ -106,7 +94,7 @@ static uint32_t emit(builder *b, uint16_t op, wave_loc loc, const wave_instr *sr
 }
 
 static bool push_open(builder *b, uint32_t index) {
-  if (!grow((void **)&b->open, &b->cap_open, b->num_open + 1, sizeof *b->open))
+  if (!wave_grow((void **)&b->open, &b->cap_open, b->num_open + 1, sizeof *b->open))
     return out_of_memory(b);
   b->open[b->num_open++] = index;
   return true;
@@ -162,7 +150,7 @@ static bool const_offset(builder *b, uint32_t value, uint32_t *offset) {
       return true;
     }
   }
-  if (!grow((void **)&p->consts, &b->cap_consts, p->num_consts + 1, sizeof *p->consts))
+  if (!wave_grow((void **)&p->consts, &b->cap_consts, p->num_consts + 1, sizeof *p->consts))
     return out_of_memory(b);
   p->consts[p->num_consts] = value;
   b->const_slots[h] = p->num_consts + 1;

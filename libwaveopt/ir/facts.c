@@ -23,33 +23,37 @@ bool wave_instr_is_convergent(const wave_instr *instr) {
 
 /* ---- registers ---------------------------------------------------------------------------- */
 
-/* The reads (defs false) or writes (defs true) that wave_instr_reg_refs lists. */
-static wave_regset listed_refs(const wave_instr *instr, bool defs) {
+/* The reads and the writes that wave_instr_reg_refs lists, from one call to it. */
+static void listed_refs(const wave_instr *instr, wave_regset *reads, wave_regset *writes) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(instr, refs);
-  wave_regset set = wave_regset_empty();
+  *reads = *writes = wave_regset_empty();
   for (unsigned i = 0; i < n; i++) {
-    if (refs[i].is_def != defs)
-      continue;
+    wave_regset *set = refs[i].is_def ? writes : reads;
     for (unsigned k = 0; k < refs[i].count; k++) {
       uint64_t r = (uint64_t)refs[i].first + k;
       if (refs[i].is_pred && r < WAVE_NUM_PREDS)
-        wave_regset_set(&set, WAVE_REG_PRED(r));
+        wave_regset_set(set, WAVE_REG_PRED(r));
       else if (!refs[i].is_pred && r <= WAVE_MAX_GPR)
-        wave_regset_set(&set, WAVE_REG_GPR(r));
+        wave_regset_set(set, WAVE_REG_GPR(r));
     }
   }
-  return set;
+}
+
+void wave_instr_uses_defs(const wave_instr *instr, wave_regset *uses, wave_regset *defs) {
+  listed_refs(instr, uses, defs);
+  if (instr->guard != WAVE_NO_GUARD)
+    *uses = wave_regset_union(*uses, *defs);
 }
 
 void wave_instr_uses(const wave_instr *instr, wave_regset *uses) {
-  *uses = listed_refs(instr, false);
-  if (instr->guard != WAVE_NO_GUARD)
-    *uses = wave_regset_union(*uses, listed_refs(instr, true));
+  wave_regset defs;
+  wave_instr_uses_defs(instr, uses, &defs);
 }
 
 void wave_instr_defs(const wave_instr *instr, wave_regset *defs) {
-  *defs = listed_refs(instr, true);
+  wave_regset reads;
+  listed_refs(instr, &reads, defs);
 }
 
 bool wave_instr_reads_reg(const wave_instr *instr, unsigned reg) {

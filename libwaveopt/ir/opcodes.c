@@ -23,9 +23,16 @@ const char *const wave_sreg_names[WAVE_NUM_SREGS] = {
 
 const char *const wave_scope_names[4] = {"wave", "workgroup", "device", "system"};
 
-unsigned wave_opcode_num_slots(wave_opcode op) {
-  return (unsigned)strlen(wave_opcode_table[op].shape) / 2;
-}
+/* Counted once here, from the literals: every operand question asks it, most of them once per
+ * slot of every instruction. */
+static const uint8_t num_slots[WAVE_OP_COUNT] = {
+#define WAVE_OP(id, mnemonic, shape, category, flags, enc_op, enc_mod, size) \
+  (sizeof(shape) - 1) / 2,
+#include "waveopt/opcodes.def"
+#undef WAVE_OP
+};
+
+unsigned wave_opcode_num_slots(wave_opcode op) { return num_slots[op]; }
 
 char wave_opcode_slot_kind(wave_opcode op, unsigned slot) {
   return slot < wave_opcode_num_slots(op) ? wave_opcode_table[op].shape[2 * slot] : '\0';

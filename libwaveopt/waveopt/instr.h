@@ -46,6 +46,9 @@ WAVE_API void wave_instr_uses(const wave_instr *instr, wave_regset *uses);
 /* The registers it writes, pairs and quads expanded; an atomic whose destination is r0 or
  * omitted writes none. */
 WAVE_API void wave_instr_defs(const wave_instr *instr, wave_regset *defs);
+/* Both at the cost of one: for a caller that needs the two sets of every instruction. */
+WAVE_API void wave_instr_uses_defs(const wave_instr *instr, wave_regset *uses,
+                                   wave_regset *defs);
 
 /* The registers it reads in lanes other than the one it computes for, inactive lanes included:
  * a shuffle's or broadcast's value source (docs/language.md "Wave operations"). These reads

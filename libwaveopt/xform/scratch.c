@@ -72,25 +72,57 @@ static wave_regset mentioned_in(const wave_node *node, wave_regset set) {
   return set;
 }
 
-static bool has_call(const wave_kernel *kernel) {
-  wave_foreach_block(b, (wave_kernel *)kernel) {
-    wave_foreach_instr(i, b) {
-      if (i->op == WAVE_OP_CALL)
-        return true;
+/* Whether the kernel holds a call, and whether a negated predicate operand (documentation
+ * dialect: `break !p1`, or an if on !p built through the API) still waits for lowering. */
+static void scan_kernel(const wave_kernel *kernel, bool *call, bool *negated) {
+  *call = *negated = false;
+  wave_foreach_region(r, (wave_kernel *)kernel) {
+    wave_foreach_node(top, &r->body) {
+      for (const wave_node *n = top; n; n = wave_tree_next(top, n)) {
+        if (n->kind == WAVE_NODE_IF)
+          *negated |= n->u.if_.cond.negated != 0;
+        if (n->kind != WAVE_NODE_BLOCK)
+          continue;
+        wave_foreach_instr(i, n) {
+          *call |= i->op == WAVE_OP_CALL;
+          for (unsigned k = 0; k < wave_instr_num_operands(i); k++)
+            *negated |= i->operands[k].kind == WAVE_OPERAND_PRED && i->operands[k].negated;
+        }
+      }
     }
   }
-  return false;
 }
 
-wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *node) {
+wave_regset wave_xform_kernel_taken(const wave_kernel *kernel) {
+  bool call, negated;
+  scan_kernel(kernel, &call, &negated);
+  wave_regset mentioned = wave_regset_empty();
+  if (call || negated)
+    wave_foreach_region(r, (wave_kernel *)kernel) {
+      wave_foreach_node(top, &r->body) mentioned = mentioned_in(top, mentioned);
+    }
+  wave_regset taken = call ? mentioned : wave_regset_empty();
+  /* Lowering a negated operand takes the lowest predicate the kernel never mentions
+   * (docs/language.md "Documentation dialect"): keep it unmentioned. */
+  for (uint32_t p = 0; negated && p < WAVE_NUM_PREDS; p++) {
+    if (!wave_regset_test(mentioned, WAVE_REG_PRED(p))) {
+      wave_regset_set(&taken, WAVE_REG_PRED(p));
+      break;
+    }
+  }
+  return taken;
+}
+
+wave_regset wave_xform_taken_with(const wave_liveness *liveness, const wave_node *node,
+                                  wave_regset kernel_taken) {
   wave_node *n = (wave_node *)node;
   wave_regset taken = wave_regset_union(wave_liveness_at(liveness, wave_cursor_before_node(n)),
                                         wave_liveness_at(liveness, wave_cursor_after_node(n)));
-  taken = mentioned_in(node, taken);
+  return mentioned_in(node, wave_regset_union(taken, kernel_taken));
+}
+
+wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *node) {
   const wave_region *region = wave_node_region(node);
-  if (region && has_call(region->kernel))
-    wave_foreach_region(r, region->kernel) {
-      wave_foreach_node(top, &r->body) taken = mentioned_in(top, taken);
-    }
-  return taken;
+  wave_regset kernel_taken = region ? wave_xform_kernel_taken(region->kernel) : wave_regset_empty();
+  return wave_xform_taken_with(liveness, node, kernel_taken);
 }

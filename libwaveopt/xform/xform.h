@@ -51,9 +51,21 @@ bool wave_scratch_pred(wave_scratch *s, uint32_t *p);
 unsigned wave_scratch_gprs_left(const wave_scratch *s);
 
 /* What a rewrite of `node` in place may not clobber: everything live right before it or right
- * after it, and every register it mentions. In a kernel with a call every register some region
- * mentions counts too: subroutines share their caller's registers. */
+ * after it, every register it mentions, and a kernel-wide part: in a kernel with a call, every
+ * register some region mentions (subroutines share their caller's registers); where a negated
+ * predicate operand of the documentation dialect still waits for lowering, the lowest
+ * predicate the kernel never mentions (lowering needs one; a scratch predicate taken there
+ * would leave legalize none). */
 wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *node);
+/* wave_xform_taken scans the whole kernel for its kernel-wide part each time, which makes a
+ * pass that asks for every node quadratic. Such a pass computes that part once per run
+ * (wave_xform_kernel_taken) and asks wave_xform_taken_with. That stays sound while the pass
+ * rewrites as long as no scratch value of its rewrites lives across a call (the registers
+ * rewrites add are then dead wherever a call can reach): the reserved predicate stays
+ * unmentioned, since scratch never comes from it. */
+wave_regset wave_xform_kernel_taken(const wave_kernel *kernel);
+wave_regset wave_xform_taken_with(const wave_liveness *liveness, const wave_node *node,
+                                  wave_regset kernel_taken);
 
 /* ---- conditions --------------------------------------------------------------------------- */
 

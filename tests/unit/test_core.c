@@ -30,6 +30,8 @@ Test(opcodes, shapes_are_well_formed) {
   for (int op = 0; op < WAVE_OP_COUNT; op++) {
     const char *shape = wave_opcode_table[op].shape;
     cr_assert_eq(strlen(shape) % 2, 0, "%s", wave_opcode_table[op].mnemonic);
+    cr_assert_eq(wave_opcode_num_slots((wave_opcode)op), strlen(shape) / 2, "%s",
+                 wave_opcode_table[op].mnemonic);
     cr_assert_leq(wave_opcode_num_slots((wave_opcode)op), WAVE_MAX_OPERANDS);
     for (unsigned s = 0; s < wave_opcode_num_slots((wave_opcode)op); s++) {
       cr_assert_not_null(strchr("duoqpsilcf", wave_opcode_slot_kind((wave_opcode)op, s)));

@@ -273,6 +273,10 @@ Test(facts, uses_and_defs_expand_pairs_quads_and_guards) {
   wave_instr_defs(guarded, &d);
   ASSERT_REGS(u, "@p3 dadd uses", WAVE_REG_PRED(3), 2, 3, 4, 5, 6, 7);
   ASSERT_REGS(d, "@p3 dadd defs", 2, 3);
+  wave_regset both_u, both_d;
+  wave_instr_uses_defs(guarded, &both_u, &both_d);
+  cr_assert(wave_regset_equal(both_u, u) && wave_regset_equal(both_d, d),
+            "wave_instr_uses_defs answers as the two calls do");
 
   wave_instr *st = INSTR(m, WAVE_NO_GUARD, DEVICE_STORE_U128, wave_gpr(1), wave_gpr(8));
   wave_instr_uses(st, &u);

@@ -48,19 +48,38 @@ static bool lane_bit(unsigned lane, uint32_t pred) { return (lane >> pred) & 1; 
 
 static bool truth(unsigned lane, wave_cond c) { return lane_bit(lane, c.pred) != c.negated; }
 
+/* The condition kernel parsed, r0..r(taken - 1) taken, .registers allowed to grow to limit,
+ * and a builder at the nop. */
+typedef struct bench {
+  wave_module *m;
+  wave_kernel *k;
+  wave_instr *nop;
+  wave_scratch s;
+  wave_builder b;
+} bench;
+
+static void bench_init(bench *x, unsigned taken_gprs, uint32_t limit) {
+  x->m = tu_parse_ok(cond_kernel, "cond.wave", true);
+  x->k = x->m->first_kernel;
+  x->nop = find_nop(x->k);
+  wave_regset taken = wave_regset_empty();
+  for (unsigned r = 0; r < taken_gprs; r++)
+    wave_regset_set(&taken, WAVE_REG_GPR(r));
+  wave_scratch_init(&x->s, x->k, taken, limit);
+  x->b = wave_builder_at(x->m, wave_cursor_before_instr(x->nop), x->nop->src.loc);
+}
+
 /* Builds dst = a OP c (copy when op is NULL) and checks every lane's p0..p3. Returns how many
- * instructions were emitted, or -1 when the helper refused. */
+ * instructions were emitted. */
 static int check_cond(const wave_target *t, uint32_t dst, wave_cond a, const wave_cond_op *op,
                       wave_cond c) {
-  wave_module *m = tu_parse_ok(cond_kernel, "cond.wave", true);
-  wave_kernel *k = m->first_kernel;
-  wave_instr *nop = find_nop(k);
-  wave_regset taken = wave_regset_empty();
-  for (unsigned r = 0; r < 8; r++)
-    wave_regset_set(&taken, WAVE_REG_GPR(r));
-  wave_scratch s;
-  wave_scratch_init(&s, k, taken, 16);
-  wave_builder b = wave_builder_at(m, wave_cursor_before_instr(nop), nop->src.loc);
+  bench x;
+  bench_init(&x, 8, 16);
+  wave_module *m = x.m;
+  wave_kernel *k = x.k;
+  wave_instr *nop = x.nop;
+  wave_scratch s = x.s;
+  wave_builder b = x.b;
   unsigned need = op ? wave_cond_gprs_needed(t, dst, a, *op, c) : 0;
   bool ok = op ? wave_cond_emit(&b, t, &s, dst, a, *op, c) : wave_cond_emit_copy(&b, t, &s, dst, a);
   cr_assert(ok, "%s: refused", t->name);
@@ -140,16 +159,14 @@ Test(xform, no_p0_guard_is_emitted) {
 
 /* With no scratch GPR left the select idiom refuses and emits nothing. */
 Test(xform, refuses_without_scratch) {
-  wave_module *m = tu_parse_ok(cond_kernel, "cond.wave", true);
-  wave_kernel *k = m->first_kernel;
-  wave_instr *nop = find_nop(k);
-  wave_regset taken = wave_regset_empty();
-  for (unsigned r = 0; r < 7; r++)
-    wave_regset_set(&taken, WAVE_REG_GPR(r));
-  wave_scratch s;
-  wave_scratch_init(&s, k, taken, 8);
+  bench x;
+  bench_init(&x, 7, 8);
+  wave_module *m = x.m;
+  wave_kernel *k = x.k;
+  wave_instr *nop = x.nop;
+  wave_scratch s = x.s;
+  wave_builder b = x.b;
   cr_assert_eq(wave_scratch_gprs_left(&s), 1);
-  wave_builder b = wave_builder_at(m, wave_cursor_before_instr(nop), nop->src.loc);
   cr_assert_not(wave_cond_emit(&b, wave_target_default(), &s, 2, wave_cond_of(0, false),
                                WAVE_COND_AND, wave_cond_of(1, false)));
   cr_assert_eq(nop->prev->op, WAVE_OP_ICMP_NE, "something was emitted");

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The rewrite of the if-to-select pass for one if, for passes that dissolve ifs for their own
+ * reasons (bound-depth: an if too deep for the divergence stack). The pass's opening comment
+ * (passes/if_to_select.c) gives the two forms, the cost model and every refusal.
+ *
+ * The rewrite is all or nothing: it plans first, builds the straight-line code apart from the
+ * tree, and only then puts it where the if was, so that a refusal, or memory running out,
+ * leaves the kernel as it was. The liveness result may be stale in the sense of xform/xform.h
+ * (earlier rewrites of this pass, or of any rewrite keeping that rule): this rewrite keeps the
+ * rule too.
+ */
+#ifndef WAVE_XFORM_IF_TO_SELECT_H
+#define WAVE_XFORM_IF_TO_SELECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "waveopt/edit.h"
+#include "waveopt/liveness.h"
+#include "waveopt/regset.h"
+#include "waveopt/target.h"
+
+typedef struct wave_if_to_select_params {
+  const wave_target *target;
+  const wave_liveness *liveness;
+  wave_regset kernel_taken; /* wave_xform_kernel_taken of the kernel, once per pass run */
+  uint32_t max_registers;   /* scratch GPRs may grow .registers up to this many */
+  unsigned side_limit;      /* most instructions either side may hold */
+  bool divergent;           /* the if may split the wave: both sides run (cost model) */
+  bool require_profit;      /* refuse code that issues more instructions than the if */
+} wave_if_to_select_params;
+
+typedef enum wave_if_to_select_form {
+  WAVE_IF_TO_SELECT_GUARDED,   /* the sides' instructions under @p guards */
+  WAVE_IF_TO_SELECT_SELECT,    /* both sides computed, results picked by select */
+} wave_if_to_select_form;
+
+typedef enum wave_if_to_select_status {
+  WAVE_IF_TO_SELECT_DONE,
+  WAVE_IF_TO_SELECT_REFUSED,     /* the outcome's reason says why; the kernel is unchanged */
+  WAVE_IF_TO_SELECT_NO_MEMORY,   /* the kernel is unchanged */
+} wave_if_to_select_status;
+
+typedef struct wave_if_to_select_outcome {
+  wave_if_to_select_form form;  /* DONE: the form written */
+  unsigned cost_before;         /* instructions the if issues, by the cost model */
+  unsigned cost_after;          /* instructions of the straight-line code (DONE: written) */
+  char reason[320];             /* REFUSED: why, e.g. "then-side holds idiv at 4:9 (may trap)" */
+} wave_if_to_select_outcome;
+
+/* Replaces the if `node` by straight-line code when it can and (with require_profit) when that
+ * costs no more; *out says what happened. */
+wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
+                                                   const wave_if_to_select_params *params,
+                                                   wave_if_to_select_outcome *out);
+
+#endif
