@@ -98,6 +98,7 @@ typedef struct loop_info {
   uint32_t construct;
   wave_regset defs;         /* written anywhere inside, nested loops included */
   bool leaves_otherwise;    /* a call, halt or return inside */
+  bool own_break, own_read; /* a break of its own; a load or atomic of its own (not nested) */
   uint32_t first_event, num_events;
 } loop_info;
 
@@ -181,6 +182,8 @@ static void note_instr(survey *s, size_t depth, const wave_instr *instr) {
   wave_instr_defs(instr, &defs);
   l->defs = wave_regset_union(l->defs, defs);
   l->leaves_otherwise |= wave_opcode_has(instr->op, WAVE_F_CALL | WAVE_F_EXIT);
+  l->own_break |= instr->op == WAVE_OP_BREAK;
+  l->own_read |= wave_opcode_has(instr->op, WAVE_F_READS_MEM) && space_of(instr) >= 0;
 }
 
 static void open_construct(survey *s, size_t depth, const wave_node *node) {
@@ -189,7 +192,7 @@ static void open_construct(survey *s, size_t depth, const wave_node *node) {
     add_event(s, depth, EV_IF, 0, node);
   else {
     add_event(s, depth, EV_INNER, (uint32_t)s->num_loops, node);
-    loop_info l = {(uint32_t)s->num_constructs, wave_regset_empty(), false, 0, 0};
+    loop_info l = {.construct = (uint32_t)s->num_constructs, .defs = wave_regset_empty()};
     c.loop = (uint32_t)s->num_loops;
     PUSH(s, loops, num_loops, cap_loops, l);
   }
@@ -344,8 +347,7 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
     case EV_INSTR: {
       const wave_instr *instr = ev->what;
       wave_regset uses, defs;
-      wave_instr_uses(instr, &uses);
-      wave_instr_defs(instr, &defs);
+      wave_instr_uses_defs(instr, &uses, &defs);
       bool depends = control || intersects(uses, t);
       if (instr->op == WAVE_OP_BREAK) {
         out->has_break = true;
@@ -581,9 +583,13 @@ static wave_deadlock *analyse(const wave_kernel *kernel, uniformity_fn get, void
       !(spins = calloc(s.num_loops + 1, sizeof(*spins))) ||
       !(waits = calloc(s.num_loops + 1, sizeof(*waits))))
     goto out;
-  for (uint32_t l = 0; l < s.num_loops && !s.failed; l++)
-    if (!s.loops[l].leaves_otherwise)
+  for (uint32_t l = 0; l < s.num_loops && !s.failed; l++) {
+    const loop_info *info = &s.loops[l];
+    waits[l].has_break = info->own_break;
+    /* Without a break there is nothing to judge, without a read of its own nothing to poll. */
+    if (!info->leaves_otherwise && info->own_break && info->own_read)
       num_spins += spins[l] = waits_on_memory(&s, l, &frames, &cap, &waits[l]);
+  }
   if (s.failed)
     goto out;
   const wave_uniformity *u = num_spins ? get(ctx) : NULL;
