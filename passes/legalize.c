@@ -14,23 +14,44 @@
  * call, since a subroutine runs on its caller's registers) and no new guard. The option
  * legalize-keep-docs skips this step, for output printed in the documentation dialect.
  *
+ * Then, where the target runs a `break` nested in an `if` wrongly (docs/toolchain.md "Break
+ * inside an if": wave-emu, hence portable too, which is what every tool runs correctly), it
+ * takes each such break out of its ifs, innermost if first, with the predicated-break rewrite
+ * (wave_exit_if_hoist; passes/predicated_break.c says why it is safe):
+ *
+ *   loop                         loop
+ *     if p1                        @p1 S                  (S, T under the if's guard)
+ *       S ; break p2       ->      p3 = p1 and p2         (compares, no predicate logic)
+ *       T                          break p3
+ *     endif                        @p1 T
+ *
+ * An if left holding only that break is then taken out of the if around it, up to the loop
+ * body. The rewrite removes frames and adds none, so depth never grows. It is refused, with a
+ * missed remark naming the if and why, where code beside the break cannot take a guard on the
+ * target (a wave operation anywhere, memory on portable), where control flow or a second exit
+ * sits beside it, or where no scratch is free; the break then stays and is reported below.
+ * A continue is not moved here: out of its if it still runs wrongly on the emulator.
+ *
  * Then it checks what is left against the target profile (wave_pass_target):
  *   - what the target runs wrongly, `continue` (docs/toolchain.md "Continue"), a `break`
  *     nested in an `if` ("Break inside an if"), halt or return inside an if or loop ("Halt
  *     and return inside regions"), a guard the target drops ("Guards dropped by wave-ptx"),
  *     nesting deeper than its divergence stack ("Nesting depth") and calls where the target
  *     rejects them ("Calls and labels"), gets a missed remark naming the construct and the
- *     target. Rewriting these is not this pass's job: they came from the input, since no pass
- *     introduces them (docs/toolchain.md "Rules our output keeps"), and are left as they are.
+ *     target. Apart from the breaks above they are left as they are: they came from the input,
+ *     since no pass introduces them (docs/toolchain.md "Rules our output keeps").
  *   - what no pass may ever produce, a @p0 guard, a guard on a structured instruction or a
  *     call, a register at or beyond .registers, is an internal error: the verifier rejects
  *     these in the input, so one here is a bug in an earlier pass.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "asm/lower_docs.h"
+#include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
+#include "xform/predicated_break.h"
 
 typedef struct legalize {
   wave_kernel *kernel;
@@ -115,9 +136,102 @@ static void check_depth(legalize *l, const wave_node *node, unsigned depth) {
                what);
 }
 
+/* ---- breaks nested in ifs ------------------------------------------------------------------ */
+
+/* Every if of the kernel, inner ones before the ifs around them; *count 0 when there is none.
+ * NULL with *count nonzero: out of memory. */
+static wave_node **collect_ifs(wave_kernel *kernel, size_t *count) {
+  size_t n = 0;
+  wave_foreach_region(r, kernel) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w))
+      n += w.event == WAVE_WALK_ENDIF;
+  }
+  *count = n;
+  wave_node **ifs = n ? malloc(n * sizeof(*ifs)) : NULL;
+  if (!ifs)
+    return NULL;
+  size_t i = 0;
+  wave_foreach_region(r, kernel) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w)) {
+      if (w.event == WAVE_WALK_ENDIF)
+        ifs[i++] = w.node;
+    }
+  }
+  return ifs;
+}
+
+static bool holds_break(const wave_node *if_node) {
+  const wave_node_list *sides[2] = {&if_node->u.if_.then_body, &if_node->u.if_.else_body};
+  for (unsigned s = 0; s < 2; s++) {
+    for (const wave_node *n = sides[s]->first; n; n = n->next) {
+      if (n->kind != WAVE_NODE_BLOCK)
+        continue;
+      wave_foreach_instr(in, n) {
+        if (in->op == WAVE_OP_BREAK)
+          return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* Takes each break out of the ifs around it, innermost if first, so that an if left holding
+ * only a break by the rewrite of one inside it is seen afterwards (wave_exit_if_hoist). A
+ * continue beside no break stays where it is: moving it is no repair. Returns false on out of
+ * memory. */
+static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) {
+  size_t count;
+  wave_node **ifs = collect_ifs(l->kernel, &count);
+  if (!count)
+    return true;
+  if (!ifs)
+    return false;
+  const wave_liveness *liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS);
+  if (!liveness) {
+    free(ifs);
+    return false;
+  }
+  wave_exit_if_env env;
+  wave_exit_if_env_init(&env, l->kernel, l->target, liveness,
+                        wave_pass_max_registers(l->ctx, l->kernel));
+  bool ok = true;
+  for (size_t i = 0; ok && i < count; i++) {
+    wave_node *node = ifs[i];
+    if (!holds_break(node))
+      continue;
+    wave_loc loc = node->u.if_.if_src.loc;
+    wave_exit_if_result r;
+    switch (wave_exit_if_hoist(&env, node, &r)) {
+    case WAVE_EXIT_IF_DONE:
+      *changed = true;
+      wave_pass_stat_add(l->ctx, "breaks-hoisted",
+                         "Number of breaks taken out of an if for the target", 1);
+      wave_remark_passed(l->ctx, "break-hoisted", loc,
+                         "if at %u:%u removed for %s: its break at %u:%u now breaks on %s",
+                         loc.line, loc.col, l->target->name, r.exit->src.loc.line,
+                         r.exit->src.loc.col, r.what);
+      break;
+    case WAVE_EXIT_IF_REFUSED:
+      wave_remark_missed(l->ctx, "break-kept", loc, "if at %u:%u keeps its break on %s: %s",
+                         loc.line, loc.col, l->target->name, r.what);
+      break;
+    case WAVE_EXIT_IF_NOT_SHAPE:
+      break;
+    case WAVE_EXIT_IF_NO_MEMORY:
+      ok = false;
+      break;
+    }
+  }
+  free(ifs);
+  return ok;
+}
+
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
-  (void)am;
   bool changed = false;
   if (!wave_pass_option(ctx, 0) &&
       !wave_lower_docs_kernel(kernel, wave_pass_diags(ctx), &changed)) {
@@ -125,6 +239,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     return failed;
   }
   legalize l = {kernel, ctx, wave_pass_target(ctx), {0}, false, false};
+  if (!l.target->break_in_if_ok) {
+    if (changed)
+      wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
+    if (!hoist_breaks(&l, am, &changed))
+      return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in legalize");
+  }
   wave_foreach_region(r, kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
@@ -149,7 +269,7 @@ static const wave_pass_option_info options[] = {
 
 const wave_pass_info wave_pass_legalize = {
     .name = "legalize",
-    .help = "lower the documentation dialect; report what the target runs wrongly",
+    .help = "lower the documentation dialect; take breaks out of ifs where the target defers them; report what the target runs wrongly",
     .options = options,
     .num_options = sizeof(options) / sizeof(options[0]),
     .run = run,

@@ -15,7 +15,7 @@
 static const char usage[] =
     "usage: wave-difftest [--seeds N] [--first-seed S] [--size N] [--transform NAME]\n"
     "                     [--passes PIPELINE]... [--all-passes] [--levels] [--docs-dialect]\n"
-    "                     [--test-pass NAME]... [--no-reduce] [--quiet]\n"
+    "                     [--test-pass NAME]... [--target NAME] [--no-reduce] [--quiet]\n"
     "\n"
     "Generates N kernels (seeds S .. S+N-1) and, for each transformation, runs every kernel and\n"
     "its transformation in the reference interpreter at W = 8, 32 and 64 on the same random\n"
@@ -35,6 +35,7 @@ static const char usage[] =
     "                   another pipeline (commas belong to the pipeline)\n"
     "  --all-passes     every registered pass alone, followed by legalize when it is registered\n"
     "  --levels         -O0 .. -O3; a level naming an unregistered pass is skipped with a note\n"
+    "  --target NAME    the target profile the pipelines write for (default portable)\n"
     "  --docs-dialect   pipelines get kernels with documentation-dialect forms (what legalize\n"
     "                   lowers) instead of assembler-dialect ones\n"
     "  --test-pass NAME register one of the harness's own test passes first:\n"
@@ -90,6 +91,7 @@ typedef struct job {
 
 typedef struct options {
   bool docs_dialect;   /* pipelines get kernels with documentation-dialect forms */
+  const wave_target *target;   /* --target: NULL for portable */
   uint64_t seeds, first_seed;
   unsigned size;
   bool reduce, quiet;
@@ -141,6 +143,7 @@ static bool add_job(options *opt, const transform *tr, const char *name, wave_pi
   j->name = copy;
   j->pipeline = p;
   j->ctx.pipeline = p;
+  j->ctx.target = opt->target;
   return true;
 }
 
@@ -282,6 +285,11 @@ static int parse_args(int argc, char **argv, options *opt) {
         return usage_error("size out of range (1..100000):", v);
       else
         opt->size = (unsigned)n;
+    } else if (strcmp(a, "--target") == 0) {
+      opt->target = v ? wave_target_lookup(v) : NULL;
+      if (!opt->target)
+        return usage_error("unknown target", v ? v : "(none)");
+      i++;
     } else if (strcmp(a, "--transform") == 0 || strcmp(a, "--passes") == 0 ||
                strcmp(a, "--test-pass") == 0) {
       if (!v)
