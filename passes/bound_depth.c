@@ -186,14 +186,13 @@ static void add_why(state *st, const char *rewrite, const char *why) {
 
 typedef enum outcome { REWRITTEN, KEPT, NO_MEMORY } outcome;
 
-/* Offers the if to the three rewrites in turn; the first that takes it removes its frame. */
-static outcome reduce_if(state *st, const round_facts *f, wave_node *node) {
+/* Flattens the if with the if inside it. *or_form: the rewrite freed the if's then-side. */
+static outcome flatten_if(state *st, wave_node *node, bool *or_form) {
   wave_loc loc = if_loc(node);
-  st->why[0] = '\0';
-
   wave_flatten_outcome fl;
   switch (wave_flatten_if(&st->flatten, node, &fl)) {
   case WAVE_FLATTEN_DONE:
+    *or_form = fl.or_form;
     wave_pass_stat_add(st->ctx, "ifs-flattened", "Number of ifs flattened with the if inside", 1);
     wave_remark_passed(st->ctx, "if-flattened", loc,
                        "if at %u:%u flattened with the if at %u:%u (%s) to keep the "
@@ -202,15 +201,23 @@ static outcome reduce_if(state *st, const round_facts *f, wave_node *node) {
                        st->limit);
     return REWRITTEN;
   case WAVE_FLATTEN_REFUSED:
+    st->why[0] = '\0';
     add_why(st, "not flattened", fl.why);
-    break;
+    return KEPT;
   case WAVE_FLATTEN_NO_SHAPE:
+    st->why[0] = '\0';
     add_why(st, "not flattened", "it does not hold a lone if");
-    break;
+    return KEPT;
   case WAVE_FLATTEN_NO_MEMORY:
-    return NO_MEMORY;
+    break;
   }
+  return NO_MEMORY;
+}
 
+/* Dissolves the if: forced if-to-select, else its break or continue taken out of it. The
+ * refusals are added to st->why. */
+static outcome dissolve_if(state *st, const round_facts *f, wave_node *node) {
+  wave_loc loc = if_loc(node);
   wave_if_to_select_outcome sel;
   st->select.divergent = wave_uniformity_node_divergent(f->uniformity, node);
   switch (wave_if_to_select_rewrite(node, &st->select, &sel)) {
@@ -254,20 +261,54 @@ static outcome reduce_if(state *st, const round_facts *f, wave_node *node) {
   return KEPT;
 }
 
-/* One round: up to `excess` ifs of the deepest way rewritten, innermost first. The way's
- * nodes stay valid while the walk goes outward: a rewrite frees only its own if and what lies
- * inside it. Returns how many were rewritten, or -1 when memory ran out; `kept` is the
- * innermost if that none of the rewrites took, if any. */
+/* One round on the deepest way, removing at most `excess` of its ifs. Returns how many went,
+ * or -1 when memory ran out.
+ *
+ * First the ifs are flattened from the outermost inward, the order of the flatten-ifs pass:
+ * the code combining the predicates lands before the outer if, so a chain collapses without
+ * piling that code up inside (inward, each step would hoist all the earlier steps' code). The
+ * if that survives a flattening is the next one on the way, so the walk goes on with it; an
+ * or-form frees a then-side the way may go through, so the round ends there, as it does after
+ * any flattening before the second sweep (the flattened ifs are gone from the way).
+ *
+ * Then the ifs are dissolved from the innermost outward: an if becomes straight-line code only
+ * once the ifs inside it are gone. A rewrite frees only its own if and what is inside it, so
+ * the outer ifs of the way stay valid. `kept` becomes the innermost if of a round that removed
+ * nothing, with the reasons of every rewrite in kept_why. */
 static long reduce_way(state *st, const round_facts *f, wave_depth_path way, uint32_t excess,
                        const wave_node **kept, char *kept_why, size_t why_size) {
   long done = 0;
   *kept = NULL;
   round_begin(st, f);
+  for (size_t i = 0; i < way.length && (uint32_t)done < excess; i++) {
+    wave_node *node = (wave_node *)way.steps[i].node;
+    if (!node || node->kind != WAVE_NODE_IF)
+      continue;
+    bool or_form = false;
+    switch (flatten_if(st, node, &or_form)) {
+    case REWRITTEN:
+      done++;
+      if (or_form)
+        return done;
+      break;
+    case KEPT:
+      break;
+    case NO_MEMORY:
+      return -1;
+    }
+  }
+  if (done)
+    return done;
+  /* st->why holds the innermost if's flattening refusal: the sweep went through every if. */
+  bool innermost = true;
   for (size_t i = way.length; i-- > 0 && (uint32_t)done < excess;) {
     wave_node *node = (wave_node *)way.steps[i].node;
     if (!node || node->kind != WAVE_NODE_IF)
       continue;
-    switch (reduce_if(st, f, node)) {
+    if (!innermost)
+      st->why[0] = '\0';
+    innermost = false;
+    switch (dissolve_if(st, f, node)) {
     case REWRITTEN:
       done++;
       break;
