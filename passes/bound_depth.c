@@ -10,8 +10,8 @@
  * depth (the ifs and loops that may split the wave). Both come from the `depth` analysis
  * (analysis/divergence_depth.c), with the way to a deepest point.
  *
- * Shape. With the depth D over the limit M, the ifs on the way to the deepest point are taken
- * from the innermost outward, and each is offered, in this order, to
+ * Shape. With the depth D over the limit M, a round removes up to D - M ifs of the way to the
+ * deepest point, with three rewrites:
  *   - flatten-ifs (xform/flatten_ifs.h): an if holding only an if (and pure code before it)
  *     becomes one if on the combined predicate;
  *   - if-to-select (xform/if_to_select.h), forced: an if whose sides are straight-line code of
@@ -19,10 +19,14 @@
  *     the cost model would keep it (the depth demands it);
  *   - predicated-break (xform/predicated_break.h): `if pA { S; break pB; T }` becomes `@pA S`,
  *     a break on pA and pB, `@pA T`.
- * Each rewrite removes the if's frame from the way; after D - M of them the round ends, the
- * analyses are computed afresh and the next round looks at the new deepest way. The innermost
- * if goes first because the shapes build on each other: once its inner if is gone an if may
- * become straight-line code in turn, and the rewrites change as little as the limit needs.
+ * Flattening goes from the outermost if of the way inward, the order of the flatten-ifs pass:
+ * the code combining the predicates lands before the outer if, so a chain collapses without
+ * that code piling up inside (inward, each step would hoist the code of all the steps before
+ * it, soon past bound-depth-max-hoist). A round that flattened anything ends there. Otherwise
+ * the ifs are dissolved (if-to-select, else predicated-break) from the innermost outward: an
+ * if becomes straight-line code only once the ifs inside it are gone, and the innermost small
+ * ifs go first, which changes no more than the limit needs. After each round liveness,
+ * uniformity and depth are computed afresh and the next round looks at the new deepest way.
  * Loops and calls on the way are left alone (a loop's frame cannot be removed).
  *
  * Why it is safe: each rewrite is the one its own pass makes, with that pass's rules (the
@@ -39,15 +43,18 @@
  * rounds spent, with the depth still over the limit, ends the pass with the error
  *   divergence-stack depth 40 exceeds the limit 32 (-max-divergence-depth): deepest path:
  *   if (line 3) > loop (line 5) > ...
- * at the innermost construct of the way, after a missed remark there saying why its innermost
- * if was kept (the refusals of the three rewrites). An unbounded depth (a recursion opening a
- * frame on every lap) is the same error at once: no rewrite makes it bounded.
+ * at the innermost construct of the way, after a missed remark saying why the innermost if of
+ * the way was kept (the refusals of the three rewrites), that the way holds no if, or that the
+ * rounds ran out. The rewrites of the rounds before stay in the kernel (each is sound on its
+ * own); the pipeline stops. An unbounded depth (a recursion opening a frame on every lap) is
+ * the same error at once: no rewrite makes it bounded.
  *
  * Cost: within the limit (the common case) one depth result from the analysis manager and
  * nothing else. Otherwise each round costs O(n) (liveness, uniformity, depth, and the
  * rewrites' per-kernel scans) plus its rewrites; each rewrite removes an if and no if is ever
  * added, so the rounds end, and at most bound-depth-max-rounds of them run: O(rounds * n).
- * A single over-deep nest, however deep, is fixed in one round. No recursion on the C stack.
+ * A single over-deep nest of one shape is fixed in one round however deep (a 100 000-deep chain of
+ * ifs: one round of flattening). No recursion on the C stack.
  *
  * -stats: depth-before and depth-after (the counted depth, summed over the kernels the limit
  * applies to), and the rewrites made by kind.
