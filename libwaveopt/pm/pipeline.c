@@ -17,15 +17,16 @@
 
 /* -O1 cleans up and takes breaks out of ifs (which the upstream emulator runs wrongly); -O2
  * adds the divergence rewrites, repeated while one of them still finds work (a flattened nest
- * or a hoisted prefix leaves an if small enough to convert). -O3 is -O2 with the tools' larger
- * register budget (waveopt -max-registers). */
+ * or a hoisted prefix leaves an if small enough to convert), then bound-depth keeps the nesting
+ * within the divergence stack. -O3 is -O2 with the tools' larger register budget (waveopt
+ * -max-registers). */
 static const char *const level_pipelines[] = {
     "legalize",
     "lint,simplify-cfg,dce,predicated-break,legalize",
     "lint,fixpoint(simplify-cfg,dce,hoist-common,flatten-ifs,predicated-break,if-to-select),"
-    "legalize",
+    "bound-depth,legalize",
     "lint,fixpoint(simplify-cfg,dce,hoist-common,flatten-ifs,predicated-break,if-to-select),"
-    "legalize",
+    "bound-depth,legalize",
 };
 
 const char *wave_pipeline_for_level(unsigned level) {
