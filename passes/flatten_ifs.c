@@ -112,6 +112,7 @@
 #include "waveopt/pass.h"
 #include "waveopt/waveopt.h"
 #include "xform/flatten_ifs.h"
+#include "xform/xform.h"
 
 /* ---- what the rewrites share ------------------------------------------------------------- */
 
@@ -559,30 +560,6 @@ static const wave_pass_option_info options[] = {
      "most instructions moved out of an if onto lanes that did not run them, per flattening", 8},
 };
 
-/* Every if of the kernel, outer ones before the ifs inside them (text order). */
-static wave_node **collect_ifs(wave_kernel *kernel, size_t *count) {
-  size_t n = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      n += w.event == WAVE_WALK_IF;
-  }
-  *count = n;
-  wave_node **ifs = malloc((n + 1) * sizeof(*ifs));
-  if (!ifs)
-    return NULL;
-  n = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      if (w.event == WAVE_WALK_IF)
-        ifs[n++] = w.node;
-  }
-  return ifs;
-}
-
 static void report(wave_pass_context *ctx, const wave_node *outer,
                    const wave_flatten_outcome *out) {
   wave_loc loc = if_loc(outer), il = if_loc(out->inner);
@@ -607,7 +584,7 @@ static void report(wave_pass_context *ctx, const wave_node *outer,
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   size_t count;
-  wave_node **ifs = collect_ifs(kernel, &count);
+  wave_node **ifs = wave_xform_collect_ifs(kernel, WAVE_OUTER_IFS_FIRST, &count);
   if (ifs && count == 0) {
     free(ifs);
     return wave_pass_done(false, WAVE_PRESERVE_ALL);

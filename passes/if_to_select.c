@@ -790,29 +790,6 @@ static const wave_pass_option_info options[] = {
                            1},
 };
 
-/* The kernel's ifs, inner ones before the ifs around them; NULL when memory ran out. */
-static wave_node **collect_ifs(wave_kernel *kernel, size_t *count) {
-  size_t n = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      n += w.event == WAVE_WALK_ENDIF;
-  }
-  wave_node **ifs = malloc((n + 1) * sizeof(*ifs));
-  if (!ifs)
-    return NULL;
-  *count = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      if (w.event == WAVE_WALK_ENDIF)
-        ifs[(*count)++] = w.node;
-  }
-  return ifs;
-}
-
 static unsigned option_count(wave_pass_context *ctx, size_t index) {
   int64_t v = wave_pass_option(ctx, index);
   return v < 0 ? 0 : v > 1000000 ? 1000000 : (unsigned)v;
@@ -821,7 +798,7 @@ static unsigned option_count(wave_pass_context *ctx, size_t index) {
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   size_t num_ifs = 0;
-  wave_node **ifs = collect_ifs(kernel, &num_ifs);
+  wave_node **ifs = wave_xform_collect_ifs(kernel, WAVE_INNER_IFS_FIRST, &num_ifs);
   if (!ifs)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
   if (num_ifs == 0) {

@@ -52,6 +52,7 @@
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
 #include "xform/predicated_break.h"
+#include "xform/xform.h"
 
 typedef struct legalize {
   wave_kernel *kernel;
@@ -138,32 +139,6 @@ static void check_depth(legalize *l, const wave_node *node, unsigned depth) {
 
 /* ---- breaks nested in ifs ------------------------------------------------------------------ */
 
-/* Every if of the kernel, inner ones before the ifs around them; *count 0 when there is none.
- * NULL with *count nonzero: out of memory. */
-static wave_node **collect_ifs(wave_kernel *kernel, size_t *count) {
-  size_t n = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      n += w.event == WAVE_WALK_ENDIF;
-  }
-  *count = n;
-  wave_node **ifs = n ? malloc(n * sizeof(*ifs)) : NULL;
-  if (!ifs)
-    return NULL;
-  size_t i = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_ENDIF)
-        ifs[i++] = w.node;
-    }
-  }
-  return ifs;
-}
-
 static bool holds_break(const wave_node *if_node) {
   const wave_node_list *sides[2] = {&if_node->u.if_.then_body, &if_node->u.if_.else_body};
   for (unsigned s = 0; s < 2; s++) {
@@ -185,11 +160,13 @@ static bool holds_break(const wave_node *if_node) {
  * memory. */
 static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) {
   size_t count;
-  wave_node **ifs = collect_ifs(l->kernel, &count);
-  if (!count)
-    return true;
+  wave_node **ifs = wave_xform_collect_ifs(l->kernel, WAVE_INNER_IFS_FIRST, &count);
   if (!ifs)
     return false;
+  if (!count) {
+    free(ifs);
+    return true;
+  }
   const wave_liveness *liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS);
   if (!liveness) {
     free(ifs);

@@ -67,6 +67,17 @@ wave_regset wave_xform_kernel_taken(const wave_kernel *kernel);
 wave_regset wave_xform_taken_with(const wave_liveness *liveness, const wave_node *node,
                                   wave_regset kernel_taken);
 
+/* ---- worklists --------------------------------------------------------------------------- */
+
+typedef enum wave_if_order {
+  WAVE_OUTER_IFS_FIRST,   /* text order of the if lines */
+  WAVE_INNER_IFS_FIRST,   /* text order of the endif lines: an if after every if inside it */
+} wave_if_order;
+
+/* Every if of the kernel in that order, malloc'd (the caller frees it), *count of them; NULL
+ * when memory ran out. */
+wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count);
+
 /* ---- conditions --------------------------------------------------------------------------- */
 
 /* A predicate test as an if, break or guard makes it: pN, or !pN. */
