@@ -519,11 +519,14 @@ static bool summarise(wave_kernel *kernel, summaries *s) {
       }
     }
   }
-  qsort(s->ifs, s->num, sizeof(if_sides), by_node);
+  if (s->num)
+    qsort(s->ifs, s->num, sizeof(if_sides), by_node);
   return true;
 }
 
 static if_sides *sides_of(summaries *s, const wave_node *node) {
+  if (!s->num)
+    return NULL;
   if_sides probe;
   probe.node = node;
   return bsearch(&probe, s->ifs, s->num, sizeof(if_sides), by_node);
