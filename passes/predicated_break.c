@@ -600,28 +600,18 @@ static bool try_trailing(state *st, wave_node *node) {
   return false;
 }
 
-/* Every if of the kernel, inner ones before the ifs around them, with room for one requeue
- * each. */
+/* Every if of the kernel, inner ones before the ifs around them (wave_xform_collect_ifs), with
+ * room for one requeue each. */
 static bool collect(wave_kernel *kernel, state *st) {
-  size_t count = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      count += w.event == WAVE_WALK_ENDIF;
-  }
-  st->queue = malloc((2 * count + 1) * sizeof(work));
-  if (!st->queue)
+  size_t count;
+  wave_node **ifs = wave_xform_collect_ifs(kernel, WAVE_INNER_IFS_FIRST, &count);
+  if (!ifs)
     return false;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_ENDIF)
-        st->queue[st->len++] = (work){w.node, false};
-    }
-  }
-  return true;
+  st->queue = malloc((2 * count + 1) * sizeof(work));
+  for (size_t i = 0; st->queue && i < count; i++)
+    st->queue[st->len++] = (work){ifs[i], false};
+  free(ifs);
+  return st->queue != NULL;
 }
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
