@@ -274,24 +274,6 @@ static wave_flatten_status check_hoist(const wave_flatten *f, const wave_node *h
 
 /* ---- the or-form's two then-sides -------------------------------------------------------- */
 
-static bool same_operand(const wave_operand *a, const wave_operand *b) {
-  if (a->kind != b->kind || a->value != b->value || a->negated != b->negated)
-    return false;
-  return a->kind != WAVE_OPERAND_LABEL || strcmp(a->label, b->label) == 0;
-}
-
-/* Same opcode, guard and operands; cache hints, half-register suffixes and how immediates were
- * spelled change nothing (docs/language.md "Cache hints", "Registers", "Numbers"). */
-static bool same_instr(const wave_instr *a, const wave_instr *b) {
-  if (a->op != b->op || a->guard != b->guard || a->guard_negated != b->guard_negated ||
-      a->num_operands != b->num_operands)
-    return false;
-  for (unsigned i = 0; i < a->num_operands; i++)
-    if (!same_operand(&a->operands[i], &b->operands[i]))
-      return false;
-  return true;
-}
-
 static wave_loc walk_loc(const wave_const_walker *w) {
   const wave_node *n = w->node;
   switch (w->event) {
@@ -355,7 +337,8 @@ static wave_flatten_status check_same(const wave_node_list *s, const wave_node_l
       return differ(out, inner, walk_loc(&a), walk_loc(&b));
     if (a.event == WAVE_WALK_IF) {
       ++*ifs;
-      if (!same_operand(&a.node->u.if_.cond, &b.node->u.if_.cond))
+      const wave_operand *ca = &a.node->u.if_.cond, *cb = &b.node->u.if_.cond;
+      if (ca->value != cb->value || ca->negated != cb->negated)
         return differ(out, inner, walk_loc(&a), walk_loc(&b));
     }
     if (a.event != WAVE_WALK_BLOCK)
@@ -365,7 +348,7 @@ static wave_flatten_status check_same(const wave_node_list *s, const wave_node_l
       wave_flatten_status st = check_once(ia, out);
       if (st != WAVE_FLATTEN_DONE)
         return st;
-      if (!ib || !same_instr(ia, ib))
+      if (!ib || !wave_instr_equal(ia, ib))
         return differ(out, inner, ia->src.loc, ib ? ib->src.loc : walk_loc(&b));
     }
     if (ib)

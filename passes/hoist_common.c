@@ -163,25 +163,9 @@ static bool walk_facts(facts_walk *fw, wave_node_list *root,
 
 /* ---- one pair ----------------------------------------------------------------------------- */
 
-static bool same_operand(const wave_operand *a, const wave_operand *b) {
-  if (a->kind != b->kind || a->value != b->value || a->negated != b->negated)
-    return false;
-  return a->kind != WAVE_OPERAND_LABEL || strcmp(a->label, b->label) == 0;
-}
-
-static bool identical(const wave_instr *a, const wave_instr *b) {
-  if (a->op != b->op || a->num_operands != b->num_operands || a->guard != b->guard ||
-      a->guard_negated != b->guard_negated || a->cache_hint != b->cache_hint)
-    return false;
-  for (unsigned i = 0; i < a->num_operands; i++)
-    if (!same_operand(&a->operands[i], &b->operands[i]))
-      return false;
-  return true;
-}
-
 /* Why the pair may not leave the if in either direction, or NULL. */
 static const char *why_fixed(const wave_instr *a, const wave_instr *b) {
-  if (!identical(a, b))
+  if (!wave_instr_equal(a, b))
     return "they differ";
   if (has(a, WAVE_F_CONTROL))
     return "it is control flow";

@@ -5,6 +5,8 @@
  * registers each slot covers. Nothing here names an opcode, so the table stays the one place
  * that says what an instruction does.
  */
+#include <string.h>
+
 #include "waveopt/instr.h"
 
 static bool op_has(const wave_instr *instr, uint32_t flags) {
@@ -54,6 +56,22 @@ void wave_instr_uses(const wave_instr *instr, wave_regset *uses) {
 void wave_instr_defs(const wave_instr *instr, wave_regset *defs) {
   wave_regset reads;
   listed_refs(instr, &reads, defs);
+}
+
+static bool same_operand(const wave_operand *a, const wave_operand *b) {
+  if (a->kind != b->kind || a->value != b->value || a->negated != b->negated)
+    return false;
+  return a->kind != WAVE_OPERAND_LABEL || strcmp(a->label, b->label) == 0;
+}
+
+bool wave_instr_equal(const wave_instr *a, const wave_instr *b) {
+  if (a->op != b->op || a->guard != b->guard || a->guard_negated != b->guard_negated ||
+      a->num_operands != b->num_operands)
+    return false;
+  for (unsigned i = 0; i < a->num_operands; i++)
+    if (!same_operand(&a->operands[i], &b->operands[i]))
+      return false;
+  return true;
 }
 
 bool wave_instr_reads_reg(const wave_instr *instr, unsigned reg) {

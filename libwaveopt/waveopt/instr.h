@@ -54,6 +54,10 @@ WAVE_API void wave_instr_uses_defs(const wave_instr *instr, wave_regset *uses,
  * a shuffle's or broadcast's value source (docs/language.md "Wave operations"). These reads
  * lie on no path of the lane that owns the register, so per-lane reasoning misses them. */
 WAVE_API void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses);
+/* Whether a and b do the same: same opcode, guard and operands. Cache hints, half-register
+ * suffixes and how immediates were spelled change nothing (docs/language.md "Cache hints",
+ * "Registers", "Numbers"). */
+WAVE_API bool wave_instr_equal(const wave_instr *a, const wave_instr *b);
 /* Membership in wave_instr_uses / wave_instr_defs; reg is WAVE_REG_GPR(r) or WAVE_REG_PRED(p). */
 WAVE_API bool wave_instr_reads_reg(const wave_instr *instr, unsigned reg);
 WAVE_API bool wave_instr_writes_reg(const wave_instr *instr, unsigned reg);

@@ -259,6 +259,30 @@ static void assert_regs(wave_regset set, const unsigned *regs, size_t n, const c
   assert_regs(set, REGS(__VA_ARGS__), sizeof(REGS(__VA_ARGS__)) / sizeof(unsigned), what)
 #define ASSERT_NO_REGS(set, what) assert_regs(set, NULL, 0, what)
 
+Test(facts, equal_instructions) {
+  wave_module *m = wave_module_create(NULL);
+  wave_instr *a = INSTR(m, 1, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
+  cr_assert(wave_instr_equal(a, INSTR(m, 1, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3))));
+  cr_assert_not(wave_instr_equal(a, INSTR(m, 2, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3))),
+                "another guard");
+  cr_assert_not(wave_instr_equal(a, INSTR(m, WAVE_NO_GUARD, IADD, wave_gpr(1), wave_gpr(2),
+                                          wave_gpr(3))),
+                "no guard");
+  cr_assert_not(wave_instr_equal(a, INSTR(m, 1, ISUB, wave_gpr(1), wave_gpr(2), wave_gpr(3))),
+                "another opcode");
+  cr_assert_not(wave_instr_equal(a, INSTR(m, 1, IADD, wave_gpr(1), wave_gpr(3), wave_gpr(2))),
+                "operands swapped");
+  wave_operand hex = wave_imm(16);
+  hex.imm_form = WAVE_IMM_HEX;
+  cr_assert(wave_instr_equal(INSTR(m, WAVE_NO_GUARD, MOV_IMM, wave_gpr(1), wave_imm(16)),
+                             INSTR(m, WAVE_NO_GUARD, MOV_IMM, wave_gpr(1), hex)),
+            "16 and 0x10 are the same immediate");
+  cr_assert_not(wave_instr_equal(INSTR(m, WAVE_NO_GUARD, CALL, wave_label_operand("f")),
+                                 INSTR(m, WAVE_NO_GUARD, CALL, wave_label_operand("g"))),
+                "another label");
+  wave_module_destroy(m);
+}
+
 Test(facts, uses_and_defs_expand_pairs_quads_and_guards) {
   wave_module *m = wave_module_create(NULL);
   wave_regset u, d;
