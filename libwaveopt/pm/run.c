@@ -9,6 +9,14 @@
  * bounded by WAVE_MAX_PIPELINE_DEPTH, and its END jumps back while the last round changed
  * the kernel and rounds remain.
  *
+ * Inside a fixpoint a pass is not run again on a kernel it already left unchanged: every
+ * change numbers a new version of the kernel, and a step that ran clean on the current
+ * version would only do the same again (a pass sees nothing but the kernel, its analyses, the
+ * options and the target, all the same as then). So the round after a change runs only the
+ * passes that have not yet seen the kernel as it is, and the round that finds nothing new
+ * costs the passes from the last change on, not all of them. A pass that changed the kernel
+ * itself has not seen its own output and runs again.
+ *
  * verify_each checks, after every pass and in this order: that the IR is valid (later checks
  * would only report its consequences), that a pass answering "no change" left the kernel's
  * text alone (as SPIRV-Tools compares module hashes), and that every analysis it claims to
@@ -132,8 +140,6 @@ static bool bisect_allows(wave_pm_run *run, const char *pass, const wave_kernel 
  * changed the kernel. */
 static int run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_kernel *kernel) {
   const wave_pipeline_options *o = run->options;
-  if (!bisect_allows(run, pass->name, kernel))
-    return 0;
   if (o->before_pass)
     o->before_pass(o->callback_ctx, pass->name, kernel);
   char *before = NULL;
@@ -200,19 +206,31 @@ typedef struct fixpoint_frame {
   bool ever_changed;
 } fixpoint_frame;
 
-static bool run_kernel(wave_pm_run *run, wave_kernel *kernel) {
+/* clean_at[pc]: the version of the kernel on which pass step pc last ran without changing
+ * it; versions start at 1, so 0 means never. */
+static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at) {
   const wave_pipeline *p = run->pipeline;
   fixpoint_frame rounds[WAVE_MAX_PIPELINE_DEPTH];
   unsigned depth = 0;
+  uint64_t version = 1;
+  memset(clean_at, 0, p->num_steps * sizeof(*clean_at));
   for (size_t pc = 0; pc < p->num_steps; pc++) {
     const wave_pipeline_step *s = &p->steps[pc];
     switch (s->kind) {
     case WAVE_STEP_PASS: {
+      /* A run that opt-bisect skips saw nothing: it does not make the step clean. */
+      if ((depth && clean_at[pc] == version) || !bisect_allows(run, s->pass->name, kernel))
+        break;
       int changed = run_pass(run, s->pass, kernel);
       if (changed < 0)
         return false;
-      if (changed && depth)
-        rounds[depth - 1].changed = true;
+      if (changed) {
+        version++;
+        if (depth)
+          rounds[depth - 1].changed = true;
+      } else {
+        clean_at[pc] = version;
+      }
       break;
     }
     case WAVE_STEP_PRINT:
@@ -287,15 +305,17 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
   if (!option_values_known(&run))
     return false;
   run.am = wave_analysis_manager_create(pipeline->registry, run.target, diags);
-  bool ok = run.am != NULL;
+  uint64_t *clean_at = calloc(pipeline->num_steps + 1, sizeof(*clean_at));
+  bool ok = run.am && clean_at;
   if (ok)
     wave_analysis_manager_set_assume_divergent(run.am, run.options->assume_divergent);
   for (wave_kernel *k = module->first_kernel; ok && k; k = k->next) {
-    ok = run_kernel(&run, k);
+    ok = run_kernel(&run, k, clean_at);
     wave_analysis_invalidate(run.am, k, WAVE_PRESERVE_NONE);
   }
   wave_analysis_manager_destroy(run.am);
-  if (!run.am || run.out_of_memory) {
+  free(clean_at);
+  if (!run.am || !clean_at || run.out_of_memory) {
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
                      "out of memory running the pipeline");
     ok = false;

@@ -625,6 +625,17 @@ Test(pm, fixpoint_repeats_until_nothing_changes) {
   cr_assert_eq(diags.count, 0);
 }
 
+Test(pm, fixpoint_skips_passes_that_saw_the_kernel_as_it_is) {
+  wave_pipeline_options o = {.time_passes = true};
+  cr_assert(run("fixpoint(remove-nops,read-count)", &o));
+  /* Kernel a: remove-nops changes it in three rounds, read-count reads each result; in the
+   * fourth remove-nops finds nothing and read-count has already read this kernel. Kernel b:
+   * one change, then remove-nops alone. */
+  cr_assert_eq(count_runs(&result, "remove-nops"), 4 + 2);
+  cr_assert_eq(count_runs(&result, "read-count"), 3 + 1);
+  cr_assert_eq(nop_count_computed, 4, "read-count skipped, so nothing asked for its analysis");
+}
+
 Test(pm, nested_fixpoints_stop_at_their_caps) {
   char text[256] = ".kernel a\n";
   tu_repeat(text, sizeof(text), "    nop\n", 10);
