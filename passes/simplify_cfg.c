@@ -43,11 +43,14 @@
  * Comments on the lines of a removed if or else move, as whole-line comments, before the line
  * that follows; comments on unreachable code leave with it.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
+#include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
 #include "xform/comments.h"
+#include "xform/xform.h"
 
 typedef struct simplify {
   wave_kernel *kernel;
@@ -109,36 +112,22 @@ static bool is_unguarded_halt(const wave_instr *in) {
   return in->op == WAVE_OP_HALT && in->guard == WAVE_NO_GUARD;
 }
 
-/* Whether the node still hangs in its region: removing unreachable code may have detached it
- * or an if or loop around it. */
-static bool is_attached(const wave_node *node) {
-  const wave_node *n = node;
-  while (n->list && n->list->parent)
-    n = n->list->parent;
-  return n->list && wave_node_region(n) && n->list == &wave_node_region(n)->body;
-}
-
-/* Removes what follows the first unguarded halt of `block` in its list. */
-static void remove_after_halt(simplify *s, wave_node *block) {
+/* The first unguarded halt of `block` with something after it in its list, else NULL. */
+static wave_instr *halt_with_code_after(wave_node *block) {
   wave_instr *halt = block->u.block.first;
   while (halt && !is_unguarded_halt(halt))
     halt = halt->next;
-  if (!halt || (!halt->next && !block->next))
-    return;
-  /* In the arena, so that the nodes collected before stay readable for is_attached. */
-  wave_node_list *dead = wave_module_alloc(s->kernel->module, sizeof(*dead));
-  if (!dead)
-    return;
+  return halt && (halt->next || block->next) ? halt : NULL;
+}
+
+/* Reports what remove_after_halt will remove after `halt`, the statements counted as they
+ * stand: the walk reports while it goes and removes once it is over. */
+static void report_after_halt(simplify *s, wave_node *block, const wave_instr *halt) {
   uint64_t removed = 0;
-  while (halt->next) {
-    wave_instr_remove(halt->next);
+  for (const wave_instr *in = halt->next; in; in = in->next)
     removed++;
-  }
-  if (block->next) {
-    wave_node_list_extract(block->next, block->list->last, dead);
-    wave_foreach_node(n, dead)
-      removed++;
-  }
+  for (const wave_node *n = block->next; n; n = n->next)
+    removed++;
   s->changed = true;
   wave_pass_stat_add(s->ctx, "unreachable-removed",
                      "Number of statements removed after an unguarded halt", removed);
@@ -146,6 +135,20 @@ static void remove_after_halt(simplify *s, wave_node *block) {
                      "%llu statement%s after halt at %u:%u removed: unreachable",
                      (unsigned long long)removed, removed == 1 ? "" : "s", halt->src.loc.line,
                      halt->src.loc.col);
+}
+
+/* Removes what follows `halt` in its block and the block's list. */
+static bool remove_after_halt(simplify *s, wave_node *block, wave_instr *halt) {
+  while (halt->next)
+    wave_instr_remove(halt->next);
+  if (!block->next)
+    return true;
+  /* The removed statements need a list to hang in; the arena keeps it as long as they. */
+  wave_node_list *dead = wave_module_alloc(s->kernel->module, sizeof(*dead));
+  if (!dead)
+    return false;
+  wave_node_list_extract(block->next, block->list->last, dead);
+  return true;
 }
 
 /* Notes code after a guarded halt, which stays: lanes outside the guard run it. */
@@ -159,35 +162,39 @@ static void note_guarded_halts(simplify *s, wave_node *block) {
   }
 }
 
-/* The kernel's blocks (text order) and ifs (inner ones before the ifs around them). */
-typedef struct node_lists {
-  wave_node **blocks, **ifs;
-  size_t num_blocks, num_ifs;
-} node_lists;
-
-static bool collect(wave_kernel *kernel, node_lists *out) {
-  size_t count = 0;
-  wave_foreach_region(r, kernel) {
+/* The code after unguarded halts, in one walk per region: the walk only reads and reports,
+ * noting the blocks whose tails go (the statements after such a block, at its depth and
+ * deeper until its list closes, are passed over: they go with it), and the removals follow
+ * once it is over, since a walk must not see its tree change. */
+static bool remove_unreachable(simplify *s) {
+  wave_node **halted = NULL;
+  size_t num_halted = 0, cap = 0;
+  bool ok = true;
+  wave_foreach_region(r, s->kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      count += w.event == WAVE_WALK_BLOCK || w.event == WAVE_WALK_ENDIF;
-  }
-  *out = (node_lists){malloc((count + 1) * sizeof(wave_node *)),
-                      malloc((count + 1) * sizeof(wave_node *)), 0, 0};
-  if (!out->blocks || !out->ifs)
-    return false;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_BLOCK)
-        out->blocks[out->num_blocks++] = w.node;
-      else if (w.event == WAVE_WALK_ENDIF)
-        out->ifs[out->num_ifs++] = w.node;
+    unsigned dead_depth = UINT32_MAX;   /* inside the tail of a halted block's list */
+    while (ok && wave_walk_next(&w)) {
+      if (w.depth >= dead_depth)
+        continue;
+      dead_depth = UINT32_MAX;
+      if (w.event != WAVE_WALK_BLOCK)
+        continue;
+      note_guarded_halts(s, w.node);
+      wave_instr *halt = halt_with_code_after(w.node);
+      if (!halt)
+        continue;
+      report_after_halt(s, w.node, halt);
+      dead_depth = w.depth;
+      ok = wave_grow((void **)&halted, &cap, num_halted + 1, sizeof(*halted));
+      if (ok)
+        halted[num_halted++] = w.node;
     }
   }
-  return true;
+  for (size_t i = 0; ok && i < num_halted; i++)
+    ok = remove_after_halt(s, halted[i], halt_with_code_after(halted[i]));
+  free(halted);
+  return ok;
 }
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
@@ -195,27 +202,19 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   (void)am;
   simplify s = {kernel, ctx, wave_comment_moves_create(kernel->module),
                 wave_normalize_kernel(kernel), false};
-  node_lists nodes = {0};
-  if (!s.comments || !collect(kernel, &nodes)) {
-    wave_comment_moves_destroy(s.comments);
-    free(nodes.blocks);
-    free(nodes.ifs);
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in simplify-cfg");
-  }
-  for (size_t i = 0; i < nodes.num_blocks; i++) {
-    if (is_attached(nodes.blocks[i])) {
-      note_guarded_halts(&s, nodes.blocks[i]);
-      remove_after_halt(&s, nodes.blocks[i]);
-    }
-  }
-  /* Inner ifs first, so that an if left empty by removing the one inside it goes too. */
-  for (size_t i = 0; i < nodes.num_ifs; i++) {
-    if (is_attached(nodes.ifs[i]))
-      simplify_if(&s, nodes.ifs[i]);
-  }
-  free(nodes.blocks);
-  free(nodes.ifs);
-  if (!wave_comment_moves_apply(s.comments))
+  if (!s.comments || !remove_unreachable(&s))
+    s.out_of_memory = true;
+  /* Collected after the unreachable code went, so every if is still in place; inner ifs
+   * first, so that an if left empty by removing the one inside it goes too. */
+  size_t num_ifs = 0;
+  wave_node **ifs =
+      s.out_of_memory ? NULL : wave_xform_collect_ifs(kernel, WAVE_INNER_IFS_FIRST, &num_ifs);
+  if (!ifs)
+    s.out_of_memory = true;
+  for (size_t i = 0; i < num_ifs; i++)
+    simplify_if(&s, ifs[i]);
+  free(ifs);
+  if (s.comments && !wave_comment_moves_apply(s.comments))
     s.out_of_memory = true;
   wave_comment_moves_destroy(s.comments);
   if (s.out_of_memory)
