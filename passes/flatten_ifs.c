@@ -92,7 +92,7 @@
  * order (outer before inner), and after each rewrite the inner if, now outermost, is the next
  * one visited, so a chain of n ifs takes n - 1 rewrites of constant cost each, however deep;
  * no recursion anywhere. The or-form chains the same way through else-if ladders with equal
- * then-sides. One liveness result serves the whole run; see xform/flatten_ifs.h for why the
+ * then-sides. One liveness result serves the whole run, fetched at the first if of the shape; see xform/flatten_ifs.h for why the
  * rewrites keep it sound.
  *
  * Comments on the removed if, else and endif lines are kept as whole-line comments: those of
@@ -390,8 +390,7 @@ static void consider(plan *p, const wave_target *t, uint32_t dst, wave_cond a, w
   }
 }
 
-wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
-                                    wave_flatten_outcome *out) {
+wave_flatten_status wave_flatten_shape(wave_node *outer, wave_flatten_outcome *out) {
   memset(out, 0, sizeof(*out));
   if (outer->kind != WAVE_NODE_IF || !outer->list)
     return WAVE_FLATTEN_NO_SHAPE;
@@ -411,7 +410,6 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
   }
   out->inner = inner;
   out->or_form = or_form;
-  wave_cond c = cond_of(inner);
   wave_loc il = if_loc(inner);
   wave_flatten_status st = check_side(side, inner, or_form ? "else-side" : "then-side", out);
   if (st != WAVE_FLATTEN_DONE)
@@ -420,12 +418,22 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
     return refuse(out, "the if at %u:%u inside it has an else-side, which the lanes where %s is "
                        "false must not run",
                   il.line, il.col, cond_text(a).s);
-  if (or_form) {
-    st = check_same(then, &inner->u.if_.then_body, outer, inner, &out->ifs_removed, out);
-    if (st != WAVE_FLATTEN_DONE)
-      return st;
-  }
+  if (or_form)
+    return check_same(then, &inner->u.if_.then_body, outer, inner, &out->ifs_removed, out);
+  return WAVE_FLATTEN_DONE;
+}
 
+wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
+                                    wave_flatten_outcome *out) {
+  wave_flatten_status st = wave_flatten_shape(outer, out);
+  if (st != WAVE_FLATTEN_DONE)
+    return st;
+  wave_node_list *then = &outer->u.if_.then_body;
+  bool or_form = out->or_form;
+  wave_node_list *side = or_form ? &outer->u.if_.else_body : then;
+  wave_node *inner = out->inner;
+  wave_cond a = cond_of(outer), c = cond_of(inner);
+  wave_loc il = if_loc(inner);
   const wave_liveness *lv = f->liveness;
   wave_regset before = wave_liveness_at(lv, wave_cursor_before_node(outer));
   wave_regset after = wave_liveness_at(lv, wave_cursor_after_node(outer));
@@ -572,17 +580,28 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     free(ifs);
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
   }
-  const wave_liveness *liveness =
-      ifs ? wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS) : NULL;
   wave_comment_moves *comments = wave_comment_moves_create(kernel->module);
-  bool failed = !ifs || !liveness || !comments, changed = false;
+  bool failed = !ifs || !comments, changed = false;
+  /* Liveness and the kernel-wide scan wait for the first if of the shape, before any rewrite:
+   * a kernel without one costs one walk, no analysis. */
+  bool ready = false;
   wave_flatten f;
-  if (!failed)
-    wave_flatten_init(&f, kernel, wave_pass_target(ctx), liveness, comments,
-                      wave_pass_max_registers(ctx, kernel), (unsigned)wave_pass_option(ctx, 0));
   for (size_t i = 0; !failed && i < count; i++) {
     wave_flatten_outcome out;
-    switch (wave_flatten_if(&f, ifs[i], &out)) {
+    wave_flatten_status st = ready ? WAVE_FLATTEN_DONE : wave_flatten_shape(ifs[i], &out);
+    if (st == WAVE_FLATTEN_DONE && !ready) {
+      const wave_liveness *liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
+      if (!liveness) {
+        failed = true;
+        break;
+      }
+      wave_flatten_init(&f, kernel, wave_pass_target(ctx), liveness, comments,
+                        wave_pass_max_registers(ctx, kernel), (unsigned)wave_pass_option(ctx, 0));
+      ready = true;
+    }
+    if (st == WAVE_FLATTEN_DONE)
+      st = wave_flatten_if(&f, ifs[i], &out);
+    switch (st) {
     case WAVE_FLATTEN_DONE:
       changed = true;
       report(ctx, ifs[i], &out);

@@ -78,7 +78,8 @@
  * instructions, in a detached block), then puts it where the if was: a refusal, or memory
  * running out, leaves the kernel as it was.
  *
- * Liveness is computed once per run; xform/xform.h's stale-liveness rule holds because, seen
+ * Liveness (and uniformity) are fetched once per run, at the first if whose sides the rewrite
+ * could take, before any rewrite; xform/xform.h's stale-liveness rule holds because, seen
  * from outside the if, the new code reads no register the if did not read (its predicate, the
  * sides' reads, and old values the if kept in some lanes), writes scratch registers before
  * reading them, and writes other registers only where the if's sides did or where they are
@@ -716,6 +717,14 @@ static const char *form_name(wave_if_to_select_form form) {
   return form == WAVE_IF_TO_SELECT_GUARDED ? "guarded" : "select";
 }
 
+bool wave_if_to_select_candidate(wave_node *node, wave_if_to_select_outcome *out) {
+  *out = (wave_if_to_select_outcome){0};
+  wave_cond c = wave_cond_of(node->u.if_.cond.value, node->u.if_.cond.negated);
+  side then = {.name = "then-side", .cond = c}, els = {.name = "else-side", .cond = wave_cond_not(c)};
+  return read_side(&then, &node->u.if_.then_body, out->reason, sizeof out->reason) &&
+         read_side(&els, &node->u.if_.else_body, out->reason, sizeof out->reason);
+}
+
 wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
                                                    const wave_if_to_select_params *params,
                                                    wave_if_to_select_outcome *out) {
@@ -805,12 +814,6 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     free(ifs);
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
   }
-  const wave_liveness *liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
-  const wave_uniformity *uniformity = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
-  if (!liveness || !uniformity) {
-    free(ifs);
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "if-to-select: no liveness or uniformity");
-  }
   wave_comment_moves *comments = wave_comment_moves_create(kernel->module);
   if (!comments) {
     free(ifs);
@@ -819,19 +822,36 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   wave_if_to_select_params params = {
       .target = wave_pass_target(ctx),
       .comments = comments,
-      .liveness = liveness,
-      .kernel_taken = wave_xform_kernel_taken(kernel),
       .max_registers = wave_pass_max_registers(ctx, kernel),
       .require_profit = true,
   };
+  /* Fetched at the first if whose sides the rewrite could take, before any rewrite: a kernel
+   * whose ifs all hold memory or control flow costs one walk, no analysis. */
+  const wave_uniformity *uniformity = NULL;
   unsigned limit = option_count(ctx, OPT_LIMIT), uniform_limit = option_count(ctx, OPT_UNIFORM_LIMIT);
   bool changed = false;
   for (size_t k = 0; k < num_ifs; k++) {
     wave_node *node = ifs[k];
     wave_loc loc = node->u.if_.if_src.loc;
+    wave_if_to_select_outcome out;
+    if (!wave_if_to_select_candidate(node, &out)) {
+      wave_remark_missed(ctx, "if-kept", loc, "if at %u:%u not converted: %s", loc.line, loc.col,
+                         out.reason);
+      continue;
+    }
+    if (!uniformity) {
+      params.liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
+      uniformity = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
+      if (!params.liveness || !uniformity) {
+        free(ifs);
+        wave_comment_moves_destroy(comments);
+        return wave_pass_fail(ctx, kernel->kernel_src.loc,
+                              "if-to-select: no liveness or uniformity");
+      }
+      params.kernel_taken = wave_xform_kernel_taken(kernel);
+    }
     params.divergent = wave_uniformity_node_divergent(uniformity, node);
     params.side_limit = params.divergent ? limit : uniform_limit;
-    wave_if_to_select_outcome out;
     switch (wave_if_to_select_rewrite(node, &params, &out)) {
     case WAVE_IF_TO_SELECT_DONE:
       changed = true;

@@ -77,7 +77,8 @@
  * the old code read them; the guarded compares that build pD read pB also in lanes without pA,
  * whose pD is false whatever pB holds there, so no value that matters becomes live anywhere the
  * result computed before the first rewrite calls dead (the stale-liveness rule of
- * xform/xform.h), and one liveness result serves the whole run.
+ * xform/xform.h), and one liveness result serves the whole run, fetched at the first if of
+ * either shape.
  *
  * It refuses, with a missed remark naming the if and the reason:
  *   - both sides hold code, control flow (an if or loop) sits beside the break, or the side
@@ -614,22 +615,44 @@ static bool collect(wave_kernel *kernel, state *st) {
   return st->queue != NULL;
 }
 
+/* Whether either rewrite could find its shape at the if: a break or continue directly in a
+ * side, or (trailing) the end of a loop body with one side empty. Ifs that are neither need
+ * no liveness. */
+static bool has_shape(const wave_node *node, bool trailing) {
+  const wave_node_list *then_list = &node->u.if_.then_body, *else_list = &node->u.if_.else_body;
+  if (first_exit(then_list) || first_exit(else_list))
+    return true;
+  const wave_node *parent = wave_node_parent(node);
+  return trailing && parent && parent->kind == WAVE_NODE_LOOP && !node->next &&
+         wave_node_list_is_empty(then_list) != wave_node_list_is_empty(else_list);
+}
+
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
-  const wave_liveness *liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
-  if (!liveness)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "predicated-break: no liveness");
   state st = {.ctx = ctx};
-  wave_exit_if_env_init(&st.env, kernel, wave_pass_target(ctx), liveness,
-                        wave_pass_max_registers(ctx, kernel));
   if (!collect(kernel, &st))
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in predicated-break");
   bool trailing = wave_pass_option(ctx, 0) != 0;
   bool ok = true;
+  /* Liveness and the kernel-wide scan wait for the first if of either shape, before any
+   * rewrite: a kernel without one costs one walk, no analysis. */
+  bool ready = false;
   for (size_t i = 0; ok && i < st.len; i++) {
     wave_node *node = st.queue[i].node;
     if (!node->list)
       continue;   /* rewritten already */
+    if (!ready) {
+      if (!has_shape(node, trailing))
+        continue;
+      const wave_liveness *liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
+      if (!liveness) {
+        free(st.queue);
+        return wave_pass_fail(ctx, kernel->kernel_src.loc, "predicated-break: no liveness");
+      }
+      wave_exit_if_env_init(&st.env, kernel, wave_pass_target(ctx), liveness,
+                            wave_pass_max_registers(ctx, kernel));
+      ready = true;
+    }
     if (!st.queue[i].trailing_only) {
       ok = try_hoist(&st, node);
       if (!ok || !node->list)

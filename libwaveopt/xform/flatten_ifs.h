@@ -63,6 +63,11 @@ typedef struct wave_flatten_outcome {
   char why[224];            /* REFUSED: the reason, naming the construct and its line:col */
 } wave_flatten_outcome;
 
+/* The checks of wave_flatten_if that need no liveness: NO_SHAPE or REFUSED as it would
+ * answer, else DONE (the shape is there; whether the rewrite is safe is still open). A caller
+ * may ask it first and compute liveness only for an if of the shape. */
+wave_flatten_status wave_flatten_shape(wave_node *outer, wave_flatten_outcome *out);
+
 /* Flattens `outer` (an if) with the if inside it, in either form, if that is safe. */
 wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
                                     wave_flatten_outcome *out);

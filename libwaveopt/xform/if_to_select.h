@@ -53,6 +53,12 @@ typedef struct wave_if_to_select_outcome {
   char reason[320];             /* REFUSED: why, e.g. "then-side holds idiv at 4:9 (may trap)" */
 } wave_if_to_select_outcome;
 
+/* Whether the sides of the if `node` hold only what the rewrite can take (no nested control
+ * flow, nothing that may not run under a guard or in lanes that skipped it); false with
+ * out->reason when not, the same reason the rewrite would give. It needs no analysis, so a
+ * caller may ask it first and compute liveness only for a candidate. */
+bool wave_if_to_select_candidate(wave_node *node, wave_if_to_select_outcome *out);
+
 /* Replaces the if `node` by straight-line code when it can and (with require_profit) when that
  * costs no more; *out says what happened. */
 wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
