@@ -92,8 +92,8 @@
  * order (outer before inner), and after each rewrite the inner if, now outermost, is the next
  * one visited, so a chain of n ifs takes n - 1 rewrites of constant cost each, however deep;
  * no recursion anywhere. The or-form chains the same way through else-if ladders with equal
- * then-sides. One liveness result serves the whole run, fetched at the first if of the shape; see xform/flatten_ifs.h for why the
- * rewrites keep it sound.
+ * then-sides. One liveness result serves the whole run, fetched at the first if of the shape;
+ * see xform/flatten_ifs.h for why the rewrites keep it sound.
  *
  * Comments on the removed if, else and endif lines are kept as whole-line comments: those of
  * the outer if line (and, in the or-form, its else line) before the first line of what replaces
