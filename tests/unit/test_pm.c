@@ -552,6 +552,13 @@ Test(pm, lint_reports_every_diagnosing_analysis_as_warnings_and_changes_nothing)
   cr_assert_eq(nop_parity_computed, 0, "an analysis without a diagnose hook is not computed");
 }
 
+Test(pm, lint_computes_nothing_when_warnings_are_dropped) {
+  diags.ignore_warnings = true;
+  cr_assert(run("lint", NULL));
+  cr_assert_eq(diags.count, 0);
+  cr_assert_eq(nop_count_computed, 0, "nobody would hear what it diagnoses");
+}
+
 Test(pm, analyses_diagnose_nothing_unless_printed_or_linted) {
   cr_assert(run("read-count,remove-nops", NULL));
   cr_assert_eq(diags.count, 0);
