@@ -50,7 +50,6 @@
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
 #include "xform/comments.h"
-#include "xform/xform.h"
 
 typedef struct simplify {
   wave_kernel *kernel;
@@ -162,13 +161,25 @@ static void note_guarded_halts(simplify *s, wave_node *block) {
   }
 }
 
-/* The code after unguarded halts, in one walk per region: the walk only reads and reports,
- * noting the blocks whose tails go (the statements after such a block, at its depth and
- * deeper until its list closes, are passed over: they go with it), and the removals follow
- * once it is over, since a walk must not see its tree change. */
-static bool remove_unreachable(simplify *s) {
-  wave_node **halted = NULL;
-  size_t num_halted = 0, cap = 0;
+/* What the walk found: the blocks whose tails go after an unguarded halt, and the ifs that stay
+ * (text order of their endif lines: an if after every if inside it). */
+typedef struct found {
+  wave_node **halted, **ifs;
+  size_t num_halted, num_ifs, cap_halted, cap_ifs;
+} found;
+
+static bool keep(wave_node ***array, size_t *num, size_t *cap, wave_node *node) {
+  if (!wave_grow((void **)array, cap, *num + 1, sizeof(**array)))
+    return false;
+  (*array)[(*num)++] = node;
+  return true;
+}
+
+/* One walk per region, which only reads and reports: the code after unguarded halts, whose
+ * blocks it notes (the statements after such a block, at its depth and deeper until its list
+ * closes, are passed over: they go with it), and the ifs outside that code. The removals
+ * follow once it is over, since a walk must not see its tree change. */
+static bool walk(simplify *s, found *f) {
   bool ok = true;
   wave_foreach_region(r, s->kernel) {
     wave_walker w;
@@ -178,6 +189,8 @@ static bool remove_unreachable(simplify *s) {
       if (w.depth >= dead_depth)
         continue;
       dead_depth = UINT32_MAX;
+      if (w.event == WAVE_WALK_ENDIF)
+        ok = keep(&f->ifs, &f->num_ifs, &f->cap_ifs, w.node);
       if (w.event != WAVE_WALK_BLOCK)
         continue;
       note_guarded_halts(s, w.node);
@@ -186,14 +199,9 @@ static bool remove_unreachable(simplify *s) {
         continue;
       report_after_halt(s, w.node, halt);
       dead_depth = w.depth;
-      ok = wave_grow((void **)&halted, &cap, num_halted + 1, sizeof(*halted));
-      if (ok)
-        halted[num_halted++] = w.node;
+      ok = keep(&f->halted, &f->num_halted, &f->cap_halted, w.node);
     }
   }
-  for (size_t i = 0; ok && i < num_halted; i++)
-    ok = remove_after_halt(s, halted[i], halt_with_code_after(halted[i]));
-  free(halted);
   return ok;
 }
 
@@ -202,18 +210,16 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   (void)am;
   simplify s = {kernel, ctx, wave_comment_moves_create(kernel->module),
                 wave_normalize_kernel(kernel), false};
-  if (!s.comments || !remove_unreachable(&s))
+  found f = {0};
+  if (!s.comments || !walk(&s, &f))
     s.out_of_memory = true;
-  /* Collected after the unreachable code went, so every if is still in place; inner ifs
-   * first, so that an if left empty by removing the one inside it goes too. */
-  size_t num_ifs = 0;
-  wave_node **ifs =
-      s.out_of_memory ? NULL : wave_xform_collect_ifs(kernel, WAVE_INNER_IFS_FIRST, &num_ifs);
-  if (!ifs)
-    s.out_of_memory = true;
-  for (size_t i = 0; i < num_ifs; i++)
-    simplify_if(&s, ifs[i]);
-  free(ifs);
+  for (size_t i = 0; !s.out_of_memory && i < f.num_halted; i++)
+    s.out_of_memory = !remove_after_halt(&s, f.halted[i], halt_with_code_after(f.halted[i]));
+  /* Inner ifs first, so that an if left empty by removing the one inside it goes too. */
+  for (size_t i = 0; !s.out_of_memory && i < f.num_ifs; i++)
+    simplify_if(&s, f.ifs[i]);
+  free(f.halted);
+  free(f.ifs);
   if (s.comments && !wave_comment_moves_apply(s.comments))
     s.out_of_memory = true;
   wave_comment_moves_destroy(s.comments);

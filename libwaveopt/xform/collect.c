@@ -6,28 +6,32 @@
  */
 #include <stdlib.h>
 
+#include "support/grow.h"
 #include "waveopt/waveopt.h"
 #include "xform/xform.h"
 
 wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count) {
   wave_walk_event at = order == WAVE_OUTER_IFS_FIRST ? WAVE_WALK_IF : WAVE_WALK_ENDIF;
-  size_t n = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      n += w.event == at;
-  }
-  wave_node **ifs = malloc((n + 1) * sizeof(*ifs));
+  size_t cap = 0;
+  wave_node **ifs = NULL;
   *count = 0;
-  if (!ifs)
+  /* One walk, the array grown as it goes: on a large kernel the walk, which visits every node
+   * once, costs more than growing the array. */
+  if (!wave_grow((void **)&ifs, &cap, 1, sizeof(*ifs)))
     return NULL;
   wave_foreach_region(r, kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w))
-      if (w.event == at)
-        ifs[(*count)++] = w.node;
+    while (wave_walk_next(&w)) {
+      if (w.event != at)
+        continue;
+      if (!wave_grow((void **)&ifs, &cap, *count + 1, sizeof(*ifs))) {
+        free(ifs);
+        *count = 0;
+        return NULL;
+      }
+      ifs[(*count)++] = w.node;
+    }
   }
   return ifs;
 }
