@@ -150,15 +150,26 @@ static bool remove_after_halt(simplify *s, wave_node *block, wave_instr *halt) {
   return true;
 }
 
-/* Notes code after a guarded halt, which stays: lanes outside the guard run it. */
-static void note_guarded_halts(simplify *s, wave_node *block) {
+/* halt_with_code_after, noting on the way code after a guarded halt, which stays: lanes
+ * outside the guard run it. Without missed remarks wanted the scan stops at the first
+ * unguarded halt. */
+static wave_instr *scan_block(simplify *s, wave_node *block) {
+  bool explain = wave_remark_enabled(s->ctx, WAVE_REMARK_MISSED);
+  wave_instr *first = NULL;
   wave_foreach_instr(in, block) {
-    if (in->op != WAVE_OP_HALT || in->guard == WAVE_NO_GUARD || (!in->next && !block->next))
+    if (in->op != WAVE_OP_HALT)
       continue;
-    wave_remark_missed(s->ctx, "guarded-halt-kept", in->src.loc,
-                       "code after halt at %u:%u kept: lanes its guard leaves out go on",
-                       in->src.loc.line, in->src.loc.col);
+    if (in->guard == WAVE_NO_GUARD) {
+      first = first ? first : in;
+      if (!explain)
+        break;
+    } else if (explain && (in->next || block->next)) {
+      wave_remark_missed(s->ctx, "guarded-halt-kept", in->src.loc,
+                         "code after halt at %u:%u kept: lanes its guard leaves out go on",
+                         in->src.loc.line, in->src.loc.col);
+    }
   }
+  return first && (first->next || block->next) ? first : NULL;
 }
 
 /* What the walk found: the blocks whose tails go after an unguarded halt, and the ifs that stay
@@ -193,8 +204,7 @@ static bool walk(simplify *s, found *f) {
         ok = keep(&f->ifs, &f->num_ifs, &f->cap_ifs, w.node);
       if (w.event != WAVE_WALK_BLOCK)
         continue;
-      note_guarded_halts(s, w.node);
-      wave_instr *halt = halt_with_code_after(w.node);
+      wave_instr *halt = scan_block(s, w.node);
       if (!halt)
         continue;
       report_after_halt(s, w.node, halt);
