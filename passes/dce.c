@@ -666,7 +666,7 @@ static bool merge_all(dce *d) {
   summaries s = {0};
   wave_node **ifs = NULL;
   size_t num = 0, cap = 0;
-  bool ok = summarise(d->kernel, &s);
+  bool ok = true, pairs = false;
   wave_foreach_region(r, d->kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
@@ -676,8 +676,14 @@ static bool merge_all(dce *d) {
       ok = wave_grow((void **)&ifs, &cap, num + 1, sizeof(*ifs));
       if (ok)
         ifs[num++] = w.node;
+      const wave_node *next = w.node->next;
+      pairs |= next && next->kind == WAVE_NODE_IF && same_cond(w.node, next);
     }
   }
+  /* Only a merge brings ifs together, so without a pair to start from there is nothing to
+   * summarise: a kernel without one costs a walk. */
+  if (ok && pairs)
+    ok = summarise(d->kernel, &s);
   for (size_t i = 0; ok && i < num; i++) {
     wave_node *first = ifs[i];
     if (!first->list)
