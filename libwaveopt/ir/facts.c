@@ -117,9 +117,11 @@ const wave_operand *wave_instr_src(const wave_instr *instr, unsigned i) {
 
 void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses) {
   *uses = wave_regset_empty();
+  /* The flag first: finding the source slot costs more, and few instructions have it. */
+  if (!op_has(instr, WAVE_F_OTHER_LANES))
+    return;
   const wave_operand *src = wave_instr_src(instr, 0);
-  if (!op_has(instr, WAVE_F_OTHER_LANES) || !src ||
-      (src->kind != WAVE_OPERAND_GPR && src->kind != WAVE_OPERAND_SREG))
+  if (!src || (src->kind != WAVE_OPERAND_GPR && src->kind != WAVE_OPERAND_SREG))
     return;
   unsigned width = wave_opcode_slot_width((wave_opcode)instr->op, src_index(instr, 0));
   for (unsigned k = 0; k < width && src->value + k <= WAVE_MAX_GPR; k++)
