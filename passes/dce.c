@@ -300,8 +300,8 @@ static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsig
     have_next_in = false;
     if (!elsewhere)
       out = wave_regset_intersect(out, live);
-    wave_regset defs;
-    wave_instr_defs(in, &defs);
+    wave_regset uses, defs;
+    wave_instr_uses_defs(in, &uses, &defs);
     wave_regset live_defs = wave_regset_intersect(defs, out);
     bool dead = wave_regset_is_empty(live_defs);
     if (dead && wave_instr_can_speculate(in)) {
@@ -310,6 +310,7 @@ static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsig
       live = out;
       continue;
     }
+    unsigned op = in->op;
     if (!d->dry && fold_select(d, in)) {
       wave_instr_remove(in);
       d->changed = true;
@@ -317,6 +318,8 @@ static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsig
       live = out;
       continue;
     }
+    if (in->op != op)   /* a select folded into a move reads less */
+      wave_instr_uses_defs(in, &uses, &defs);
     if (d->explain && in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
         !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
       wave_remark_missed(d->ctx, "select-kept", in->src.loc,
@@ -327,8 +330,6 @@ static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsig
     else if (d->explain && wave_instr_can_speculate(in))
       explain_live(d, in, live_defs, depth);
     /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
-    wave_regset uses;
-    wave_instr_uses(in, &uses);
     if (in->op == WAVE_OP_HALT)
       uses = wave_regset_union(uses, d->other_lanes);
     live = next_in = wave_liveness_in(d->lv, in);
