@@ -320,7 +320,9 @@ typedef struct wave_pipeline_result {
 /* Runs the pipeline on every kernel of the module in turn; options may be NULL (all zero).
  * Returns false when a pass failed, a check of verify_each failed, an option value was
  * unknown, the pipeline has an open fixpoint, or memory ran out: diags says which. A fixpoint
- * that still changes the kernel at its last iteration is a warning (-Wfixpoint). */
+ * that still changes the kernel at its last iteration is a warning (-Wfixpoint). Inside a
+ * fixpoint a pass is not run again on a kernel it already left unchanged: a pass must answer
+ * from the kernel, its analyses, its options and the target alone. */
 WAVE_API bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
                                 const wave_pipeline_options *options,
                                 wave_pipeline_result *result, wave_diags *diags);
