@@ -147,23 +147,6 @@ Test(bound_depth, generated_wave_ptx_limit_2, .timeout = 300) {
 #define DEEP 100000
 #define WORDS 16
 
-static void run(const wave_kernel *k, uint32_t words[WORDS]) {
-  wave_launch_config config;
-  wave_launch_config_init(&config);
-  config.workgroup[0] = 16;
-  config.wave_width = 16;
-  config.device_memory_size = 4 * WORDS;
-  wave_diags diags;
-  wave_diags_init(&diags);
-  wave_machine *m = wave_simulate(k, &config, &diags);
-  cr_assert_not_null(m);
-  cr_assert_eq(wave_machine_status(m), WAVE_RUN_OK);
-  size_t size;
-  memcpy(words, wave_machine_device_memory(m, &size), WORDS * 4);
-  wave_machine_destroy(m);
-  wave_diags_free(&diags);
-}
-
 /* if p1 / if p2 / if p1 ... DEEP times around a store of the lane number: lanes 4..9 store. */
 Test(bound_depth, chain_100000_deep_to_the_default_limit, .timeout = 120) {
   const char *head = ".kernel deep\n.registers 8\n.workgroup_size 16, 1, 1\n"
@@ -182,7 +165,7 @@ Test(bound_depth, chain_100000_deep_to_the_default_limit, .timeout = 120) {
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
   wave_kernel *k = m->first_kernel;
   uint32_t before[WORDS], after[WORDS];
-  run(k, before);
+  tu_run_words(k, 16, before, WORDS);
 
   wave_pass_registry *registry = wave_pass_registry_create();
   wave_diags diags;
@@ -195,7 +178,7 @@ Test(bound_depth, chain_100000_deep_to_the_default_limit, .timeout = 120) {
   cr_assert(wave_pipeline_run(pipeline, m, &options, &result, &diags));
   cr_assert(result.changed);
   cr_assert_eq(depth_of(k, WAVE_DEPTH_STATIC), 32);
-  run(k, after);
+  tu_run_words(k, 16, after, WORDS);
   cr_assert_arr_eq(after, before, sizeof(before));
   for (unsigned lane = 0; lane < WORDS; lane++)
     cr_assert_eq(after[lane], lane > 3 && lane < 10 ? lane : 0, "lane %u", lane);

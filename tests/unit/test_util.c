@@ -15,6 +15,24 @@ void tu_log_diags(const wave_diags *d) {
   }
 }
 
+void tu_run_words(const wave_kernel *k, unsigned lanes, uint32_t *words, size_t num_words) {
+  wave_launch_config config;
+  wave_launch_config_init(&config);
+  config.workgroup[0] = lanes;
+  config.wave_width = lanes;
+  config.device_memory_size = 4 * num_words;
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_machine *m = wave_simulate(k, &config, &diags);
+  cr_assert_not_null(m);
+  cr_assert_eq(wave_machine_status(m), WAVE_RUN_OK, "%s",
+               wave_machine_error(m) ? wave_machine_error(m)->message : "");
+  size_t size;
+  memcpy(words, wave_machine_device_memory(m, &size), num_words * 4);
+  wave_machine_destroy(m);
+  wave_diags_free(&diags);
+}
+
 wave_module *tu_parse_ok(const char *text, const char *file, bool quiet) {
   wave_diags d;
   wave_diags_init(&d);

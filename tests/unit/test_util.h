@@ -58,6 +58,10 @@ void tu_assert_valid(const wave_kernel *kernel);
 /* Appends `count` copies of piece to the string in buf (size bytes), failing on overflow. */
 void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
 
+/* Runs the kernel in one wave of `lanes` lanes over `num_words` words of zeroed device
+ * memory, fails the test unless the run finishes, and copies the memory into words. */
+void tu_run_words(const wave_kernel *k, unsigned lanes, uint32_t *words, size_t num_words);
+
 /* ---- generated kernels (waveopt/gen.h) ---- */
 
 /* The kernel that options describe, failing the test when it cannot be built. */
