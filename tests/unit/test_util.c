@@ -33,6 +33,30 @@ void tu_run_words(const wave_kernel *k, unsigned lanes, uint32_t *words, size_t 
   wave_diags_free(&diags);
 }
 
+void tu_run_pipeline(const wave_pass_registry *registry, wave_module *m, const char *text,
+                     const wave_pipeline_options *options, wave_pipeline_result *result) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_pipeline *p = wave_pipeline_parse(registry, text, &diags);
+  if (!p)
+    tu_log_diags(&diags);
+  cr_assert_not_null(p, "'%s' does not parse", text);
+  bool ok = wave_pipeline_run(p, m, options, result, &diags);
+  if (!ok)
+    tu_log_diags(&diags);
+  cr_assert(ok, "'%s' failed", text);
+  wave_pipeline_destroy(p);
+  wave_diags_free(&diags);
+}
+
+uint64_t tu_stat(const wave_pipeline_result *result, const char *name) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < result->num_stats; i++)
+    if (strcmp(result->stats[i].name, name) == 0)
+      sum += result->stats[i].value;
+  return sum;
+}
+
 wave_module *tu_parse_ok(const char *text, const char *file, bool quiet) {
   wave_diags d;
   wave_diags_init(&d);
