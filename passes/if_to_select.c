@@ -57,7 +57,8 @@
  * Scratch GPRs come from wave_scratch, so .registers grows only within -max-registers.
  *
  * Cost model (instructions issued; docs/language.md "If and else"): a divergent if
- * (wave_uniformity_node_divergent) runs both sides plus its if, else and endif at
+ * (wave_xform_if_divergent: the uniformity analysis, or under -profile-use the split rate
+ * measured on the if's line) runs both sides plus its if, else and endif at
  * target->mask_op_cost each; a uniform one runs one side plus those. The straight-line code
  * issues its instructions once: the sides' (less guarded ones that never run), the copies and
  * combined guards (2 or 3 compares when the target honours guards on their operands, else the
@@ -829,7 +830,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   for (size_t k = 0; k < num_ifs; k++) {
     wave_node *node = ifs[k];
     wave_loc loc = node->u.if_.if_src.loc;
-    params.divergent = wave_uniformity_node_divergent(uniformity, node);
+    params.divergent = wave_xform_if_divergent(ctx, uniformity, node);
     params.side_limit = params.divergent ? limit : uniform_limit;
     wave_if_to_select_outcome out;
     switch (wave_if_to_select_rewrite(node, &params, &out)) {

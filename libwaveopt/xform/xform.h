@@ -117,4 +117,17 @@ bool wave_cond_emit_copy(wave_builder *b, const wave_target *target, wave_scratc
  * (fcmp_lt/le/gt: both it and its swap are false on NaN) or for anything else. */
 bool wave_compare_invert(wave_instr *compare);
 
+/* Whether a pass should cost `if_node` as divergent (both sides issued) rather than uniform
+ * (one side). Without a profile, or for an if the uniformity analysis proves uniform, that is
+ * the analysis's answer. With one (wave_pass_profile) and an if the analysis cannot prove
+ * uniform, the measured split rate of the if's line decides (docs/profile.md "Use in the
+ * optimizer"): divergent when it split in at least half of the runs that reached it, uniform
+ * below that (so never: uniform, always: divergent); an if the profile never reached keeps the
+ * analysis's answer. The decision is reported as an analysis remark "profile-split-rate" of
+ * the calling pass naming the rate. */
+struct wave_pass_context;
+struct wave_uniformity;
+bool wave_xform_if_divergent(struct wave_pass_context *ctx, const struct wave_uniformity *u,
+                             const wave_node *if_node);
+
 #endif
