@@ -10,6 +10,7 @@
 
 #include "tool_util.h"
 #include "waveopt/pass.h"
+#include "waveopt/profile.h"
 
 static const char usage[] =
     "usage: waveopt [options] [input.wave|-]\n"
@@ -45,6 +46,10 @@ static const char usage[] =
     "  -max-divergence-depth=N       keep if/loop nesting within N frames (default: the\n"
     "                                target's divergence stack, 32 for portable)\n"
     "  -shrink-registers             lower .registers to the highest register used + 1\n"
+    "  -profile-use=FILE             cost ifs by the split rates a divergence profile measured\n"
+    "                                (wavesim --profile; docs/profile.md): if-to-select weighs\n"
+    "                                both sides by the rate, flatten-ifs keeps ifs never entered;\n"
+    "                                a profile of other code is an error\n"
     "  -dialect=asm|docs             asm (default): what wave-asm accepts; documentation\n"
     "                                forms are lowered to real instructions. docs: print\n"
     "                                documentation forms as they are, for reading\n"
@@ -86,6 +91,7 @@ typedef struct pass_set {
 typedef struct options {
   const char *input;
   const char *output;
+  const char *profile_use; /* -profile-use=FILE */
   wave_print_options print;
   tool_diag_format diag_format;
   bool werror;
@@ -324,6 +330,10 @@ static int parse_args(int argc, char **argv, options *opt) {
       status = set_limit("max-registers", v, WAVE_MAX_GPR + 1, &opt->run.max_registers);
     } else if ((v = tool_option_value(a, "max-divergence-depth"))) {
       status = set_limit("max-divergence-depth", v, UINT32_MAX, &opt->run.max_divergence_depth);
+    } else if ((v = tool_option_value(a, "profile-use"))) {
+      if (!*v)
+        status = tool_usage_error("waveopt", "-profile-use needs a file name");
+      opt->profile_use = v;
     } else if (strcmp(a, "-shrink-registers") == 0) {
       opt->shrink_registers = true;
     } else if ((v = tool_option_value(a, "opt-bisect-limit"))) {
@@ -675,6 +685,31 @@ static void init_diags(wave_diags *diags, const options *opt) {
   diags->ignore_warnings = opt->no_warnings;
 }
 
+/* Reads -profile-use's file; NULL after reporting why in diags (or out of memory). A profile
+ * of none of the input's kernels is an error: it was taken on other code. */
+static wave_profile *read_profile(const char *path, const wave_module *module, wave_diags *diags) {
+  size_t len = 0;
+  char *text = tool_read_input("waveopt", path, &len);
+  if (!text)
+    return NULL;
+  wave_profile *p = wave_profile_parse(text, len, path, diags);
+  free(text);
+  bool any = false;
+  for (const wave_kernel *k = module->first_kernel; p && k && !any; k = k->next)
+    any = wave_profile_find_kernel(p, k->name) != NULL;
+  if (p && !any) {
+    const wave_profile_kernel *k = wave_profile_kernel_at(p, 0);
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){path, 0, 0}, NULL, 0,
+                     "profile of %s%s%s, which the input does not have", k ? "kernel '" : "no kernel",
+                     k ? wave_profile_kernel_name(k) : "", k ? "'" : "");
+    wave_profile_destroy(p);
+    p = NULL;
+  }
+  if (!p && !wave_diags_has_errors(diags))
+    fprintf(stderr, "waveopt: error: out of memory\n");
+  return p;
+}
+
 static int run_tool(options *opt) {
   wave_diags diags;
   init_diags(&diags, opt);
@@ -698,6 +733,11 @@ static int run_tool(options *opt) {
 
   wave_module *module = tool_parse_input("waveopt", opt->input, &diags);
   bool ok = module && wave_verify_module(module, &diags);
+  wave_profile *profile = NULL;
+  if (ok && opt->profile_use) {
+    ok = (profile = read_profile(opt->profile_use, module, &diags)) != NULL;
+    opt->run.profile = profile;
+  }
   /* The input's diagnostics come before anything the pipeline prints. */
   tool_print_diags(&diags, opt->diag_format);
   wave_diags run_diags;
@@ -731,6 +771,7 @@ static int run_tool(options *opt) {
   free(analyses.data);
   wave_pipeline_destroy(pipeline);
   wave_module_destroy(module);
+  wave_profile_destroy(profile);
   wave_diags_free(&run_diags);
   wave_diags_free(&diags);
   return ok ? 0 : 1;

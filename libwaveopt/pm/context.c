@@ -66,6 +66,10 @@ uint32_t wave_pass_max_divergence_depth(const wave_pass_context *ctx) {
   return limit ? limit : ctx->run->target->divergence_stack;
 }
 
+const struct wave_profile_kernel *wave_pass_profile(const wave_pass_context *ctx) {
+  return ctx->run->profile;
+}
+
 int64_t wave_pass_option(const wave_pass_context *ctx, size_t index) {
   const wave_pass_option_info *option = &ctx->pass->options[index];
   const wave_pipeline_options *o = ctx->run->options;

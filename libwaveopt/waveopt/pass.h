@@ -136,6 +136,9 @@ WAVE_API wave_diags *wave_pass_diags(wave_pass_context *ctx);
 WAVE_API uint32_t wave_pass_max_registers(const wave_pass_context *ctx, const wave_kernel *kernel);
 /* The divergence-stack depth to keep within, 0 for no limit (wave_pipeline_options). */
 WAVE_API uint32_t wave_pass_max_divergence_depth(const wave_pass_context *ctx);
+/* The measured profile of the kernel the pass runs on, or NULL when the run has none for it.
+ * Lines are those of the input: passes keep wave_loc on what they keep. */
+WAVE_API const struct wave_profile_kernel *wave_pass_profile(const wave_pass_context *ctx);
 /* Reports an error at loc (quoting its source line) and returns the failed result. */
 WAVE_API wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -268,6 +271,10 @@ typedef struct wave_pipeline_options {
   /* Overrides of declared pass options; a name no registered pass declares is an error. */
   const wave_pass_option_value *option_values;
   size_t num_option_values;
+  /* A divergence profile (waveopt/profile.h, waveopt -profile-use): each kernel it has is
+   * matched against the kernel's code before the first pass (a stale one is an error that
+   * stops the run), and passes read it through wave_pass_profile. */
+  const struct wave_profile *profile;
 
   /* Callbacks, each optional, all given callback_ctx. The kernel may be printed in them. */
   void *callback_ctx;
