@@ -290,6 +290,10 @@ static const char *reg_name(uint32_t reg, char *buf) {
   return buf;
 }
 
+static uint32_t dest_reg(const wave_operand *d) {
+  return d->kind == WAVE_OPERAND_PRED ? WAVE_REG_PRED(d->value) : WAVE_REG_GPR(d->value);
+}
+
 static const char *mnemonic(const wave_instr *in) { return wave_opcode_get(in->op)->mnemonic; }
 
 /* Missed remarks for a repeat of an earlier instruction's text that is not merged; then the
@@ -303,22 +307,25 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
   if (e && !merged) {
     wave_loc was = e->instr->src.loc;
     const char *why = why_not_merged(in);
-    if (memcmp(e->values, values, sizeof(values)) != 0) {
-      char buf[REG_NAME_LEN] = "";
-      for (unsigned slot = 0, n = 1; slot < in->num_operands; slot++) {
-        if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
-          continue;
-        if (e->values[n + 1] != values[n + 1] && read_reg(in, slot) != NO_REG) {
-          reg_name(read_reg(in, slot), buf);
-          break;
-        }
-        n += 2;
-      }
+    uint32_t changed = NO_REG;
+    for (unsigned slot = 0, n = 1; slot < in->num_operands && changed == NO_REG; slot++) {
+      if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
+        continue;
+      if (e->values[n + 1] != values[n + 1])
+        changed = read_reg(in, slot);
+      n += 2;
+    }
+    const wave_operand *earlier_dest = wave_instr_dest(e->instr);
+    /* `iadd r7, r7, r8` again steps on from the earlier result: no news for the reader. */
+    bool steps = earlier_dest && changed == dest_reg(earlier_dest);
+    if (changed != NO_REG && !steps) {
+      char buf[REG_NAME_LEN];
+      reg_name(changed, buf);
       wave_remark_missed(c->ctx, "operand-changed", at,
                          "%s at %u:%u not merged with the one at %u:%u: %s may have changed in "
                          "between",
                          mnemonic(in), at.line, at.col, was.line, was.col, buf);
-    } else if (why) {
+    } else if (changed == NO_REG && why) {
       wave_remark_missed(c->ctx, "not-mergeable", at, "%s at %u:%u not merged with the one at "
                          "%u:%u: %s", mnemonic(in), at.line, at.col, was.line, was.col, why);
     }
@@ -355,6 +362,14 @@ static void redirect(cse *c, const wave_loc *at, const char *what, wave_operand 
                      "value", what, at->line, at->col, reg_name(to, a), reg_name(from, b));
 }
 
+/* A read that stays although `to` holds the same value. */
+static void kept(cse *c, const wave_instr *in, uint32_t reg, uint32_t to, const char *why) {
+  char a[REG_NAME_LEN], b[REG_NAME_LEN];
+  wave_remark_missed(c->ctx, "read-kept", in->src.loc, "%s at %u:%u keeps reading %s, not %s: %s",
+                     mnemonic(in), in->src.loc.line, in->src.loc.col, reg_name(reg, a),
+                     reg_name(to, b), why);
+}
+
 /* Where the register read lands: the holder of its value when another register is, else the
  * register itself, which then becomes the holder. */
 static uint32_t read_target(cse *c, uint32_t reg) {
@@ -377,16 +392,20 @@ static void rewrite_reads(cse *c, wave_instr *in) {
         (o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_PRED))
       continue;
     uint32_t reg = read_reg(in, slot);
-    if (wave_regset_test(other_lanes, reg))
-      continue;
     uint32_t to = read_target(c, reg);
-    if (to != reg)
+    if (to == reg)
+      continue;
+    if (wave_regset_test(other_lanes, reg))
+      kept(c, in, reg, to, "it reads that register in other lanes too, inactive ones included");
+    else
       redirect(c, &in->src.loc, mnemonic(in), o, reg, to);
   }
   if (in->guard != WAVE_NO_GUARD) {
     uint32_t reg = WAVE_REG_PRED((uint32_t)in->guard);
     uint32_t to = read_target(c, reg);
-    if (to != reg && to != WAVE_REG_PRED(0)) {
+    if (to == WAVE_REG_PRED(0) && reg != to) {
+      kept(c, in, reg, to, "a guard may not name p0");
+    } else if (to != reg) {
       wave_operand guard = wave_pred((uint32_t)in->guard);
       redirect(c, &in->src.loc, mnemonic(in), &guard, reg, to);
       in->guard = (int8_t)guard.value;
@@ -403,10 +422,6 @@ static void set_defs_fresh(cse *c, const wave_instr *in) {
     wave_instr_defs(in, &defs);
   }
   set_fresh_all(c, defs);
-}
-
-static uint32_t dest_reg(const wave_operand *d) {
-  return d->kind == WAVE_OPERAND_PRED ? WAVE_REG_PRED(d->value) : WAVE_REG_GPR(d->value);
 }
 
 /* The value number the instruction computes, with the table entry it repeats in *earlier
@@ -443,6 +458,7 @@ static void visit_instr(cse *c, wave_instr *in) {
   wave_instr unguarded = *in;
   unguarded.guard = WAVE_NO_GUARD;
   const entry *earlier;
+  bool copy = in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_GPR;
   if (!d || why_not_merged(&unguarded) != NULL) {
     if (c->explain && d)
       explain(c, in, false);
@@ -459,7 +475,7 @@ static void visit_instr(cse *c, wave_instr *in) {
     return;
   }
   if (in->guard != WAVE_NO_GUARD) {
-    if (c->explain)
+    if (c->explain && !copy)
       explain(c, in, false);
     set_defs_fresh(c, in);
     return;
@@ -474,7 +490,7 @@ static void visit_instr(cse *c, wave_instr *in) {
                        mnemonic(in), at.line, at.col, was.line, was.col,
                        reg_name(earlier->reg, buf));
   }
-  if (c->explain)
+  if (c->explain && !copy)
     explain(c, in, held);
   set_vn(c, dest, value);
 }
