@@ -74,8 +74,10 @@ typedef struct hoist {
 
 typedef struct licm {
   wave_pass_context *ctx;
-  const wave_liveness *lv;
-  wave_regset other_lanes;
+  wave_analysis_manager *am;
+  wave_kernel *kernel;
+  const wave_liveness *lv;        /* asked for at the first constant after an early exit */
+  wave_regset other_lanes;        /* with lv */
   frame *frames;
   size_t num_frames, frames_cap;
   candidate *candidates;
@@ -120,7 +122,7 @@ static void note_instr(licm *l, wave_instr *in, bool top_level) {
 }
 
 /* Why the candidate stays in its loop, or NULL when it may leave. */
-static const char *why_kept(const licm *l, const frame *f, const candidate *c) {
+static const char *why_kept(licm *l, const frame *f, const candidate *c) {
   unsigned r = WAVE_REG_GPR(c->instr->operands[0].value);
   if (wave_regset_test(f->written_twice, r))
     return "is written elsewhere in the loop";
@@ -130,6 +132,12 @@ static const char *why_kept(const licm *l, const frame *f, const candidate *c) {
     return "may go back to a caller unwritten by a return before it";
   if (!c->exit_before)
     return NULL;
+  if (!l->lv) {
+    l->lv = wave_analysis_get(l->am, l->kernel, WAVE_ANALYSIS_LIVENESS);
+    l->other_lanes = wave_xform_other_lane_reads(l->kernel);
+  }
+  if (!l->lv)
+    return "is read after the loop as far as anyone knows: no liveness";
   wave_regset after = wave_liveness_at(l->lv, wave_cursor_after_node(f->loop));
   if (wave_regset_test(after, r) || wave_regset_test(l->other_lanes, r))
     return "may be left unwritten by a lane that exits before it, and is read after the loop";
@@ -202,11 +210,7 @@ static void walk(licm *l, wave_region *region) {
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
-  const wave_liveness *lv = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
-  if (!lv)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "licm: no liveness for kernel '%s'",
-                          kernel->name);
-  licm l = {.ctx = ctx, .lv = lv, .other_lanes = wave_xform_other_lane_reads(kernel)};
+  licm l = {.ctx = ctx, .am = am, .kernel = kernel};
   wave_foreach_region(r, kernel) {
     walk(&l, r);
     l.num_frames = 0;
