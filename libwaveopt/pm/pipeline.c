@@ -24,9 +24,9 @@
 static const char *const level_pipelines[] = {
     "legalize",
     "lint,simplify-cfg,early-cse,dce,predicated-break,legalize",
-    "lint,fixpoint(simplify-cfg,licm,early-cse,dce,hoist-common,flatten-ifs,predicated-break,"
+    "lint,fixpoint(simplify-cfg,early-cse,licm,dce,hoist-common,flatten-ifs,predicated-break,"
     "if-to-select),bound-depth,legalize",
-    "lint,fixpoint(simplify-cfg,licm,early-cse,dce,hoist-common,flatten-ifs,predicated-break,"
+    "lint,fixpoint(simplify-cfg,early-cse,licm,dce,hoist-common,flatten-ifs,predicated-break,"
     "if-to-select),bound-depth,legalize",
 };
 
