@@ -65,9 +65,9 @@
 #include "waveopt/pass.h"
 #include "xform/early_cse.h"
 
-/* A key: word 0 is the opcode and whether the operands are value numbers or their text; then
- * two words (kind and flags, value) per source slot. */
-#define KEY_WORDS (1 + 2 * WAVE_MAX_OPERANDS)
+/* A key: word 0 is the opcode and whether the operands are value numbers or their text, word 1
+ * each source operand's kind and negation (4 bits a slot), then one word per source slot. */
+#define KEY_WORDS (2 + WAVE_MAX_OPERANDS)
 #define NO_REG UINT32_MAX
 #define NO_ENTRY UINT32_MAX
 #define REG_NAME_LEN 16
@@ -77,7 +77,6 @@ typedef struct entry {
   uint32_t next;            /* the next entry of the same bucket, or NO_ENTRY */
   uint32_t value;           /* value-number entries: the number the computation gives */
   uint32_t reg;             /* the register that first took it */
-  uint32_t values[KEY_WORDS]; /* text entries: the key by value numbers at that point */
   const wave_instr *instr;  /* where the computation was */
 } entry;
 
@@ -107,6 +106,9 @@ typedef struct cse {
   size_t num_buckets;             /* a power of two */
   entry *entries;
   size_t num_entries, entries_cap;
+  /* With explain, per entry: a text entry's key by value numbers when it was made. */
+  uint32_t (*values)[KEY_WORDS];
+  size_t values_cap;
   undo *log;
   size_t log_len, log_cap;
   scope *scopes;
@@ -245,18 +247,18 @@ static void make_key(const cse *c, const wave_instr *in, bool by_value, uint32_t
   if (op == WAVE_OP_MOV && in->num_operands == 2 && in->operands[1].kind == WAVE_OPERAND_SREG)
     op = WAVE_OP_MOV_SR;
   key[0] = (uint32_t)op | (by_value ? 0u : 1u << 16);
-  for (unsigned slot = 0, n = 1; slot < in->num_operands; slot++) {
+  for (unsigned slot = 0, n = 2; slot < in->num_operands; slot++) {
     if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
       continue;
     const wave_operand *o = &in->operands[slot];
     uint32_t reg = read_reg(in, slot);
-    key[n] = (uint32_t)o->kind | (uint32_t)o->negated << 8;
-    key[n + 1] = by_value && reg != NO_REG && wave_opcode_slot_width(in->op, slot) == 1
-                     ? c->vn[reg]
-                     : o->value;
+    key[1] |= ((uint32_t)o->kind | (uint32_t)o->negated << 3) << (4 * (n - 2));
+    key[n] = by_value && reg != NO_REG && wave_opcode_slot_width(in->op, slot) == 1
+                 ? c->vn[reg]
+                 : o->value;
     if (o->kind == WAVE_OPERAND_LABEL)
-      key[n + 1] = wave_hash_name(o->label, strlen(o->label));
-    n += 2;
+      key[n] = wave_hash_name(o->label, strlen(o->label));
+    n++;
   }
 }
 
@@ -308,12 +310,13 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
     wave_loc was = e->instr->src.loc;
     const char *why = why_not_merged(in);
     uint32_t changed = NO_REG;
-    for (unsigned slot = 0, n = 1; slot < in->num_operands && changed == NO_REG; slot++) {
+    const uint32_t *then = c->values[e - c->entries];
+    for (unsigned slot = 0, n = 2; slot < in->num_operands && changed == NO_REG; slot++) {
       if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
         continue;
-      if (e->values[n + 1] != values[n + 1])
+      if (then[n] != values[n])
         changed = read_reg(in, slot);
-      n += 2;
+      n++;
     }
     const wave_operand *earlier_dest = wave_instr_dest(e->instr);
     /* `iadd r7, r7, r8` again steps on from the earlier result: no news for the reader. */
@@ -331,8 +334,13 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
     }
   }
   entry *mine = insert(c, text, in);
-  if (mine)
-    memcpy(mine->values, values, sizeof(values));
+  if (!mine)
+    return;
+  if (!wave_grow((void **)&c->values, &c->values_cap, c->num_entries, sizeof(*c->values))) {
+    c->out_of_memory = true;
+    return;
+  }
+  memcpy(c->values[mine - c->entries], values, sizeof(values));
 }
 
 static void remove_instr(cse *c, wave_instr *in, uint32_t dest) {
@@ -616,6 +624,7 @@ static void cse_free(cse *c) {
   free(c->leader);
   free(c->buckets);
   free(c->entries);
+  free(c->values);
   free(c->log);
   free(c->scopes);
   free(c->loop_writes);
