@@ -78,6 +78,11 @@ typedef enum wave_if_order {
  * when memory ran out. */
 wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count);
 
+/* Every register some instruction of the kernel reads in lanes other than its own
+ * (wave_instr_other_lane_uses): per-lane liveness misses those reads, so a pass that leaves a
+ * register holding another value where liveness calls it dead asks here too. */
+wave_regset wave_xform_other_lane_reads(const wave_kernel *kernel);
+
 /* ---- conditions --------------------------------------------------------------------------- */
 
 /* A predicate test as an if, break or guard makes it: pN, or !pN. */
