@@ -8,6 +8,7 @@
 #ifndef WAVE_PM_BUILTIN_H
 #define WAVE_PM_BUILTIN_H
 
+#include "ir/layout.h"
 #include "waveopt/pass.h"
 
 enum {
@@ -20,6 +21,11 @@ enum {
 #define WAVE_ANALYSIS(ID, stem) extern const wave_analysis_info wave_analysis_##stem;
 #include "analysis/analyses.def"
 #undef WAVE_ANALYSIS
+
+/* The kernel's flat layout, built on the first request and kept until the kernel is
+ * invalidated (ir/layout.h); NULL when memory runs out. The built-in analyses read it. */
+const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
+                                                const wave_kernel *kernel);
 
 #define WAVE_PASS(stem) extern const wave_pass_info wave_pass_##stem;
 #include "passes/passes.def"

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A kernel laid out flat for the analyses: one item per statement in the order of
+ * wave_const_walk, region after region, each instruction decoded there once (opcode, guard,
+ * the registers wave_instr_uses_defs names). The analyses all walk the whole kernel; walking
+ * the region tree means a dependent cache miss per instruction (about 30 ns each on a
+ * 1M-instruction kernel), and decoding means the opcode table's shapes again, so the five
+ * together used to pay both five or six times. Built once per kernel and shared through the
+ * analysis manager (wave_analysis_manager_layout), they pay once and read a dense array.
+ *
+ * The layout describes the kernel as it was when built and holds pointers into it: the
+ * manager drops it whenever a pass changed the kernel, and no result keeps a pointer into it.
+ */
+#ifndef WAVE_IR_LAYOUT_H
+#define WAVE_IR_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "waveopt/ir.h"
+#include "waveopt/regset.h"
+
+typedef enum wave_layout_kind {
+  WAVE_LAYOUT_INSTR,
+  WAVE_LAYOUT_BLOCK,       /* a block; its instructions are the `count` items after it */
+  WAVE_LAYOUT_IF,
+  WAVE_LAYOUT_ELSE,        /* the then-list is done (also when the if has no else) */
+  WAVE_LAYOUT_ENDIF,
+  WAVE_LAYOUT_LOOP,
+  WAVE_LAYOUT_ENDLOOP,
+  WAVE_LAYOUT_END_REGION,  /* the region's body is done */
+} wave_layout_kind;
+
+typedef struct wave_layout_item {
+  /* INSTR: the instruction; BLOCK, IF, ELSE, ENDIF, LOOP, ENDLOOP: the node (for the markers,
+   * the if or loop they close); END_REGION: the region. */
+  const void *what;
+  union {
+    uint32_t regs;         /* INSTR: where its registers start in the layout's regs: num_uses
+                            * read (ascending), then num_defs written (ascending) */
+    uint32_t count;        /* BLOCK: its instructions */
+  };
+  uint32_t depth;          /* wave_const_walker's depth at the statement */
+  uint16_t op;             /* INSTR: wave_opcode */
+  uint8_t kind;            /* wave_layout_kind */
+  int8_t guard;            /* INSTR: its guard's predicate or WAVE_NO_GUARD */
+  uint8_t num_uses, num_defs;
+} wave_layout_item;
+
+typedef struct wave_layout {
+  const wave_kernel *kernel;
+  wave_layout_item *items;
+  size_t num_items;
+  uint16_t *regs;          /* register indices of waveopt/regset.h */
+  size_t num_regs;
+  size_t num_instrs;
+  size_t num_regions;
+} wave_layout;
+
+/* NULL when memory runs out. */
+wave_layout *wave_layout_build(const wave_kernel *kernel);
+void wave_layout_destroy(wave_layout *layout);
+
+static inline const wave_instr *wave_layout_instr(const wave_layout_item *item) {
+  return (const wave_instr *)item->what;
+}
+static inline const wave_node *wave_layout_node(const wave_layout_item *item) {
+  return (const wave_node *)item->what;
+}
+
+/* An instruction's registers as sets: those it reads (wave_instr_uses), those it writes
+ * (wave_instr_defs). */
+static inline wave_regset wave_layout_set(const uint16_t *regs, unsigned count) {
+  wave_regset s = wave_regset_empty();
+  for (unsigned i = 0; i < count; i++)
+    s.words[regs[i] / 64] |= (uint64_t)1 << (regs[i] % 64);
+  return s;
+}
+static inline wave_regset wave_layout_uses(const wave_layout *layout,
+                                           const wave_layout_item *item) {
+  return wave_layout_set(&layout->regs[item->regs], item->num_uses);
+}
+static inline wave_regset wave_layout_defs(const wave_layout *layout,
+                                           const wave_layout_item *item) {
+  return wave_layout_set(&layout->regs[item->regs + item->num_uses], item->num_defs);
+}
+
+#endif
