@@ -92,7 +92,7 @@ typedef struct construct {
   uint32_t parent;          /* the enclosing construct, NONE at a region's top level */
   uint32_t list_end;        /* where the list holding it ends */
   uint32_t start, mid, end;
-  uint32_t loop;            /* a loop's index in loops */
+  uint32_t loop;            /* a loop's index in loops; NONE for an if */
 } construct;
 
 typedef struct loop_info {
@@ -181,15 +181,15 @@ static void note_instr(survey *s, size_t depth, const wave_layout_item *item) {
     return;
   /* Only the innermost loop is updated here; close_loop passes the facts outward. */
   loop_info *l = &s->loops[loop];
-  l->defs = wave_regset_union(l->defs, wave_layout_defs(s->layout, item));
+  wave_regset_add_list(&l->defs, wave_layout_defs(s->layout, item), item->num_defs);
   l->leaves_otherwise |= wave_opcode_has(item->op, WAVE_F_CALL | WAVE_F_EXIT);
   l->own_break |= item->op == WAVE_OP_BREAK;
   l->own_read |= wave_opcode_has(item->op, WAVE_F_READS_MEM) && space >= 0;
 }
 
-static void open_construct(survey *s, size_t depth, const wave_node *node) {
+static void open_construct(survey *s, size_t depth, const wave_node *node, bool is_if) {
   construct c = {node, depth ? s->stack[depth - 1] : NONE, 0, s->num_instrs, NONE, 0, NONE};
-  if (node->kind == WAVE_NODE_IF)
+  if (is_if)
     add_event(s, depth, EV_IF, 0, node);
   else {
     add_event(s, depth, EV_INNER, (uint32_t)s->num_loops, node);
@@ -231,7 +231,7 @@ static void walk_region(survey *s, const wave_layout_item **at) {
       break;
     case WAVE_LAYOUT_IF:
     case WAVE_LAYOUT_LOOP:
-      open_construct(s, depth, n);
+      open_construct(s, depth, n, item->kind == WAVE_LAYOUT_IF);
       break;
     case WAVE_LAYOUT_ELSE:
       s->constructs[s->stack[depth]].mid = s->num_instrs;
@@ -257,7 +257,7 @@ static void walk_region(survey *s, const wave_layout_item **at) {
       c->list_end = s->num_instrs;
     else {
       const construct *p = &s->constructs[c->parent];
-      c->list_end = p->node->kind == WAVE_NODE_IF && c->start < p->mid ? p->mid : p->end;
+      c->list_end = p->loop == NONE && c->start < p->mid ? p->mid : p->end;
     }
   }
 }
@@ -335,10 +335,6 @@ typedef struct wait {
   bool spaces[SPACES];
 } wait;
 
-static bool intersects(wave_regset a, wave_regset b) {
-  return !wave_regset_is_empty(wave_regset_intersect(a, b));
-}
-
 /* One pass over the loop's own statements from `top`, the dependent registers at the start of
  * an iteration; returns those at the start of the next one. */
 static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_frame **frames,
@@ -353,8 +349,9 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
     switch (ev->kind) {
     case EV_INSTR: {
       const wave_layout_item *item = ev->what;
-      wave_regset uses = wave_layout_uses(s->layout, item), defs = wave_layout_defs(s->layout, item);
-      bool depends = control || intersects(uses, t);
+      const uint16_t *defs = wave_layout_defs(s->layout, item);
+      bool depends =
+          control || wave_regset_meets_list(&t, wave_layout_uses(s->layout, item), item->num_uses);
       if (item->op == WAVE_OP_BREAK) {
         out->has_break = true;
         out->every_break_waits &= depends;
@@ -365,11 +362,12 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
         out->spaces[space_of(item->op)] = true;
         if (!out->read)
           out->read = wave_layout_instr(item);
-        t = wave_regset_union(t, defs);
+        wave_regset_add_list(&t, defs, item->num_defs);
       } else if (depends) {
-        t = wave_regset_union(t, defs);
+        wave_regset_add_list(&t, defs, item->num_defs);
       } else if (item->guard == WAVE_NO_GUARD) {
-        t = wave_regset_subtract(t, defs);   /* a guarded write leaves other lanes' values */
+        wave_regset_remove_list(&t, defs, item->num_defs);   /* a guarded write leaves other
+                                                              * lanes' values */
       }
       break;
     }
@@ -490,7 +488,7 @@ static void fill_reach(const survey *s, const wave_uniformity *u, const bool spa
     uint32_t p = x->parent;
     const construct *a = p == NONE ? NULL : &s->constructs[p];
     bool divergent = a && wave_uniformity_node_divergent(u, a->node);
-    bool else_side = divergent && a->node->kind == WAVE_NODE_IF && x->start < a->mid &&
+    bool else_side = divergent && a->loop == NONE && x->start < a->mid &&
                      has_writer(s, spaces, a->mid, a->end);
     stretch beside = {a ? a->mid : 0, a ? a->end : 0, p};
     if (has_writer(s, spaces, x->end, x->list_end))

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The flat layout of a kernel (ir/layout.h): one walk of the region tree, no recursion. */
 #include <stdlib.h>
+#include <string.h>
 
+#include "ir/ir_internal.h"
 #include "ir/layout.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
@@ -17,7 +19,8 @@ typedef struct builder {
 static wave_layout_item *add(builder *b, wave_layout_kind kind, const void *what,
                              unsigned depth) {
   wave_layout *l = b->l;
-  if (!wave_grow((void **)&l->items, &b->cap_items, l->num_items + 1, sizeof(*l->items))) {
+  if (l->num_items == b->cap_items &&
+      !wave_grow((void **)&l->items, &b->cap_items, l->num_items + 1, sizeof(*l->items))) {
     b->failed = true;
     return NULL;
   }
@@ -27,33 +30,30 @@ static wave_layout_item *add(builder *b, wave_layout_kind kind, const void *what
   return item;
 }
 
-/* Appends the members of s, ascending; their number. */
-static uint8_t add_regs(builder *b, wave_regset s) {
-  wave_layout *l = b->l;
-  size_t first = l->num_regs;
-  for (unsigned k = 0; k < WAVE_REGSET_WORDS; k++)
-    for (uint64_t m = s.words[k]; m; m &= m - 1)
-      l->regs[l->num_regs++] = (uint16_t)(k * 64 + (unsigned)__builtin_ctzll(m));
-  return (uint8_t)(l->num_regs - first);
-}
-
 static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
   wave_layout *l = b->l;
-  /* One instruction names a few dozen registers at most; room for every one keeps the
-   * appends below free of checks. */
   wave_layout_item *item = add(b, WAVE_LAYOUT_INSTR, instr, depth);
-  if (!item || !wave_grow((void **)&l->regs, &b->cap_regs, l->num_regs + 2 * WAVE_NUM_REGS,
-                          sizeof(*l->regs))) {
+  size_t need = l->num_regs + 2 * WAVE_MAX_INSTR_REGS;
+  if (!item ||
+      (need > b->cap_regs && !wave_grow((void **)&l->regs, &b->cap_regs, need, sizeof(*l->regs)))) {
     b->failed = true;
     return;
   }
   item->op = instr->op;
   item->guard = instr->guard;
   item->regs = (uint32_t)l->num_regs;
-  wave_regset uses, defs;
-  wave_instr_uses_defs(instr, &uses, &defs);
-  item->num_uses = add_regs(b, uses);
-  item->num_defs = add_regs(b, defs);
+  uint16_t defs[WAVE_MAX_INSTR_REGS];
+  unsigned num_uses, num_defs;
+  wave_instr_reg_lists(instr, &l->regs[l->num_regs], &num_uses, defs, &num_defs);
+  memcpy(&l->regs[l->num_regs + num_uses], defs, num_defs * sizeof(*defs));
+  l->num_regs += num_uses + num_defs;
+  item->num_uses = (uint8_t)num_uses;
+  item->num_defs = (uint8_t)num_defs;
+  for (unsigned i = 0; i < instr->num_operands; i++) {
+    const wave_operand *o = &instr->operands[i];
+    if (o->kind == WAVE_OPERAND_SREG && o->value < 8 && wave_opcode_reads_sreg(instr->op, i))
+      item->low_sregs |= (uint8_t)(1u << o->value);
+  }
   l->num_instrs++;
 }
 

@@ -45,6 +45,8 @@ typedef struct wave_layout_item {
   uint8_t kind;            /* wave_layout_kind */
   int8_t guard;            /* INSTR: its guard's predicate or WAVE_NO_GUARD */
   uint8_t num_uses, num_defs;
+  uint8_t low_sregs;       /* INSTR: bit s set when it reads special register s < 8 as itself
+                            * (wave_opcode_reads_sreg): the thread, wave and lane ids */
 } wave_layout_item;
 
 typedef struct wave_layout {
@@ -68,21 +70,32 @@ static inline const wave_node *wave_layout_node(const wave_layout_item *item) {
   return (const wave_node *)item->what;
 }
 
-/* An instruction's registers as sets: those it reads (wave_instr_uses), those it writes
+/* An instruction's registers: num_uses it reads (wave_instr_uses), then num_defs it writes
  * (wave_instr_defs). */
-static inline wave_regset wave_layout_set(const uint16_t *regs, unsigned count) {
-  wave_regset s = wave_regset_empty();
-  for (unsigned i = 0; i < count; i++)
-    s.words[regs[i] / 64] |= (uint64_t)1 << (regs[i] % 64);
-  return s;
+static inline const uint16_t *wave_layout_uses(const wave_layout *layout,
+                                               const wave_layout_item *item) {
+  return &layout->regs[item->regs];
 }
-static inline wave_regset wave_layout_uses(const wave_layout *layout,
-                                           const wave_layout_item *item) {
-  return wave_layout_set(&layout->regs[item->regs], item->num_uses);
+static inline const uint16_t *wave_layout_defs(const wave_layout *layout,
+                                               const wave_layout_item *item) {
+  return &layout->regs[item->regs + item->num_uses];
 }
-static inline wave_regset wave_layout_defs(const wave_layout *layout,
-                                           const wave_layout_item *item) {
-  return wave_layout_set(&layout->regs[item->regs + item->num_uses], item->num_defs);
+
+/* Set operations with such a list, in place: a register at a time is what most lists need. */
+static inline void wave_regset_add_list(wave_regset *s, const uint16_t *regs, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    s->words[regs[i] / 64] |= (uint64_t)1 << (regs[i] % 64);
+}
+static inline void wave_regset_remove_list(wave_regset *s, const uint16_t *regs, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    s->words[regs[i] / 64] &= ~((uint64_t)1 << (regs[i] % 64));
+}
+static inline bool wave_regset_meets_list(const wave_regset *s, const uint16_t *regs,
+                                          unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (s->words[regs[i] / 64] >> (regs[i] % 64) & 1)
+      return true;
+  return false;
 }
 
 #endif
