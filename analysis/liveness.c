@@ -426,6 +426,7 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
     }
     case WAVE_LAYOUT_INSTR:   /* met inside its block */
     case WAVE_LAYOUT_END_REGION:
+    case WAVE_LAYOUT_KINDS:
       break;
     case WAVE_LAYOUT_IF:
       i = add_point(b, FALLS);
@@ -479,6 +480,32 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
     }
   }
   *at = item + 1;
+}
+
+/* Room for every point, instruction, node and loop the layout says there will be: one
+ * allocation each instead of doublings. */
+static void presize(builder *b, const wave_layout *layout) {
+  wave_liveness *lv = b->lv;
+  const size_t *count = layout->count;
+  size_t points = layout->num_items - count[WAVE_LAYOUT_BLOCK] + 1;
+  size_t nodes = count[WAVE_LAYOUT_BLOCK] + count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP] + 1;
+  size_t instrs = count[WAVE_LAYOUT_INSTR] + 1, loops = count[WAVE_LAYOUT_LOOP] + 1;
+  if (!resize((void **)&b->flags, points, sizeof(uint8_t)) ||
+      !resize((void **)&b->aux, points, sizeof(uint32_t)) ||
+      !resize((void **)&b->gen, points, lv->words * sizeof(uint64_t)) ||
+      !resize((void **)&b->kill, points, lv->words * sizeof(uint64_t)) ||
+      !resize((void **)&lv->instr_keys, instrs, sizeof(void *)) ||
+      !resize((void **)&lv->instr_points, instrs, sizeof(uint32_t)) ||
+      !resize((void **)&lv->node_keys, nodes, sizeof(void *)) ||
+      !resize((void **)&lv->spans, nodes, sizeof(node_span)) ||
+      !resize((void **)&b->loops, loops, sizeof(loop_span))) {
+    b->failed = true;
+    return;
+  }
+  b->cap_points = points;
+  b->cap_instrs = instrs;
+  b->cap_nodes = nodes;
+  b->cap_loops = loops;
 }
 
 /* Other-lane registers, known once the whole kernel is flattened, in the kill and gen sets of
@@ -585,6 +612,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
     wave_regset_set(&lv->everything, WAVE_REG_PRED(p));
   builder b = {.lv = lv};
   size_t cap_regions = 0;
+  presize(&b, layout);
   const wave_layout_item *at = layout->items;
   wave_foreach_region(region, kernel) {
     flatten_region(&b, layout, &at, region == kernel->first_region);

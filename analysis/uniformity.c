@@ -450,7 +450,16 @@ static bool index_instr(walk *w, const wave_layout *layout, const wave_layout_it
 static bool index_kernel(walk *w, const wave_layout *layout) {
   wave_uniformity *u = w->u;
   uint32_t open = 0;
-  bool ok = true;
+  /* Sized once from the layout: doubling would copy and fault in the arrays again. An
+   * instruction whose inputs are its guard and destinations may list one register more. */
+  size_t entries = layout->num_items - layout->count[WAVE_LAYOUT_BLOCK];
+  bool ok = (u->keys = reserve(NULL, &u->cap_keys, entries, sizeof(*u->keys))) != NULL &&
+            (u->entries = reserve(NULL, &u->cap_entries, entries, sizeof(*u->entries))) != NULL &&
+            (w->loops = reserve(NULL, &w->cap_loops, layout->count[WAVE_LAYOUT_LOOP],
+                                sizeof(*w->loops))) != NULL &&
+            (w->regs = reserve(NULL, &w->cap_regs,
+                               layout->num_regs + layout->count[WAVE_LAYOUT_INSTR] + WAVE_NUM_REGS,
+                               sizeof(*w->regs))) != NULL;
   for (size_t i = 0; ok && i < layout->num_items; i++) {
     const wave_layout_item *item = &layout->items[i];
     const wave_node *n = wave_layout_node(item);
@@ -461,6 +470,7 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
       ok = index_instr(w, layout, item);
       break;
     case WAVE_LAYOUT_BLOCK:
+    case WAVE_LAYOUT_KINDS:
       break;
     case WAVE_LAYOUT_IF:
       if ((ok = (e = append_entry(u, n, STMT_IF)) != NULL))

@@ -25,6 +25,7 @@ static wave_layout_item *add(builder *b, wave_layout_kind kind, const void *what
     return NULL;
   }
   wave_layout_item *item = &l->items[l->num_items++];
+  l->count[kind]++;
   *item = (wave_layout_item){.what = what, .depth = depth, .kind = (uint8_t)kind,
                              .guard = WAVE_NO_GUARD};
   return item;
@@ -54,7 +55,6 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
     if (o->kind == WAVE_OPERAND_SREG && o->value < 8 && wave_opcode_reads_sreg(instr->op, i))
       item->low_sregs |= (uint8_t)(1u << o->value);
   }
-  l->num_instrs++;
 }
 
 static void add_region(builder *b, const wave_region *region) {
@@ -97,10 +97,8 @@ wave_layout *wave_layout_build(const wave_kernel *kernel) {
     return NULL;
   l->kernel = kernel;
   builder b = {.l = l};
-  for (const wave_region *r = kernel->first_region; r && !b.failed; r = r->next) {
+  for (const wave_region *r = kernel->first_region; r && !b.failed; r = r->next)
     add_region(&b, r);
-    l->num_regions++;
-  }
   if (b.failed) {
     wave_layout_destroy(l);
     return NULL;

@@ -29,6 +29,7 @@ typedef enum wave_layout_kind {
   WAVE_LAYOUT_LOOP,
   WAVE_LAYOUT_ENDLOOP,
   WAVE_LAYOUT_END_REGION,  /* the region's body is done */
+  WAVE_LAYOUT_KINDS
 } wave_layout_kind;
 
 typedef struct wave_layout_item {
@@ -55,8 +56,9 @@ typedef struct wave_layout {
   size_t num_items;
   uint16_t *regs;          /* register indices of waveopt/regset.h */
   size_t num_regs;
-  size_t num_instrs;
-  size_t num_regions;
+  /* Items of each kind (num_items in all): the analyses size their arrays from these once
+   * rather than growing them, which on a large kernel copies and faults in every page again. */
+  size_t count[WAVE_LAYOUT_KINDS];
 } wave_layout;
 
 /* NULL when memory runs out. */
