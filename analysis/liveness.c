@@ -432,7 +432,7 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
       i = add_point(b, FALLS);
       if (i != NO_POINT && open_construct_push(b, i, false)) {
         wave_regset cond = wave_regset_empty();
-        wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)n->u.if_.cond.value));
+        wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)item->pred));
         pack_into(b, b->gen, i, &cond);
       }
       break;

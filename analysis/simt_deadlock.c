@@ -110,7 +110,7 @@ typedef struct event {
   uint32_t loop;            /* the innermost loop around it */
   uint8_t kind;
   uint32_t index;           /* EV_INSTR: the instruction's number; EV_INNER: the inner loop */
-  const void *what;         /* EV_INSTR: its item in the layout; EV_IF: the if node */
+  const wave_layout_item *item;   /* EV_INSTR, EV_IF: its item in the layout */
 } event;
 
 typedef struct writer {
@@ -158,10 +158,11 @@ static uint32_t loop_around(const survey *s, size_t depth) {
 }
 
 /* The innermost loop owns the statement; statements outside every loop are not needed. */
-static void add_event(survey *s, size_t depth, event_kind kind, uint32_t index, const void *what) {
+static void add_event(survey *s, size_t depth, event_kind kind, uint32_t index,
+                      const wave_layout_item *item) {
   uint32_t loop = loop_around(s, depth);
   if (loop != NONE) {
-    event e = {loop, (uint8_t)kind, index, what};
+    event e = {loop, (uint8_t)kind, index, item};
     PUSH(s, events, num_events, cap_events, e);
   }
 }
@@ -187,12 +188,14 @@ static void note_instr(survey *s, size_t depth, const wave_layout_item *item) {
   l->own_read |= wave_opcode_has(item->op, WAVE_F_READS_MEM) && space >= 0;
 }
 
-static void open_construct(survey *s, size_t depth, const wave_node *node, bool is_if) {
+static void open_construct(survey *s, size_t depth, const wave_layout_item *item) {
+  const wave_node *node = wave_layout_node(item);
+  bool is_if = item->kind == WAVE_LAYOUT_IF;
   construct c = {node, depth ? s->stack[depth - 1] : NONE, 0, s->num_instrs, NONE, 0, NONE};
   if (is_if)
-    add_event(s, depth, EV_IF, 0, node);
+    add_event(s, depth, EV_IF, 0, item);
   else {
-    add_event(s, depth, EV_INNER, (uint32_t)s->num_loops, node);
+    add_event(s, depth, EV_INNER, (uint32_t)s->num_loops, item);
     loop_info l = {.construct = (uint32_t)s->num_constructs, .defs = wave_regset_empty()};
     c.loop = (uint32_t)s->num_loops;
     PUSH(s, loops, num_loops, cap_loops, l);
@@ -223,7 +226,6 @@ static void walk_region(survey *s, const wave_layout_item **at) {
   size_t first = s->num_constructs;
   const wave_layout_item *item = *at;
   for (; !s->failed && item->kind != WAVE_LAYOUT_END_REGION; item++) {
-    const wave_node *n = wave_layout_node(item);
     size_t depth = item->depth;
     switch ((wave_layout_kind)item->kind) {
     case WAVE_LAYOUT_INSTR:
@@ -231,14 +233,14 @@ static void walk_region(survey *s, const wave_layout_item **at) {
       break;
     case WAVE_LAYOUT_IF:
     case WAVE_LAYOUT_LOOP:
-      open_construct(s, depth, n, item->kind == WAVE_LAYOUT_IF);
+      open_construct(s, depth, item);
       break;
     case WAVE_LAYOUT_ELSE:
       s->constructs[s->stack[depth]].mid = s->num_instrs;
-      add_event(s, depth, EV_ELSE, 0, n);
+      add_event(s, depth, EV_ELSE, 0, item);
       break;
     case WAVE_LAYOUT_ENDIF:
-      add_event(s, depth, EV_ENDIF, 0, n);
+      add_event(s, depth, EV_ENDIF, 0, item);
       s->constructs[s->stack[depth]].end = s->num_instrs;
       break;
     case WAVE_LAYOUT_ENDLOOP:
@@ -357,7 +359,7 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
     const event *ev = &s->events[e];
     switch (ev->kind) {
     case EV_INSTR: {
-      const wave_layout_item *item = ev->what;
+      const wave_layout_item *item = ev->item;
       const uint16_t *defs = wave_layout_defs(s->layout, item);
       bool depends =
           control || wave_regset_meets_list(&t, wave_layout_uses(s->layout, item), item->num_uses);
@@ -385,9 +387,8 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
         s->failed = true;
         break;
       }
-      const wave_node *n = ev->what;
       (*frames)[depth++] = (if_frame){t, wave_regset_empty(), control};
-      control |= wave_regset_test(t, WAVE_REG_PRED(n->u.if_.cond.value));
+      control |= wave_regset_test(t, WAVE_REG_PRED(ev->item->pred));
       break;
     }
     case EV_ELSE:

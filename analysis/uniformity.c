@@ -410,7 +410,7 @@ static bool index_instr(walk *w, const wave_layout *layout, const wave_layout_it
   e->guard = item->guard;
   if (item->op == WAVE_OP_BREAK || item->op == WAVE_OP_CONTINUE) {
     e->kind = item->op == WAVE_OP_BREAK ? STMT_BREAK : STMT_CONTINUE;
-    e->pred = WAVE_REG_PRED(instr->operands[0].value);
+    e->pred = WAVE_REG_PRED(wave_layout_branch_pred(item));
     return true;
   }
   if (item->op == WAVE_OP_CALL) {
@@ -474,7 +474,7 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
       break;
     case WAVE_LAYOUT_IF:
       if ((ok = (e = append_entry(u, n, STMT_IF)) != NULL))
-        e->pred = WAVE_REG_PRED(n->u.if_.cond.value);
+        e->pred = WAVE_REG_PRED(item->pred);
       break;
     case WAVE_LAYOUT_ELSE:
       ok = append_entry(u, NULL, STMT_ELSE) != NULL;

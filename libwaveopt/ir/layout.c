@@ -50,6 +50,10 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
   l->num_regs += num_uses + num_defs;
   item->num_uses = (uint8_t)num_uses;
   item->num_defs = (uint8_t)num_defs;
+  if ((instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) && instr->num_operands)
+    item->branch_pred = (uint8_t)(instr->operands[0].value < WAVE_LAYOUT_LARGE_PRED
+                                      ? instr->operands[0].value
+                                      : WAVE_LAYOUT_LARGE_PRED);
   for (unsigned i = 0; i < instr->num_operands; i++) {
     const wave_operand *o = &instr->operands[i];
     if (o->kind == WAVE_OPERAND_SREG && o->value < 8 && wave_opcode_reads_sreg(instr->op, i))
@@ -62,6 +66,7 @@ static void add_region(builder *b, const wave_region *region) {
   wave_const_walk_init(&w, &region->body);
   while (!b->failed && wave_const_walk_next(&w)) {
     const wave_node *n = w.node;
+    wave_layout_item *item;
     switch (w.event) {
     case WAVE_WALK_BLOCK:
       if (add(b, WAVE_LAYOUT_BLOCK, n, w.depth)) {
@@ -72,7 +77,8 @@ static void add_region(builder *b, const wave_region *region) {
       }
       break;
     case WAVE_WALK_IF:
-      add(b, WAVE_LAYOUT_IF, n, w.depth);
+      if ((item = add(b, WAVE_LAYOUT_IF, n, w.depth)) != NULL)
+        item->pred = n->u.if_.cond.value;
       break;
     case WAVE_WALK_ELSE:
       add(b, WAVE_LAYOUT_ELSE, n, w.depth);

@@ -40,6 +40,7 @@ typedef struct wave_layout_item {
     uint32_t regs;         /* INSTR: where its registers start in the layout's regs: num_uses
                             * read (ascending), then num_defs written (ascending) */
     uint32_t count;        /* BLOCK: its instructions */
+    uint32_t pred;         /* IF: its predicate's number (cond.value) */
   };
   uint32_t depth;          /* wave_const_walker's depth at the statement */
   uint16_t op;             /* INSTR: wave_opcode */
@@ -48,7 +49,19 @@ typedef struct wave_layout_item {
   uint8_t num_uses, num_defs;
   uint8_t low_sregs;       /* INSTR: bit s set when it reads special register s < 8 as itself
                             * (wave_opcode_reads_sreg): the thread, wave and lane ids */
+  uint8_t branch_pred;     /* break, continue: their predicate operand's number, or
+                            * WAVE_LAYOUT_LARGE_PRED when it is that or more (a malformed one:
+                            * read the operand) */
 } wave_layout_item;
+
+#define WAVE_LAYOUT_LARGE_PRED 255
+
+/* The predicate operand of a break or continue item. */
+static inline uint32_t wave_layout_branch_pred(const wave_layout_item *item) {
+  return item->branch_pred < WAVE_LAYOUT_LARGE_PRED
+             ? item->branch_pred
+             : ((const wave_instr *)item->what)->operands[0].value;
+}
 
 typedef struct wave_layout {
   const wave_kernel *kernel;
