@@ -141,8 +141,10 @@ static bool add_edge(builder *b, const wave_instr *call, uint32_t from, uint32_t
   return true;
 }
 
+/* `at` is the node's position among the layout's statements but blocks, where a uniformity
+ * result computed from the same layout keeps it. */
 static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_t open,
-                     const wave_uniformity *u) {
+                     const wave_uniformity *u, size_t at) {
   wave_depth *d = b->d;
   if (!wave_grow((void **)&d->sites, &b->cap_sites, d->num_sites + 1, sizeof(site)))
     return false;
@@ -150,7 +152,7 @@ static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_
   site *s = &d->sites[index];
   s->node = node;
   s->region = region;
-  s->divergent = !u || wave_uniformity_node_divergent(u, node);
+  s->divergent = !u || wave_uniformity_node_divergent_at(u, node, at);
   region_info *r = &d->regions[region];
   for (int k = 0; k < KINDS; k++) {
     s->outer[k] = counting(d, open, k);
@@ -169,6 +171,7 @@ static bool index_kernel(wave_depth *d, const wave_label_table *labels,
   if (!d->regions)
     return false;
   const wave_layout_item *item = layout->items;
+  size_t blocks = 0;   /* items so far that are blocks */
   for (uint32_t ri = 0; ri < d->num_regions; ri++) {
     const wave_region *region = labels->regions[ri];
     region_info *info = &d->regions[ri];
@@ -181,13 +184,17 @@ static bool index_kernel(wave_depth *d, const wave_label_table *labels,
       switch ((wave_layout_kind)item->kind) {
       case WAVE_LAYOUT_IF:
       case WAVE_LAYOUT_LOOP:
-        if (!add_site(&b, wave_layout_node(item), ri, open, u))
+        if (!add_site(&b, wave_layout_node(item), ri, open, u,
+                      (size_t)(item - layout->items) - blocks))
           return false;
         open = (uint32_t)d->num_sites - 1;
         break;
       case WAVE_LAYOUT_ENDIF:
       case WAVE_LAYOUT_ENDLOOP:
         open = d->sites[open].outer[WAVE_DEPTH_STATIC];
+        break;
+      case WAVE_LAYOUT_BLOCK:
+        blocks++;
         break;
       case WAVE_LAYOUT_INSTR: {
         const wave_instr *i = wave_layout_instr(item);

@@ -1037,6 +1037,12 @@ bool wave_uniformity_node_divergent(const wave_uniformity *u, const wave_node *n
   return !e || e->divergent;
 }
 
+bool wave_uniformity_node_divergent_at(const wave_uniformity *u, const wave_node *node,
+                                       size_t at) {
+  const entry *e = at < u->num_entries && u->keys[at] == node ? &u->entries[at] : find(u, node);
+  return !e || !e->visited || e->divergent;
+}
+
 bool wave_uniformity_node_converged(const wave_uniformity *u, const wave_node *node) {
   const entry *e = visited_entry(u, node);
   return e && e->converged;
