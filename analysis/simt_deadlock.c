@@ -108,9 +108,10 @@ typedef enum event_kind { EV_INSTR, EV_IF, EV_ELSE, EV_ENDIF, EV_INNER } event_k
 /* One statement of a loop's own body. */
 typedef struct event {
   uint32_t loop;            /* the innermost loop around it */
-  uint8_t kind;
   uint32_t index;           /* EV_INSTR: the instruction's number; EV_INNER: the inner loop */
-  const wave_layout_item *item;   /* EV_INSTR, EV_IF: its item in the layout */
+  uint32_t item;            /* its item's index in the layout (16 bytes an event, not 24: a
+                             * kernel's events are most of its statements, twice over) */
+  uint8_t kind;
 } event;
 
 typedef struct writer {
@@ -162,7 +163,7 @@ static void add_event(survey *s, size_t depth, event_kind kind, uint32_t index,
                       const wave_layout_item *item) {
   uint32_t loop = loop_around(s, depth);
   if (loop != NONE) {
-    event e = {loop, (uint8_t)kind, index, item};
+    event e = {loop, index, (uint32_t)(item - s->layout->items), (uint8_t)kind};
     PUSH(s, events, num_events, cap_events, e);
   }
 }
@@ -359,7 +360,7 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
     const event *ev = &s->events[e];
     switch (ev->kind) {
     case EV_INSTR: {
-      const wave_layout_item *item = ev->item;
+      const wave_layout_item *item = &s->layout->items[ev->item];
       const uint16_t *defs = wave_layout_defs(s->layout, item);
       bool depends =
           control || wave_regset_meets_list(&t, wave_layout_uses(s->layout, item), item->num_uses);
@@ -388,7 +389,7 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
         break;
       }
       (*frames)[depth++] = (if_frame){t, wave_regset_empty(), control};
-      control |= wave_regset_test(t, WAVE_REG_PRED(ev->item->pred));
+      control |= wave_regset_test(t, WAVE_REG_PRED(s->layout->items[ev->item].pred));
       break;
     }
     case EV_ELSE:
