@@ -2,14 +2,15 @@
 /*
  * A kernel laid out flat for the analyses: one item per statement in the order of
  * wave_const_walk, region after region, each instruction decoded there once (opcode, guard,
- * the registers wave_instr_uses_defs names). The analyses all walk the whole kernel; walking
+ * the registers wave_instr_uses_defs names, the predicate of a branch, the ids it reads), an
+ * if's predicate beside it. The analyses all walk the whole kernel; walking
  * the region tree means a dependent cache miss per instruction (about 30 ns each on a
  * 1M-instruction kernel), and decoding means the opcode table's shapes again, so the five
  * together used to pay both five or six times. Built once per kernel and shared through the
  * analysis manager (wave_analysis_manager_layout), they pay once and read a dense array.
  *
  * The layout describes the kernel as it was when built and holds pointers into it: the
- * manager drops it whenever a pass changed the kernel, and no result keeps a pointer into it.
+ * manager drops it whenever the kernel is invalidated, and no result keeps a pointer into it.
  */
 #ifndef WAVE_IR_LAYOUT_H
 #define WAVE_IR_LAYOUT_H
