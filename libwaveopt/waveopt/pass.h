@@ -92,7 +92,8 @@ WAVE_API wave_regset wave_analysis_manager_assume_divergent(const wave_analysis_
 WAVE_API const void *wave_analysis_get(wave_analysis_manager *am, wave_kernel *kernel,
                                        wave_analysis_id id);
 /* Drops the results for `kernel` that `preserved` does not name, and every result computed
- * from a dropped one. */
+ * from a dropped one. A pass that changed the kernel calls it (the pipeline does, after the
+ * pass) before asking for more: what the manager keeps describes the kernel as it was. */
 WAVE_API void wave_analysis_invalidate(wave_analysis_manager *am, const wave_kernel *kernel,
                                        wave_preserved preserved);
 
