@@ -225,7 +225,7 @@ static void exit_rewritten(void *arg, const wave_instr *exit) {
                        "Number of halts and returns inside regions rewritten into a done flag", 1);
     wave_remark_passed(l->ctx, "exit-rewritten", loc,
                        "%s at %u:%u rewritten for %s: its lanes skip the rest under a per-lane "
-                       "done flag and end at the top level",
+                       "done flag",
                        mnemonic(exit), loc.line, loc.col, l->target->name);
   }
 }
