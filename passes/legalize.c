@@ -32,14 +32,36 @@
  * sits beside it, or where no scratch is free; the break then stays and is reported below.
  * A continue is not moved here: out of its if it still runs wrongly on the emulator.
  *
+ * Then, where the target runs `continue`, or `halt` and `return` inside an if or loop, wrongly
+ * (docs/toolchain.md "Continue", "Halt and return inside regions": wave-emu, portable), it
+ * rewrites them into per-lane flags, one top-level if or loop at a time (wave_exit_flags_lower;
+ * libwaveopt/xform/exit_flags.c says why it is safe):
+ *
+ *   loop                           loop
+ *     if p1                          mov_imm rK, 0
+ *       continue p2          ->      if p1  select rK, p2, rOne, rK  endif
+ *       S                            icmp_eq p3, rK, rZero ; if p3  S  endif    (and T alike)
+ *     endif                        endloop
+ *     T
+ *   endloop
+ *
+ * and a halt inside a region into a done flag, each loop around breaking on it and a guarded
+ * halt at the top level ending those lanes. This runs after the breaks are taken out of their
+ * ifs (with liveness recomputed), and keeps every break directly in its loop body. The flags
+ * need scratch GPRs: with none free within -max-registers, or where the rewrite would nest
+ * deeper than -max-divergence-depth, the pass fails with an error naming the exit, since the
+ * target would otherwise run the kernel wrongly. A halt in a subroutine's region, and an exit
+ * in a node that also holds a barrier or call, are refused with a missed remark and reported
+ * below.
+ *
  * Then it checks what is left against the target profile (wave_pass_target):
  *   - what the target runs wrongly, `continue` (docs/toolchain.md "Continue"), a `break`
  *     nested in an `if` ("Break inside an if"), halt or return inside an if or loop ("Halt
  *     and return inside regions"), a guard the target drops ("Guards dropped by wave-ptx"),
  *     nesting deeper than its divergence stack ("Nesting depth") and calls where the target
  *     rejects them ("Calls and labels"), gets a missed remark naming the construct and the
- *     target. Apart from the breaks above they are left as they are: they came from the input,
- *     since no pass introduces them (docs/toolchain.md "Rules our output keeps").
+ *     target. Apart from the rewrites above they are left as they are: they came from the
+ *     input, since no pass introduces them (docs/toolchain.md "Rules our output keeps").
  *   - what no pass may ever produce, a @p0 guard, a guard on a structured instruction or a
  *     call, a register at or beyond .registers, is an internal error: the verifier rejects
  *     these in the input, so one here is a bug in an earlier pass.
@@ -342,7 +364,7 @@ static const wave_pass_option_info options[] = {
 
 const wave_pass_info wave_pass_legalize = {
     .name = "legalize",
-    .help = "lower the documentation dialect; take breaks out of ifs where the target defers them; report what the target runs wrongly",
+    .help = "lower the documentation dialect; take breaks out of ifs, and rewrite continue and halt inside regions into per-lane flags, where the target runs them wrongly; report what the target still runs wrongly",
     .options = options,
     .num_options = sizeof(options) / sizeof(options[0]),
     .run = run,

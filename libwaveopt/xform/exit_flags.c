@@ -7,39 +7,46 @@
  * as spirv-opt's merge-return does for returns:
  *
  *   - rK, one scratch GPR per top-level node, is 1 in a lane that has left "the rest": set by a
- *     continue (`@p2 mov_imm rK, 1`) and by a halt or return; it is 0 in every lane that runs
- *     the original code. A loop that its own continues leave clears it at the top of its body,
+ *     continue (`select rK, p2, rO, rK`, rO holding 1) and by a halt or return; it is 0 in every
+ *     lane that runs the original code. A loop that its own continues leave clears it at the top of its body,
  *     so the lanes that continued run the next iteration.
  *   - in each list, the code after the first item (an exit, or an if or loop holding one)
- *     runs in runs under `if rK == 0` (mov_imm rT, 0 ; icmp_eq pS, rK, rT ; if pS), a run
+ *     runs in runs under `if rK == 0` (icmp_eq pS, rK, rZ ; if pS, rZ holding 0), a run
  *     ending after each later item, since that item may set rK again. Only the lanes that
  *     left skip it, exactly the lanes the exit took away from that code.
  *   - in a loop body a run also ends at each `break p` of the body, which stays directly in the
- *     body and breaks on p and rK == 0 (compares, xform/xform.h), so that no break lands in an
- *     if (docs/toolchain.md "Break inside an if").
+ *     body and breaks on p and rK == 0 (select rT, p, rK, rO ; icmp_eq p, rT, rZ ; break p), so
+ *     that no break lands in an if (docs/toolchain.md "Break inside an if").
  *   - a halt or return inside a loop also sets rD, the done flag, and every loop around it
  *     breaks on rD right after the part that holds it; lanes that continued keep rD at 0.
  *   - at the region's top level, after the node, `@pS halt` on rK != 0 ends the lanes that
  *     halted, for good, as only a guarded top-level halt does on the emulator. In a subroutine
  *     (a region that starts at a label; the docs require its return to be convergent) the code
  *     after the node up to the subroutine's top-level return runs under rK == 0 instead, so
- *     every lane reaches that return together. rK (and rD) start at 0 before the node.
+ *     every lane reaches that return together. rK, rD, rZ and rO are set before the node.
  *
  * Each lane thus runs the same instructions with the same operands as before, plus the flag
- * code, which reads only rK, rD, rT and pS, written before they are read: the stale-liveness
- * rule of xform/xform.h holds, and one liveness result serves every node of a pass run.
+ * code, which reads only scratch it wrote before and predicates it wrote or borrowed (below)
+ * and gives back: the stale-liveness rule of xform/xform.h holds, and one liveness result
+ * serves every node of a pass run.
  * Wave operations run with the same lanes: the lanes that skip are those the exit removed.
  *
- * Scratch. rK, rD and rT come from wave_xform_taken of the node (dead around it, unused in it),
- * growing .registers up to the budget. pS is taken afresh at each check from the predicates
- * dead right there, dead at the top of the loop body around (the lanes that continued carry
- * it into the next iteration) and, for a break, other than the break's own predicate; a
- * guard needs p1..p3. None free is an error: the rewrite is required for correctness.
+ * Scratch. rK, rD, rZ, rO (0 and 1), rS and rT come from wave_xform_taken of the node (dead
+ * around it, unused in it), growing .registers up to the budget; none left is an error, since
+ * the rewrite is required for correctness. Each check takes a predicate dead right there and
+ * at the top of the loop body around (the lanes that continued carry it into the next
+ * iteration). Where none is (every predicate live, as in a subroutine, whose return reads them
+ * all) it borrows one, p1: saved in rS by a select, given back inside the if to the lanes that
+ * run it and saved again at its end, and given back from rS to every lane after the if. rS
+ * matters only to the lanes that skipped what lies between, so nested checks share it. A
+ * break's own predicate holds its combined condition (the lanes that break had it set
+ * before), given back to the others where it is still read.
  *
  * Refused (left as it is, the caller reports it): a halt or return in a node that also holds a
  * barrier or call (the lanes that halted would be parked, not ended, and a barrier waits for
- * every lane that has not ended), and a halt inside a subroutine's region (only the kernel's
- * top level ends exactly its lanes). The rewrite adds one if level to the lists after an exit:
+ * every lane that has not ended), a halt inside a subroutine's region (only the kernel's top
+ * level ends exactly its lanes), and a return inside a loop of a subroutine (its lanes leave
+ * the loop on a check whose borrowed predicate they would carry back to the caller). The rewrite adds one if level to the lists after an exit:
  * past the depth limit it is an error, after the rewrite.
  */
 #include "xform/exit_flags.h"
@@ -649,6 +656,11 @@ static wave_exit_flags_status lower(lowering *l, wave_node *top) {
                "halt at %u:%u not rewritten for %s: it is in a subroutine, and only a halt at "
                "the kernel's top level ends exactly its lanes",
                l->refused_by->src.loc.line, l->refused_by->src.loc.col, target);
+  if (l->need_rd && in_subroutine(top))
+    return say(l, WAVE_EXIT_FLAGS_REFUSED, e->src.loc,
+               "%s at %u:%u not rewritten for %s: it is inside a loop of a subroutine, whose "
+               "lanes must return with every predicate as it was",
+               exit_name(e), e->src.loc.line, e->src.loc.col, target);
   if (l->top_done && l->sync)
     return say(l, WAVE_EXIT_FLAGS_REFUSED, e->src.loc,
                "%s at %u:%u not rewritten for %s: the lanes it ends would wait, not end, at "
