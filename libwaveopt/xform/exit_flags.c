@@ -46,8 +46,11 @@
  * barrier or call (the lanes that halted would be parked, not ended, and a barrier waits for
  * every lane that has not ended), a halt inside a subroutine's region (only the kernel's top
  * level ends exactly its lanes), and a return inside a loop of a subroutine (its lanes leave
- * the loop on a check whose borrowed predicate they would carry back to the caller). The rewrite adds one if level to the lists after an exit:
- * past the depth limit it is an error, after the rewrite.
+ * the loop on a check whose borrowed predicate they would carry back to the caller).
+ *
+ * Depth. The rewrite adds one if level to the lists after an exit: taking a node that was
+ * within the depth limit past it is an error, after the rewrite (a node already past it is
+ * reported by legalize's check, as before).
  */
 #include "xform/exit_flags.h"
 
@@ -690,7 +693,7 @@ static wave_exit_flags_status lower(lowering *l, wave_node *top) {
   unsigned wrapped = wrap ? frames_deep(wrap) : 0;
   if (wrapped > after)
     after = wrapped;
-  if (env->max_depth && after > env->max_depth && after > before)
+  if (env->max_depth && after > env->max_depth && before <= env->max_depth)
     return say(l, WAVE_EXIT_FLAGS_FAILED, first,
                "the %s at %u:%u cannot run on %s within the divergence-stack limit %u "
                "(-max-divergence-depth): its rewrite nests %u deep; legalize must rewrite it on "
