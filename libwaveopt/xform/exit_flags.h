@@ -5,14 +5,15 @@
  * "Halt and return inside regions"). Legalize calls it for each if or loop at the top level
  * of a region; the story of the rewrite, and why it is safe, opens exit_flags.c.
  *
+ *                                     mov_imm rZ, 0 ; mov_imm rO, 1 ; mov_imm rK, 0
  *   loop                              loop
  *     A                                 mov_imm rK, 0
  *     if p1                             A
  *       B ; continue p2 ; C      ->     if p1
- *     endif                               B ; @p2 mov_imm rK, 1
- *     D                                   mov_imm rT, 0 ; icmp_eq p3, rK, rT ; if p3  C  endif
+ *     endif                               B ; select rK, p2, rO, rK
+ *     D                                   icmp_eq p3, rK, rZ ; if p3  C  endif
  *   endloop                             endif
- *                                       mov_imm rT, 0 ; icmp_eq p3, rK, rT ; if p3  D  endif
+ *                                       icmp_eq p3, rK, rZ ; if p3  D  endif
  *                                     endloop
  *
  * and a halt or return inside the node sets rK and (where a loop is around it) a done flag rD
