@@ -85,6 +85,9 @@ static void flush_line(route *r) {
     r->diags->out_of_memory = true;
     return;
   }
+  size_t n = strlen(text);
+  while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r'))
+    text[--n] = '\0';
   if (strncmp(msg, "Error: ", 7) == 0)
     msg += 7;
   else if (strncmp(msg, "Warning: ", 9) == 0)
@@ -482,6 +485,8 @@ static bool add_block(Agraph_t *g, Agraph_t *cluster, const facts *f, const dot_
 }
 
 static void style_edge(Agedge_t *e, dot_edge_kind kind, bool divergent) {
+  if (kind != DOT_EDGE_FALL)
+    set(e, "label", edge_kinds[kind].name);
   set(e, "style", edge_kinds[kind].style);
   set(e, "arrowhead", edge_kinds[kind].arrowhead);
   set(e, "wavekind", edge_kinds[kind].name);
@@ -520,12 +525,20 @@ static bool add_legend(Agraph_t *g) {
     if (i == 3)
       set(n, "style", "filled,dashed");
   }
+  /* The example edges side by side in kind order: their tails share one rank, their heads
+   * the next, and invisible edges along each rank keep the order. */
+  Agraph_t *tails = agsubg(legend, "legend_tails", 1);
+  Agraph_t *heads = agsubg(legend, "legend_heads", 1);
+  if (!tails || !heads)
+    return false;
+  set(tails, "rank", "same");
+  set(heads, "rank", "same");
+  Agnode_t *prev_from = NULL, *prev_to = NULL;
   for (int k = 0; k <= DOT_EDGE_KINDS; k++) {
-    Agnode_t *from, *to;
     snprintf(name, sizeof(name), "legend_%d_from", k);
-    from = agnode(legend, name, 1);
+    Agnode_t *from = agnode(tails, name, 1);
     snprintf(name, sizeof(name), "legend_%d_to", k);
-    to = agnode(legend, name, 1);
+    Agnode_t *to = agnode(heads, name, 1);
     Agedge_t *e = from && to ? agedge(legend, from, to, NULL, 1) : NULL;
     if (!e)
       return false;
@@ -534,12 +547,24 @@ static bool add_legend(Agraph_t *g) {
     if (k == DOT_EDGE_KINDS) {
       /* The same styles in the divergent colour. */
       style_edge(e, DOT_EDGE_THEN, true);
-      set(e, "label", "red: the branch may split the wave; blue: uniform");
+      set(e, "label", "red: the branch may split the wave\\lblue: it is uniform\\l");
     } else {
       style_edge(e, (dot_edge_kind)k, false);
       set(e, "label", edge_kinds[k].legend);
     }
     set(e, "wavelegend", "1");
+    if (prev_from) {
+      Agedge_t *a = agedge(tails, prev_from, from, NULL, 1);
+      Agedge_t *b = agedge(heads, prev_to, to, NULL, 1);
+      if (!a || !b)
+        return false;
+      set(a, "style", "invis");
+      set(b, "style", "invis");
+      set(a, "wavelegend", "1");
+      set(b, "wavelegend", "1");
+    }
+    prev_from = from;
+    prev_to = to;
   }
   return true;
 }
@@ -558,7 +583,7 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
   set(g, "labelloc", "t");
   set(g, "fontname", "Helvetica");
   if (!agattr(g, AGNODE, "shape", "box") || !agattr(g, AGNODE, "style", "filled") ||
-      !agattr(g, AGNODE, "fontname", "Courier") || !agattr(g, AGEDGE, "fontname", "Helvetica"))
+      !agattr(g, AGNODE, "fontname", "Courier") || !agattr(g, AGEDGE, "fontname", "Helvetica") || !agattr(g, AGEDGE, "fontsize", "10"))
     return false;
   Agnode_t **nodes = calloc(cfg->num_blocks ? cfg->num_blocks : 1, sizeof(*nodes));
   if (!nodes)
@@ -642,35 +667,48 @@ bool wave_dot_format_parse(const char *name, wave_dot_format *format) {
 
 const char *wave_dot_format_name(wave_dot_format format) { return format_names[format]; }
 
+/* Rendering goes to memory first: graphviz ends the process when a write to its output
+ * fails, and a full disk must be an error we return. */
+static int render(Agraph_t *graph, wave_dot_format format, FILE *out, route *r) {
+  GVC_t *gvc = gvContext();
+  if (!gvc) {
+    fail(r, "cannot start graphviz");
+    return -1;
+  }
+  int rc = -1;
+  char *data = NULL;
+  unsigned len = 0;
+  if (gvLayout(gvc, graph, "dot") != 0) {
+    fail(r, "graphviz could not lay the graph out");
+  } else {
+    if (gvRenderData(gvc, graph, format_names[format], &data, &len) != 0 || !data)
+      fail(r, "graphviz could not render the graph");
+    else if (fwrite(data, 1, len, out) != len)
+      fail(r, "cannot write the graph");
+    else
+      rc = 0;
+    if (data)
+      gvFreeRenderData(data);
+    gvFreeLayout(gvc, graph);
+  }
+  gvFreeContext(gvc);
+  return rc;
+}
+
 int wave_dot_write(Agraph_t *graph, wave_dot_format format, FILE *out, wave_diags *diags) {
   route r;
   route_begin(&r, diags);
   int rc = 0;
-  if (format == WAVE_DOT_FORMAT_DOT) {
-    if (agwrite(graph, out) == EOF || ferror(out)) {
-      fail(&r, "cannot write the graph");
-      rc = -1;
-    }
-  } else {
-    GVC_t *gvc = gvContext();
-    if (!gvc) {
-      fail(&r, "cannot start graphviz");
-      rc = -1;
-    } else if (gvLayout(gvc, graph, "dot") != 0) {
-      fail(&r, "graphviz could not lay the graph out");
-      rc = -1;
-    } else {
-      if (gvRender(gvc, graph, format_names[format], out) != 0 || ferror(out)) {
-        fail(&r, "graphviz could not render the graph");
-        rc = -1;
-      }
-      gvFreeLayout(gvc, graph);
-    }
-    if (gvc)
-      gvFreeContext(gvc);
+  if (format != WAVE_DOT_FORMAT_DOT) {
+    rc = render(graph, format, out, &r);
+  } else if (agwrite(graph, out) == EOF || ferror(out)) {
+    fail(&r, "cannot write the graph");
+    rc = -1;
   }
   route_end(&r);
-  return rc;
+  /* An error graphviz reported and then worked around (a malformed label it drew as plain
+   * text) still fails the call: the picture is not what was asked for. */
+  return r.reported ? -1 : rc;
 }
 
 size_t wave_dot_file_stem(const char *kernel_name, char *buf, size_t size) {

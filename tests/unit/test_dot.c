@@ -7,6 +7,7 @@
  * them carry the divergent colour.
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,37 @@ Test(dot, renders_svg_through_gvc) {
   free(svg);
   agclose(g);
   wave_module_destroy(m);
+}
+
+static void redirect_stderr(void) { cr_redirect_stderr(); }
+
+/* What graphviz says goes into the caller's diags, never to stderr, and fails the call; a
+ * caller's attribute (a malformed HTML label) is what makes it speak here. */
+Test(dot, graphviz_errors_become_diagnostics, .init = redirect_stderr) {
+  wave_module *m = tu_parse_ok(TU_AXPY_TEXT, "axpy.wave", false);
+  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  cr_assert_not_null(g);
+  char *bad = agstrdup_html(g, "<TABLE><TR><TD>unclosed");
+  agsafeset(agfstnode(g), "label", bad, "");
+  agstrfree(g, bad);
+  wave_diags diags;
+  wave_diags_init(&diags);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  cr_assert_eq(wave_dot_write(g, WAVE_DOT_FORMAT_SVG, out, &diags), -1);
+  fclose(out);
+  free(text);
+  tu_log_diags(&diags);
+  cr_assert_gt(diags.num_errors, 0);
+  cr_assert(strncmp(diags.items[0].message, "graphviz: ", 10) == 0, "%s",
+            diags.items[0].message);
+  cr_assert(!strchr(diags.items[0].message, '\n'));
+  wave_diags_free(&diags);
+  agclose(g);
+  wave_module_destroy(m);
+  fflush(stderr);
+  cr_assert_stderr_eq_str("");
 }
 
 Test(dot, file_stems) {
