@@ -365,9 +365,9 @@ static int parse_args(int argc, char **argv, options *opt) {
       else
         return tool_usage_error("waveopt",
                                 "unknown diagnostics format '%s' (expected text or json)", v);
-    } else if ((status = dot_take_flag(&opt->dot, a)) != 0) {
+    } else if (dot_take_flag(&opt->dot, a, &status)) {
       /* a -dot flag, or why it is wrong */
-    } else if ((status = -1, set_pass_option(opt, a, &status))) {
+    } else if (set_pass_option(opt, a, &status)) {
       /* a pass option, or why its value is wrong */
     } else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0') {
       /* last: -opt-bisect-limit and the like also begin with "-o" */

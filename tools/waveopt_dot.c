@@ -14,7 +14,7 @@
 
 #include "tool_util.h"
 
-int dot_take_flag(dot_request *req, const char *arg) {
+bool dot_take_flag(dot_request *req, const char *arg, int *status) {
   const char *v;
   if (strcmp(arg, "-dot") == 0 || strcmp(arg, "--dot") == 0) {
     req->after = true;
@@ -22,17 +22,17 @@ int dot_take_flag(dot_request *req, const char *arg) {
     req->before = true;
   } else if ((v = tool_option_value(arg, "dot-dir"))) {
     if (!*v)
-      return tool_usage_error("waveopt", "-dot-dir needs a directory");
+      *status = tool_usage_error("waveopt", "-dot-dir needs a directory");
     req->dir = v;
   } else if ((v = tool_option_value(arg, "dot-format"))) {
     if (!wave_dot_format_parse(v, &req->format))
-      return tool_usage_error("waveopt", "unknown -dot-format '%s' (expected dot, svg, png or pdf)",
-                              v);
+      *status = tool_usage_error("waveopt",
+                                 "unknown -dot-format '%s' (expected dot, svg, png or pdf)", v);
     req->has_format = true;
   } else {
-    return 0;
+    return false;
   }
-  return -1;
+  return true;
 }
 
 int dot_check_flags(const dot_request *req) {

@@ -19,9 +19,9 @@ typedef struct dot_request {
   size_t num_before;
 } dot_request;
 
-/* Takes arg when it is one of the -dot flags: returns -1 (taken), 2 after a usage error, or 0
- * when arg is not a -dot flag. */
-int dot_take_flag(dot_request *req, const char *arg);
+/* Takes arg when it is one of the -dot flags, setting *status to 2 after a usage error; false
+ * when arg is no -dot flag. */
+bool dot_take_flag(dot_request *req, const char *arg, int *status);
 /* Checks the flags together once all are read: -1, or 2 after a usage error. */
 int dot_check_flags(const dot_request *req);
 /* Draws the -dot-before graphs of a verified module. False after printing why. */
