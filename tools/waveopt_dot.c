@@ -41,8 +41,15 @@ int dot_check_flags(const dot_request *req) {
   return -1;
 }
 
+/* What libwaveopt-dot reported (graphviz's errors, running out of memory) concerns no line
+ * of the input: it is printed as the tool's own errors are, then dropped. */
 static void print_diags(wave_diags *diags) {
-  tool_print_diags(diags, TOOL_DIAGS_TEXT);
+  for (size_t i = 0; i < diags->count; i++)
+    fprintf(stderr, "waveopt: %s: %s\n",
+            diags->items[i].severity == WAVE_SEV_ERROR ? "error" : "warning",
+            diags->items[i].message);
+  if (diags->out_of_memory)
+    fprintf(stderr, "waveopt: error: out of memory\n");
   wave_diags_free(diags);
   wave_diags_init(diags);
 }
@@ -126,16 +133,18 @@ static char **unique_stems(const wave_module *module) {
 typedef struct write_ctx {
   Agraph_t *graph;
   wave_dot_format format;
+  wave_dot_renderer *renderer;
   wave_diags *diags;
 } write_ctx;
 
 static int emit_graph(FILE *out, void *ctx) {
   write_ctx *w = ctx;
-  return wave_dot_write(w->graph, w->format, out, w->diags);
+  return wave_dot_write(w->graph, w->format, w->renderer, out, w->diags);
 }
 
 static bool write_graphs(Agraph_t **graphs, char **stems, size_t n, const char *dir,
-                         const char *suffix, wave_dot_format format) {
+                         const char *suffix, wave_dot_format format,
+                         wave_dot_renderer *renderer) {
   wave_diags diags;
   wave_diags_init(&diags);
   bool ok = true;
@@ -148,10 +157,9 @@ static bool write_graphs(Agraph_t **graphs, char **stems, size_t n, const char *
       break;
     }
     snprintf(path, size, "%s/%s%s.%s", dir, stems[i], suffix, wave_dot_format_name(format));
-    write_ctx ctx = {graphs[i], format, &diags};
+    write_ctx ctx = {graphs[i], format, renderer, &diags};
     ok = tool_write_output("waveopt", path, emit_graph, &ctx) == 0;
-    if (diags.count)
-      print_diags(&diags);
+    print_diags(&diags);
     free(path);
   }
   wave_diags_free(&diags);
@@ -176,19 +184,29 @@ bool dot_finish(dot_request *req, const wave_module *module, const wave_dot_opti
             stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
     ok = false;
   }
+  /* One renderer for every file (waveopt/dot.h says why). */
+  wave_dot_renderer *renderer = NULL;
+  if (ok && req->format != WAVE_DOT_FORMAT_DOT) {
+    wave_diags diags;
+    wave_diags_init(&diags);
+    renderer = wave_dot_renderer_create(&diags);
+    print_diags(&diags);
+    ok = renderer != NULL;
+  }
   size_t n = module->num_kernels;
   /* The pipeline keeps the kernels of the input, so the graphs drawn before still line up
    * with the stems. */
   if (ok && req->before)
     ok = req->num_before == n &&
-         write_graphs(req->before_graphs, stems, n, dir, ".before", req->format);
+         write_graphs(req->before_graphs, stems, n, dir, ".before", req->format, renderer);
   if (ok && req->after) {
     Agraph_t **graphs = draw_all(module, options);
-    ok = graphs && write_graphs(graphs, stems, n, dir, "", req->format);
+    ok = graphs && write_graphs(graphs, stems, n, dir, "", req->format, renderer);
     for (size_t i = 0; graphs && i < n; i++)
       agclose(graphs[i]);
     free(graphs);
   }
+  wave_dot_renderer_destroy(renderer);
   for (size_t i = 0; i < n; i++)
     free(stems[i]);
   free(stems);

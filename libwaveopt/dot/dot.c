@@ -667,47 +667,75 @@ bool wave_dot_format_parse(const char *name, wave_dot_format *format) {
 
 const char *wave_dot_format_name(wave_dot_format format) { return format_names[format]; }
 
+struct wave_dot_renderer {
+  GVC_t *gvc;
+};
+
+wave_dot_renderer *wave_dot_renderer_create(wave_diags *diags) {
+  wave_dot_renderer *renderer = malloc(sizeof(*renderer));
+  if (!renderer) {
+    diags->out_of_memory = true;
+    return NULL;
+  }
+  route r;
+  route_begin(&r, diags);
+  renderer->gvc = gvContext();
+  if (!renderer->gvc)
+    fail(&r, "cannot start graphviz");
+  route_end(&r);
+  if (!renderer->gvc) {
+    free(renderer);
+    return NULL;
+  }
+  return renderer;
+}
+
+void wave_dot_renderer_destroy(wave_dot_renderer *renderer) {
+  if (!renderer)
+    return;
+  gvFreeContext(renderer->gvc);
+  free(renderer);
+}
+
 /* Rendering goes to memory first: graphviz ends the process when a write to its output
  * fails, and a full disk must be an error we return. */
-static int render(Agraph_t *graph, wave_dot_format format, FILE *out, route *r) {
-  GVC_t *gvc = gvContext();
-  if (!gvc) {
-    fail(r, "cannot start graphviz");
+static int render(Agraph_t *graph, wave_dot_format format, GVC_t *gvc, FILE *out, route *r) {
+  if (gvLayout(gvc, graph, "dot") != 0) {
+    fail(r, "graphviz could not lay the graph out");
     return -1;
   }
   int rc = -1;
   char *data = NULL;
   unsigned len = 0;
-  if (gvLayout(gvc, graph, "dot") != 0) {
-    fail(r, "graphviz could not lay the graph out");
-  } else {
-    if (gvRenderData(gvc, graph, format_names[format], &data, &len) != 0 || !data)
-      fail(r, "graphviz could not render the graph");
-    else if (fwrite(data, 1, len, out) != len)
-      fail(r, "cannot write the graph");
-    else
-      rc = 0;
-    if (data)
-      gvFreeRenderData(data);
-    gvFreeLayout(gvc, graph);
-  }
-  gvFreeContext(gvc);
+  if (gvRenderData(gvc, graph, format_names[format], &data, &len) != 0 || !data)
+    fail(r, "graphviz could not render the graph");
+  else if (fwrite(data, 1, len, out) != len)
+    fail(r, "cannot write the graph");
+  else
+    rc = 0;
+  if (data)
+    gvFreeRenderData(data);
+  gvFreeLayout(gvc, graph);
   return rc;
 }
 
-int wave_dot_write(Agraph_t *graph, wave_dot_format format, FILE *out, wave_diags *diags) {
+int wave_dot_write(Agraph_t *graph, wave_dot_format format, wave_dot_renderer *renderer,
+                   FILE *out, wave_diags *diags) {
   route r;
   route_begin(&r, diags);
   int rc = 0;
   if (format != WAVE_DOT_FORMAT_DOT) {
-    rc = render(graph, format, out, &r);
+    if (renderer) {
+      rc = render(graph, format, renderer->gvc, out, &r);
+    } else {
+      fail(&r, "rendering needs a wave_dot_renderer");
+      rc = -1;
+    }
   } else if (agwrite(graph, out) == EOF || ferror(out)) {
     fail(&r, "cannot write the graph");
     rc = -1;
   }
   route_end(&r);
-  /* An error graphviz reported and then worked around (a malformed label it drew as plain
-   * text) still fails the call: the picture is not what was asked for. */
   return r.reported ? -1 : rc;
 }
 

@@ -66,10 +66,20 @@ WAVE_API bool wave_dot_format_parse(const char *name, wave_dot_format *format);
 /* The name of a format, which is also its file extension. */
 WAVE_API const char *wave_dot_format_name(wave_dot_format format);
 
-/* Writes graph to out in format. Rendering lays the graph out and frees the layout again
- * (layout attributes it declared stay declared). Returns 0, or -1 with the reason in diags. */
-WAVE_API int wave_dot_write(Agraph_t *graph, wave_dot_format format, FILE *out,
-                            wave_diags *diags);
+/* What renders graphs: a graphviz context (its plugins, its font tables). Make one and use it
+ * for every graph the process renders: graphviz 2.43's pango plugin keeps a pointer into the
+ * previous context's font table, which a second context would have it read after the first
+ * was freed. NULL when memory ran out or graphviz could not start (the reason in diags). */
+typedef struct wave_dot_renderer wave_dot_renderer;
+WAVE_API wave_dot_renderer *wave_dot_renderer_create(wave_diags *diags);
+WAVE_API void wave_dot_renderer_destroy(wave_dot_renderer *renderer);
+
+/* Writes graph to out in format: DOT text needs no renderer (it may be NULL); the other
+ * formats lay the graph out with `dot`, render it, and free the layout again (layout
+ * attributes it declared stay declared). Returns 0, or -1 with the reason in diags; an error
+ * graphviz reported and then worked around (a malformed label it drew as text) counts. */
+WAVE_API int wave_dot_write(Agraph_t *graph, wave_dot_format format,
+                            wave_dot_renderer *renderer, FILE *out, wave_diags *diags);
 
 /* The file name stem for a kernel name: every byte outside [A-Za-z0-9_] becomes '_', an empty
  * name becomes "_", and the stem is cut to WAVE_DOT_STEM_MAX bytes so that suffixes still fit

@@ -149,7 +149,11 @@ static char *write_text(Agraph_t *g, wave_dot_format format, const char *what) {
   cr_assert_not_null(out);
   wave_diags diags;
   wave_diags_init(&diags);
-  int rc = wave_dot_write(g, format, out, &diags);
+  wave_dot_renderer *renderer = NULL;
+  if (format != WAVE_DOT_FORMAT_DOT)
+    renderer = wave_dot_renderer_create(&diags);
+  int rc = wave_dot_write(g, format, renderer, out, &diags);
+  wave_dot_renderer_destroy(renderer);
   tu_log_diags(&diags);
   cr_assert_eq(rc, 0, "%s: writing failed", what);
   cr_assert_eq(diags.count, 0, "%s", what);
@@ -304,7 +308,10 @@ Test(dot, graphviz_errors_become_diagnostics, .init = redirect_stderr) {
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
-  cr_assert_eq(wave_dot_write(g, WAVE_DOT_FORMAT_SVG, out, &diags), -1);
+  wave_dot_renderer *renderer = wave_dot_renderer_create(&diags);
+  cr_assert_not_null(renderer);
+  cr_assert_eq(wave_dot_write(g, WAVE_DOT_FORMAT_SVG, renderer, out, &diags), -1);
+  wave_dot_renderer_destroy(renderer);
   fclose(out);
   free(text);
   tu_log_diags(&diags);
