@@ -498,73 +498,74 @@ static void style_edge(Agedge_t *e, dot_edge_kind kind, bool divergent) {
   }
 }
 
-/* Explains every edge style and colour: pairs of points joined by an example edge. */
+/* An invisible edge that only places the legend's pieces. */
+static bool place(Agraph_t *g, Agnode_t *from, Agnode_t *to) {
+  Agedge_t *e = agedge(g, from, to, NULL, 1);
+  if (!e)
+    return false;
+  set(e, "style", "invis");
+  set(e, "wavelegend", "1");
+  return true;
+}
+
+/* Explains every edge style and every fill and border: a row of example edges, each from a
+ * point down to its description, in kind order, and below them a row of sample blocks. */
 static bool add_legend(Agraph_t *g) {
   Agraph_t *legend = agsubg(g, "cluster_legend", 1);
-  if (!legend)
+  Agraph_t *texts = legend ? agsubg(legend, "legend_texts", 1) : NULL;
+  Agraph_t *samples = legend ? agsubg(legend, "legend_samples", 1) : NULL;
+  if (!texts || !samples)
     return false;
   set(legend, "label", "legend");
   set(legend, "style", "rounded");
-  struct {
-    const char *text, *fill, *border;
-  } swatches[] = {{"block under a divergent if or loop", DIVERGENT_FILL, "black"},
-                  {"block under uniform control", UNIFORM_FILL, "black"},
-                  {"holds a step of the deepest path", UNIFORM_FILL, DEEPEST_COLOR},
-                  {"barrier or deadlock finding", UNIFORM_FILL, FINDING_COLOR}};
+  set(texts, "rank", "same");
+  set(samples, "rank", "same");
   char name[32];
+  Agnode_t *prev = NULL, *first_text = NULL;
+  for (int k = 0; k <= DOT_EDGE_KINDS; k++) {
+    snprintf(name, sizeof(name), "legend_%d_from", k);
+    Agnode_t *from = agnode(legend, name, 1);
+    snprintf(name, sizeof(name), "legend_%d_to", k);
+    Agnode_t *to = agnode(texts, name, 1);
+    Agedge_t *e = from && to ? agedge(legend, from, to, NULL, 1) : NULL;
+    if (!e || (prev && !place(texts, prev, to)))
+      return false;
+    set(from, "shape", "point");
+    set(to, "shape", "plaintext");
+    set(to, "style", "");
+    set(to, "fontname", "Helvetica");
+    if (k == DOT_EDGE_KINDS) {
+      /* The same styles in the divergent colour. */
+      style_edge(e, DOT_EDGE_THEN, true);
+      set(to, "label", "red: the branch may split the wave\\nblue: it is uniform");
+    } else {
+      style_edge(e, (dot_edge_kind)k, false);
+      set(to, "label", edge_kinds[k].legend);
+    }
+    set(e, "label", "");
+    set(e, "wavelegend", "1");
+    prev = to;
+    first_text = first_text ? first_text : to;
+  }
+  static const struct {
+    const char *text, *fill, *border, *style, *penwidth;
+  } swatches[] = {
+      {"block under a divergent if or loop", DIVERGENT_FILL, "black", "filled", "1"},
+      {"block under uniform control", UNIFORM_FILL, "black", "filled", "1"},
+      {"holds a step of the deepest path", UNIFORM_FILL, DEEPEST_COLOR, "filled", "3"},
+      {"barrier or deadlock finding", UNIFORM_FILL, FINDING_COLOR, "filled,dashed", "3"}};
+  prev = NULL;
   for (size_t i = 0; i < sizeof(swatches) / sizeof(swatches[0]); i++) {
     snprintf(name, sizeof(name), "legend_swatch%zu", i);
-    Agnode_t *n = agnode(legend, name, 1);
-    if (!n)
+    Agnode_t *n = agnode(samples, name, 1);
+    if (!n || !(prev ? place(samples, prev, n) : place(legend, first_text, n)))
       return false;
     set(n, "label", swatches[i].text);
     set(n, "fillcolor", swatches[i].fill);
     set(n, "color", swatches[i].border);
-    if (i >= 2)
-      set(n, "penwidth", "3");
-    if (i == 3)
-      set(n, "style", "filled,dashed");
-  }
-  /* The example edges side by side in kind order: their tails share one rank, their heads
-   * the next, and invisible edges along each rank keep the order. */
-  Agraph_t *tails = agsubg(legend, "legend_tails", 1);
-  Agraph_t *heads = agsubg(legend, "legend_heads", 1);
-  if (!tails || !heads)
-    return false;
-  set(tails, "rank", "same");
-  set(heads, "rank", "same");
-  Agnode_t *prev_from = NULL, *prev_to = NULL;
-  for (int k = 0; k <= DOT_EDGE_KINDS; k++) {
-    snprintf(name, sizeof(name), "legend_%d_from", k);
-    Agnode_t *from = agnode(tails, name, 1);
-    snprintf(name, sizeof(name), "legend_%d_to", k);
-    Agnode_t *to = agnode(heads, name, 1);
-    Agedge_t *e = from && to ? agedge(legend, from, to, NULL, 1) : NULL;
-    if (!e)
-      return false;
-    set(from, "shape", "point");
-    set(to, "shape", "point");
-    if (k == DOT_EDGE_KINDS) {
-      /* The same styles in the divergent colour. */
-      style_edge(e, DOT_EDGE_THEN, true);
-      set(e, "label", "red: the branch may split the wave\\lblue: it is uniform\\l");
-    } else {
-      style_edge(e, (dot_edge_kind)k, false);
-      set(e, "label", edge_kinds[k].legend);
-    }
-    set(e, "wavelegend", "1");
-    if (prev_from) {
-      Agedge_t *a = agedge(tails, prev_from, from, NULL, 1);
-      Agedge_t *b = agedge(heads, prev_to, to, NULL, 1);
-      if (!a || !b)
-        return false;
-      set(a, "style", "invis");
-      set(b, "style", "invis");
-      set(a, "wavelegend", "1");
-      set(b, "wavelegend", "1");
-    }
-    prev_from = from;
-    prev_to = to;
+    set(n, "style", swatches[i].style);
+    set(n, "penwidth", swatches[i].penwidth);
+    prev = n;
   }
   return true;
 }

@@ -24,6 +24,6 @@ config.substitutions.append(("FileCheck", config.filecheck))
 
 # Diagnostics must not depend on the terminal the tests run from.
 config.environment["NO_COLOR"] = "1"
-for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
