@@ -340,6 +340,23 @@ static void put_finding(wave_strbuf *b, const char *what, const char *why) {
   wave_strbuf_puts(b, "</FONT>");
 }
 
+/* The deadlock analysis's verdict on a loop it flagged, worded as its warning is. */
+static void put_deadlock(wave_strbuf *b, const facts *f, const wave_node *loop) {
+  const wave_loop_verdict *v = NULL;
+  for (size_t i = 0; !v && i < wave_deadlock_num_loops(f->deadlock); i++)
+    if (wave_deadlock_loop(f->deadlock, i)->loop == loop)
+      v = wave_deadlock_loop(f->deadlock, i);
+  const wave_node *p = v->parker;
+  char why[256];
+  snprintf(why, sizeof(why), "it waits for the %s at line %u; the %s at line %u that may write "
+           "it runs only in lanes parked by the %s at line %u",
+           wave_opcode_get((wave_opcode)v->read->op)->mnemonic, v->read->src.loc.line,
+           wave_opcode_get((wave_opcode)v->writer->op)->mnemonic, v->writer->src.loc.line,
+           p->kind == WAVE_NODE_IF ? "if" : "loop",
+           p->kind == WAVE_NODE_IF ? p->u.if_.if_src.loc.line : p->u.loop.loop_src.loc.line);
+  put_finding(b, "possible SIMT deadlock", why);
+}
+
 /* One row of the table; sets *finding when the row holds a barrier or deadlock finding and
  * *deepest when it holds a step of the deepest path. */
 static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, bool *finding,
@@ -390,7 +407,7 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, bool *fi
     }
   }
   if (n && row->event == WAVE_WALK_LOOP && ptr_set_has(&f->deadlocked, n)) {
-    put_finding(b, "possible SIMT deadlock", "see -analyze=deadlock");
+    put_deadlock(b, f, n);
     *finding = true;
   }
   if ((i && i->op == WAVE_OP_CALL && ptr_set_has(&f->deepest, i)) ||
