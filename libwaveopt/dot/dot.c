@@ -289,31 +289,17 @@ static void put_block_depth(wave_strbuf *b, const facts *f, const dot_block *blk
 
 /* ---- labels ------------------------------------------------------------------------------- */
 
-static uint32_t row_line(const dot_row *row) {
+/* Where a row's line came from: its line number and the comment written on it. */
+static const wave_src *row_src(const dot_row *row) {
   if (row->instr)
-    return row->instr->src.loc.line;
+    return &row->instr->src;
   const wave_node *n = row->node;
   switch (row->event) {
-  case WAVE_WALK_IF: return n->u.if_.if_src.loc.line;
-  case WAVE_WALK_ELSE: return n->u.if_.else_src.loc.line;
-  case WAVE_WALK_ENDIF: return n->u.if_.endif_src.loc.line;
-  case WAVE_WALK_LOOP: return n->u.loop.loop_src.loc.line;
-  case WAVE_WALK_ENDLOOP: return n->u.loop.endloop_src.loc.line;
-  case WAVE_WALK_BLOCK: break;
-  }
-  return 0;
-}
-
-static const char *row_comment(const dot_row *row) {
-  if (row->instr)
-    return row->instr->src.comment;
-  const wave_node *n = row->node;
-  switch (row->event) {
-  case WAVE_WALK_IF: return n->u.if_.if_src.comment;
-  case WAVE_WALK_ELSE: return n->u.if_.else_src.comment;
-  case WAVE_WALK_ENDIF: return n->u.if_.endif_src.comment;
-  case WAVE_WALK_LOOP: return n->u.loop.loop_src.comment;
-  case WAVE_WALK_ENDLOOP: return n->u.loop.endloop_src.comment;
+  case WAVE_WALK_IF: return &n->u.if_.if_src;
+  case WAVE_WALK_ELSE: return &n->u.if_.else_src;
+  case WAVE_WALK_ENDIF: return &n->u.if_.endif_src;
+  case WAVE_WALK_LOOP: return &n->u.loop.loop_src;
+  case WAVE_WALK_ENDLOOP: return &n->u.loop.endloop_src;
   case WAVE_WALK_BLOCK: break;
   }
   return NULL;
@@ -362,7 +348,8 @@ static void put_deadlock(wave_strbuf *b, const facts *f, const wave_node *loop) 
 static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, bool *finding,
                     bool *deepest) {
   char text[512], why[512];
-  uint32_t line = row_line(row);
+  const wave_src *src = row_src(row);
+  uint32_t line = src ? src->loc.line : 0;
   wave_strbuf_puts(b, "<TR><TD ALIGN=\"LEFT\">");
   if (line)
     wave_strbuf_printf(b, "%4u  ", line);
@@ -383,7 +370,7 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, bool *fi
                                         [WAVE_WALK_ENDLOOP] = "endloop"};
     put_escaped(b, words[row->event]);
   }
-  const char *comment = row_comment(row);
+  const char *comment = src ? src->comment : NULL;
   if (comment) {
     wave_strbuf_puts(b, "  <FONT COLOR=\"gray40\">");
     put_escaped(b, comment);
