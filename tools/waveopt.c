@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tool_util.h"
+#include "waveopt_dot.h"
 #include "waveopt/pass.h"
 #include "waveopt/profile.h"
 
@@ -54,6 +55,12 @@ static const char usage[] =
     "                                forms are lowered to real instructions. docs: print\n"
     "                                documentation forms as they are, for reading\n"
     "  -strip-comments               drop comments from the output\n"
+    "  -dot                          also draw each kernel's control-flow graph after the\n"
+    "                                pipeline, coloured by divergence, as KERNEL.dot beside\n"
+    "                                the output (-o's directory, else the current one)\n"
+    "  -dot-before                   the same for the input as parsed: KERNEL.before.dot\n"
+    "  -dot-dir=DIR                  write the graphs into DIR instead\n"
+    "  -dot-format=dot|svg|png|pdf   DOT text (default) or rendered by graphviz's dot layout\n"
     "  -Werror                       treat warnings as errors\n"
     "  -w                            suppress warnings\n"
     "  -fdiagnostics-format=text|json  diagnostics as text (default) or one JSON object a line\n"
@@ -110,6 +117,7 @@ typedef struct options {
   bool has_remarks[NUM_REMARK_KINDS];
   const char *remarks_output;
   wave_pass_option_value *option_values;
+  dot_request dot;         /* -dot, -dot-before, -dot-dir, -dot-format */
 } options;
 
 static const char *const remark_flags[NUM_REMARK_KINDS] = {
@@ -367,6 +375,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       else
         return tool_usage_error("waveopt",
                                 "unknown diagnostics format '%s' (expected text or json)", v);
+    } else if (dot_take_flag(&opt->dot, a, &status)) {
+      /* a -dot flag, or why it is wrong */
     } else if (set_pass_option(opt, a, &status)) {
       /* a pass option, or why its value is wrong */
     } else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0') {
@@ -390,6 +400,8 @@ static int parse_args(int argc, char **argv, options *opt) {
   if (opt->analyze && (!*opt->analyze || strstr(opt->analyze, ",,") ||
                        opt->analyze[strlen(opt->analyze) - 1] == ','))
     return tool_usage_error("waveopt", "-analyze needs analysis names separated by ','");
+  if ((status = dot_check_flags(&opt->dot)) >= 0)
+    return status;
   if (!opt->passes && opt->level < 0)
     opt->level = 0;
   /* -O3 may spend registers on scratch unless told a budget. */
@@ -747,6 +759,10 @@ static int run_tool(options *opt) {
     opt->run.print_write = append_text;
     opt->run.print_ctx = &analyses;
   }
+  wave_dot_options dot_options;
+  wave_dot_options_init(&dot_options);
+  dot_options.assume_divergent = opt->run.assume_divergent;
+  ok = ok && dot_snapshot(&opt->dot, module, &dot_options);
   ok = ok && optimize(opt, pipeline, module, &run_diags);
   /* A -passes pipeline need not end in legalize; the assembler's dialect still needs the
    * documentation forms lowered, and after legalize none are left. */
@@ -761,6 +777,8 @@ static int run_tool(options *opt) {
   /* -Werror: a warning recorded as an error fails the run even if the pass itself succeeded. */
   ok = ok && !wave_diags_has_errors(&run_diags);
   tool_print_diags(&run_diags, opt->diag_format);
+  if (ok)
+    ok = dot_finish(&opt->dot, module, &dot_options, opt->output);
   if (print_analyses) {
     ok = !analyses.failed &&
          tool_write_output("waveopt", opt->output, emit_text, &analyses) == 0 && ok;
@@ -769,6 +787,7 @@ static int run_tool(options *opt) {
     ok = tool_write_output("waveopt", opt->output, emit_module, &ctx) == 0;
   }
   free(analyses.data);
+  dot_request_free(&opt->dot);
   wave_pipeline_destroy(pipeline);
   wave_module_destroy(module);
   wave_profile_destroy(profile);
