@@ -99,8 +99,8 @@ static frame *push(walk *w, const wave_node *node, bool dead) {
   return f;
 }
 
-static bool is_wave_op(const wave_instr *instr) {
-  return wave_opcode_get(instr->op)->category == WAVE_CAT_WAVE && wave_instr_is_convergent(instr);
+static bool is_wave_op(wave_opcode op) {
+  return wave_opcode_get(op)->category == WAVE_CAT_WAVE && wave_opcode_has(op, WAVE_F_CONVERGENT);
 }
 
 /* The loop frame a break or continue at the top of the stack acts on, or NULL. */
@@ -274,7 +274,7 @@ static void walk_region(walk *w, const wave_region *region) {
     switch (it.event) {
     case WAVE_WALK_BLOCK:
       wave_foreach_instr(instr, n) {
-        if (instr->op == WAVE_OP_BARRIER || is_wave_op(instr))
+        if (instr->op == WAVE_OP_BARRIER || is_wave_op(instr->op))
           check(w, instr, region, dead);
         else if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE)
           note_branch(w, instr, dead);
@@ -321,28 +321,27 @@ static int by_address(const void *a, const void *b) {
 /* What the kernel holds: whether it has a barrier or a wave operation at all, and (into w,
  * when given) its calls for the CALL cause. Most kernels have neither barriers nor wave
  * operations, and then no uniformity is needed; a kernel without a barrier needs none across
- * the workgroup. */
-static void survey(const wave_kernel *kernel, bool *barriers, bool *wave_ops, walk *w) {
+ * the workgroup. Read from the layout: the opcodes lie in one dense array there. */
+static void survey(const wave_layout *layout, bool *barriers, bool *wave_ops, walk *w) {
   *barriers = *wave_ops = false;
-  for (const wave_region *r = kernel->first_region; r; r = r->next) {
-    wave_const_walker it;
-    wave_const_walk_init(&it, &r->body);
-    while (wave_const_walk_next(&it))
-      if (it.event == WAVE_WALK_BLOCK)
-        wave_foreach_instr(instr, it.node) {
-          *barriers |= instr->op == WAVE_OP_BARRIER;
-          *wave_ops |= is_wave_op(instr);
-          if (!w || instr->op != WAVE_OP_CALL)
-            continue;
-          if (!wave_grow((void **)&w->calls, &w->cap_calls, w->num_calls + 1, sizeof(*w->calls)))
-            w->oom = true;
-          else
-            w->calls[w->num_calls++] = instr;
-        }
+  for (size_t i = 0; i < layout->num_items; i++) {
+    const wave_layout_item *item = &layout->items[i];
+    if (item->kind != WAVE_LAYOUT_INSTR)
+      continue;
+    *barriers |= item->op == WAVE_OP_BARRIER;
+    *wave_ops |= is_wave_op(item->op);
+    if (!w || item->op != WAVE_OP_CALL)
+      continue;
+    if (!wave_grow((void **)&w->calls, &w->cap_calls, w->num_calls + 1, sizeof(*w->calls)))
+      w->oom = true;
+    else
+      w->calls[w->num_calls++] = wave_layout_instr(item);
   }
 }
 
-wave_barriers *wave_barriers_compute(const wave_kernel *kernel, const wave_uniformity *per_wave) {
+/* The result from the kernel's layout; per_wave NULL: computed here when needed. */
+static wave_barriers *barriers_compute(const wave_kernel *kernel, const wave_layout *layout,
+                                       const wave_uniformity *per_wave) {
   wave_barriers *b = calloc(1, sizeof(*b));
   walk w = {0};
   w.kernel = kernel;
@@ -350,7 +349,7 @@ wave_barriers *wave_barriers_compute(const wave_kernel *kernel, const wave_unifo
   w.oom = !b;
   bool barriers = false, wave_ops = false;
   if (b)
-    survey(kernel, &barriers, &wave_ops, &w);
+    survey(layout, &barriers, &wave_ops, &w);
   wave_uniformity *own = NULL, *workgroup = NULL;
   if (barriers || wave_ops) {
     if (!per_wave)
@@ -384,6 +383,13 @@ wave_barriers *wave_barriers_compute(const wave_kernel *kernel, const wave_unifo
     wave_barriers_destroy(b);
     return NULL;
   }
+  return b;
+}
+
+wave_barriers *wave_barriers_compute(const wave_kernel *kernel, const wave_uniformity *per_wave) {
+  wave_layout *layout = wave_layout_build(kernel);
+  wave_barriers *b = layout ? barriers_compute(kernel, layout, per_wave) : NULL;
+  wave_layout_destroy(layout);
   return b;
 }
 
@@ -476,12 +482,14 @@ int wave_barriers_print(const wave_barriers *b, const wave_kernel *kernel, wave_
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
   /* Uniformity comes from the manager, cached for other users, but only when it is needed. */
-  bool barriers, wave_ops;
-  survey(kernel, &barriers, &wave_ops, NULL);
+  const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
+  bool barriers = false, wave_ops = false;
+  if (layout)
+    survey(layout, &barriers, &wave_ops, NULL);
   const wave_uniformity *u = NULL;
   if ((barriers || wave_ops) && !(u = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY)))
     return NULL;
-  wave_barriers *b = wave_barriers_compute(kernel, u);
+  wave_barriers *b = layout ? barriers_compute(kernel, layout, u) : NULL;
   if (!b)
     wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
                        "barriers: out of memory");

@@ -16,9 +16,9 @@
  * lanes, a loop that lanes may leave at different iterations.
  *
  * Computation, linear in the kernel's size (but a sort of its ifs and loops for the node
- * queries). One walk per region with the walker of waveopt.h (no recursion: an if or loop
- * finds the one around it through the parent index it keeps, so 100 000-deep nests cost
- * nothing special) gives every if and loop its depth inside its region, and every call an
+ * queries). One pass over the kernel's flat layout (ir/layout.h, shared with the other
+ * analyses; no recursion: an if or loop finds the one around it through the parent index it
+ * keeps, so 100 000-deep nests cost nothing special) gives every if and loop its depth inside its region, and every call an
  * edge of a graph of regions weighted by the frames open at the call; a region that does not
  * end in an unguarded halt or return also gets a weight-0 edge into the next region. The
  * deepest entry of each region is then a longest path from the kernel's entry: the graph's
@@ -141,8 +141,10 @@ static bool add_edge(builder *b, const wave_instr *call, uint32_t from, uint32_t
   return true;
 }
 
+/* `at` is the node's position among the layout's statements but blocks, where a uniformity
+ * result computed from the same layout keeps it. */
 static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_t open,
-                     const wave_uniformity *u) {
+                     const wave_uniformity *u, size_t at) {
   wave_depth *d = b->d;
   if (!wave_grow((void **)&d->sites, &b->cap_sites, d->num_sites + 1, sizeof(site)))
     return false;
@@ -150,7 +152,7 @@ static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_
   site *s = &d->sites[index];
   s->node = node;
   s->region = region;
-  s->divergent = !u || wave_uniformity_node_divergent(u, node);
+  s->divergent = !u || wave_uniformity_node_divergent_at(u, node, at);
   region_info *r = &d->regions[region];
   for (int k = 0; k < KINDS; k++) {
     s->outer[k] = counting(d, open, k);
@@ -162,12 +164,14 @@ static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_
 }
 
 static bool index_kernel(wave_depth *d, const wave_label_table *labels,
-                         const wave_uniformity *u) {
+                         const wave_layout *layout, const wave_uniformity *u) {
   builder b = {d, 0, 0};
   d->num_regions = labels->num_regions;
   d->regions = calloc(d->num_regions, sizeof(region_info));
   if (!d->regions)
     return false;
+  const wave_layout_item *item = layout->items;
+  size_t blocks = 0;   /* items so far that are blocks */
   for (uint32_t ri = 0; ri < d->num_regions; ri++) {
     const wave_region *region = labels->regions[ri];
     region_info *info = &d->regions[ri];
@@ -176,34 +180,37 @@ static bool index_kernel(wave_depth *d, const wave_label_table *labels,
     for (int k = 0; k < KINDS; k++)
       info->deepest[k] = info->via[k] = NONE;
     uint32_t open = NONE;   /* the innermost if or loop around the walk's position */
-    wave_const_walker w;
-    wave_const_walk_init(&w, &region->body);
-    while (wave_const_walk_next(&w)) {
-      switch (w.event) {
-      case WAVE_WALK_IF:
-      case WAVE_WALK_LOOP:
-        if (!add_site(&b, w.node, ri, open, u))
+    for (; item->kind != WAVE_LAYOUT_END_REGION; item++) {
+      switch ((wave_layout_kind)item->kind) {
+      case WAVE_LAYOUT_IF:
+      case WAVE_LAYOUT_LOOP:
+        if (!add_site(&b, wave_layout_node(item), ri, open, u,
+                      (size_t)(item - layout->items) - blocks))
           return false;
         open = (uint32_t)d->num_sites - 1;
         break;
-      case WAVE_WALK_ENDIF:
-      case WAVE_WALK_ENDLOOP:
+      case WAVE_LAYOUT_ENDIF:
+      case WAVE_LAYOUT_ENDLOOP:
         open = d->sites[open].outer[WAVE_DEPTH_STATIC];
         break;
-      case WAVE_WALK_ELSE:
+      case WAVE_LAYOUT_BLOCK:
+        blocks++;
         break;
-      case WAVE_WALK_BLOCK:
-        for (const wave_instr *i = w.node->u.block.first; i; i = i->next) {
-          if (i->op != WAVE_OP_CALL || !i->num_operands ||
-              i->operands[0].kind != WAVE_OPERAND_LABEL)
-            continue;
-          size_t to = wave_label_table_find(labels, i->operands[0].label);
-          if (to != WAVE_NO_REGION && !add_edge(&b, i, ri, (uint32_t)to, open))
-            return false;
-        }
+      case WAVE_LAYOUT_INSTR: {
+        const wave_instr *i = wave_layout_instr(item);
+        if (item->op != WAVE_OP_CALL || !i->num_operands ||
+            i->operands[0].kind != WAVE_OPERAND_LABEL)
+          break;
+        size_t to = wave_label_table_find(labels, i->operands[0].label);
+        if (to != WAVE_NO_REGION && !add_edge(&b, i, ri, (uint32_t)to, open))
+          return false;
+        break;
+      }
+      default:
         break;
       }
     }
+    item++;
     if (ri + 1 < d->num_regions && falls_through(region) && !add_edge(&b, NULL, ri, ri + 1, NONE))
       return false;
     info->num_edges = (uint32_t)d->num_edges - info->first_edge;
@@ -493,7 +500,9 @@ static bool sort_nodes(wave_depth *d) {
   return true;
 }
 
-wave_depth *wave_depth_compute(const wave_kernel *kernel, const wave_uniformity *uniformity) {
+/* The result from the kernel's layout. */
+static wave_depth *depth_compute(const wave_kernel *kernel, const wave_layout *layout,
+                                 const wave_uniformity *uniformity) {
   wave_depth *d = calloc(1, sizeof(*d));
   wave_label_table labels;
   if (!d || !wave_label_table_init(&labels, kernel)) {
@@ -501,7 +510,7 @@ wave_depth *wave_depth_compute(const wave_kernel *kernel, const wave_uniformity 
     return NULL;
   }
   graph_scratch g = {0};
-  bool ok = index_kernel(d, &labels, uniformity) && find_components(d) && sort_nodes(d) &&
+  bool ok = index_kernel(d, &labels, layout, uniformity) && find_components(d) && sort_nodes(d) &&
             scratch_init(&g, d);
   for (int k = 0; ok && k < KINDS; k++) {
     solve(d, &g, k);
@@ -516,6 +525,13 @@ wave_depth *wave_depth_compute(const wave_kernel *kernel, const wave_uniformity 
     wave_depth_destroy(d);
     return NULL;
   }
+  return d;
+}
+
+wave_depth *wave_depth_compute(const wave_kernel *kernel, const wave_uniformity *uniformity) {
+  wave_layout *layout = wave_layout_build(kernel);
+  wave_depth *d = layout ? depth_compute(kernel, layout, uniformity) : NULL;
+  wave_layout_destroy(layout);
   return d;
 }
 
@@ -647,7 +663,8 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   const wave_uniformity *u = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
   if (!u)
     return NULL;   /* the uniformity analysis said why */
-  wave_depth *d = wave_depth_compute(kernel, u);
+  const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
+  wave_depth *d = layout ? depth_compute(kernel, layout, u) : NULL;
   if (!d)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
                      "out of memory computing the divergence-stack depth of kernel '%s'",

@@ -50,8 +50,9 @@
  * Elsewhere the lanes that run on are the only ones off their own path, and they run on along
  * graph edges: a then-list from its if, the rest of the body from a break or continue.
  *
- * Cost, for a kernel of a million instructions: one walk builds the points, working out each
- * instruction's uses and kills there once, never again per visit; a point's edges are a flag
+ * Cost, for a kernel of a million instructions: one pass over the kernel's flat layout
+ * (ir/layout.h, which decodes each instruction's registers once for all the analyses) builds
+ * the points, with each instruction's uses and kills, never again per visit; a point's edges are a flag
  * byte and at most one jump target; sets are stored packed to the kernel's .registers (see
  * pack), one word each up to 60 registers; instructions and nodes are found by hashing their
  * address, and the printer, which meets them in text order, needs no lookup at all.
@@ -161,6 +162,24 @@ static bool pack(const wave_liveness *lv, const wave_regset *s, uint64_t *dst) {
     dst[k] = s->words[k];
   dst[last] = (s->words[last] & GPR_BITS) | preds << PRED_SHIFT;
   return spill == 0;
+}
+
+/* pack for a set given as a list of registers, into a zeroed dst; false when one does not
+ * fit. */
+static bool pack_list(const wave_liveness *lv, const uint16_t *regs, unsigned n, uint64_t *dst) {
+  bool fits = true;
+  for (unsigned i = 0; i < n; i++) {
+    unsigned r = regs[i], bit = r;
+    if (r >= WAVE_REG_PRED(0)) {
+      if (!full_layout(lv))
+        bit = 64 * ((unsigned)lv->words - 1) + PRED_SHIFT + (r - WAVE_REG_PRED(0));
+    } else if (r >= lv->gprs) {
+      fits = false;
+    }
+    if (fits)
+      dst[bit / 64] |= (uint64_t)1 << (bit % 64);
+  }
+  return fits;
 }
 
 static wave_regset unpack(const wave_liveness *lv, const uint64_t *src) {
@@ -331,22 +350,24 @@ static const open_construct *innermost_loop(const builder *b) {
 }
 
 /* halt, and return where no call can be pending: the lanes that run it end, guarded or not. */
-static bool ends_lanes(const wave_instr *instr, bool entry_region) {
-  return instr->op == WAVE_OP_HALT || (instr->op == WAVE_OP_RETURN && entry_region);
+static bool ends_lanes(wave_opcode op, bool entry_region) {
+  return op == WAVE_OP_HALT || (op == WAVE_OP_RETURN && entry_region);
 }
 
 /* The instruction's point, with its uses and kills worked out once here rather than on every
  * visit of the fixpoint. Other-lane registers join them once the whole kernel is seen. */
-static void add_instr(builder *b, const wave_instr *instr, unsigned depth, bool entry_region) {
+static void add_instr(builder *b, const wave_layout *layout, const wave_layout_item *item,
+                      bool entry_region) {
   wave_liveness *lv = b->lv;
-  bool guarded = instr->guard != WAVE_NO_GUARD;
-  bool ends = ends_lanes(instr, entry_region);
+  const wave_instr *instr = wave_layout_instr(item);
+  bool guarded = item->guard != WAVE_NO_GUARD;
+  bool ends = ends_lanes(item->op, entry_region);
   /* Lanes leave a call for the callee and a return for some caller: from neither does text
    * order say where they go. */
-  bool crosses = instr->op == WAVE_OP_CALL || (instr->op == WAVE_OP_RETURN && !entry_region);
+  bool crosses = item->op == WAVE_OP_CALL || (item->op == WAVE_OP_RETURN && !entry_region);
   uint8_t flags = (uint8_t)((guarded || !ends ? FALLS : 0) | (crosses ? CROSSES_REGIONS : 0) |
                             (ends ? ENDS_LANES : 0) |
-                            (!guarded && depth > 0 ? KILLS_LANE_REGS : 0));
+                            (!guarded && item->depth > 0 ? KILLS_LANE_REGS : 0));
   uint32_t i = add_point(b, flags);
   if (i == NO_POINT)
     return;
@@ -357,10 +378,10 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth, bool 
   }
   lv->instr_keys[lv->num_instrs] = instr;
   lv->instr_points[lv->num_instrs++] = i;
-  const open_construct *loop = instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE
+  const open_construct *loop = item->op == WAVE_OP_BREAK || item->op == WAVE_OP_CONTINUE
                                    ? innermost_loop(b)
                                    : NULL;
-  if (loop && instr->op == WAVE_OP_CONTINUE)
+  if (loop && item->op == WAVE_OP_CONTINUE)
     jump(b, i, loop->head);
   else if (loop) {
     /* Its exit is the point after the endloop, not known yet. */
@@ -370,42 +391,52 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth, bool 
     }
     b->breaks[b->num_breaks++] = i;
   }
-  wave_regset uses, defs, other;
-  wave_instr_uses_defs(instr, &uses, &defs);
-  pack_into(b, b->gen, i, crosses ? &lv->everything : &uses);
-  if (!guarded)
-    pack_into(b, b->kill, i, &defs);
+  const uint16_t *uses = &layout->regs[item->regs];
+  size_t w = lv->words;
+  if (crosses)
+    pack_into(b, b->gen, i, &lv->everything);
+  else if (!pack_list(lv, uses, item->num_uses, &b->gen[i * w]))
+    b->too_narrow = true;
+  if (!guarded && !pack_list(lv, uses + item->num_uses, item->num_defs, &b->kill[i * w]))
+    b->too_narrow = true;
   /* The flag says which opcodes have such reads; asking only those keeps the walk fast. */
-  if (wave_opcode_has((wave_opcode)instr->op, WAVE_F_OTHER_LANES)) {
+  if (wave_opcode_has((wave_opcode)item->op, WAVE_F_OTHER_LANES)) {
+    wave_regset other;
     wave_instr_other_lane_uses(instr, &other);
     b->other_lanes = wave_regset_union(b->other_lanes, other);
   }
 }
 
-static void flatten_region(builder *b, const wave_region *region, bool entry_region) {
-  wave_const_walker w;
-  wave_const_walk_init(&w, &region->body);
-  while (!b->failed && wave_const_walk_next(&w)) {
-    const wave_node *n = w.node;
+/* The region's points from its statements in the layout, *at to the region's end; *at is left
+ * after it. */
+static void flatten_region(builder *b, const wave_layout *layout, const wave_layout_item **at,
+                           bool entry_region) {
+  const wave_layout_item *item = *at;
+  for (; !b->failed && item->kind != WAVE_LAYOUT_END_REGION; item++) {
+    const wave_node *n = wave_layout_node(item);
     wave_liveness *lv = b->lv;
     uint32_t i;
-    switch (w.event) {
-    case WAVE_WALK_BLOCK: {
+    switch ((wave_layout_kind)item->kind) {
+    case WAVE_LAYOUT_BLOCK: {
       uint32_t first = (uint32_t)lv->num_points;
-      wave_foreach_instr(instr, n)
-        add_instr(b, instr, w.depth, entry_region);
+      for (uint32_t k = item->count; k > 0 && !b->failed; k--)
+        add_instr(b, layout, ++item, entry_region);
       add_node(b, n, first, (uint32_t)lv->num_points, first);
       break;
     }
-    case WAVE_WALK_IF:
+    case WAVE_LAYOUT_INSTR:   /* met inside its block */
+    case WAVE_LAYOUT_END_REGION:
+    case WAVE_LAYOUT_KINDS:
+      break;
+    case WAVE_LAYOUT_IF:
       i = add_point(b, FALLS);
       if (i != NO_POINT && open_construct_push(b, i, false)) {
         wave_regset cond = wave_regset_empty();
-        wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)n->u.if_.cond.value));
+        wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)item->pred));
         pack_into(b, b->gen, i, &cond);
       }
       break;
-    case WAVE_WALK_LOOP:
+    case WAVE_LAYOUT_LOOP:
       i = add_point(b, FALLS | LOOP_HEAD);
       if (i == NO_POINT || !open_construct_push(b, i, true))
         break;
@@ -416,12 +447,12 @@ static void flatten_region(builder *b, const wave_region *region, bool entry_reg
       b->aux[i] = (uint32_t)b->num_loops;
       b->loops[b->num_loops++] = (loop_span){i, NO_POINT};
       break;
-    case WAVE_WALK_ELSE:
+    case WAVE_LAYOUT_ELSE:
       i = add_point(b, 0);
       if (i != NO_POINT)
         b->stack[b->depth - 1].els = i;
       break;
-    case WAVE_WALK_ENDIF: {
+    case WAVE_LAYOUT_ENDIF: {
       open_construct c = b->stack[--b->depth];
       i = add_point(b, FALLS);
       if (i == NO_POINT)
@@ -433,7 +464,7 @@ static void flatten_region(builder *b, const wave_region *region, bool entry_reg
       add_node(b, n, c.head, i + 1, c.els);
       break;
     }
-    case WAVE_WALK_ENDLOOP: {
+    case WAVE_LAYOUT_ENDLOOP: {
       open_construct c = b->stack[--b->depth];
       i = add_point(b, LOOP_END);
       if (i == NO_POINT)
@@ -448,6 +479,33 @@ static void flatten_region(builder *b, const wave_region *region, bool entry_reg
     }
     }
   }
+  *at = item + 1;
+}
+
+/* Room for every point, instruction, node and loop the layout says there will be: one
+ * allocation each instead of doublings. */
+static void presize(builder *b, const wave_layout *layout) {
+  wave_liveness *lv = b->lv;
+  const size_t *count = layout->count;
+  size_t points = layout->num_items - count[WAVE_LAYOUT_BLOCK] + 1;
+  size_t nodes = count[WAVE_LAYOUT_BLOCK] + count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP] + 1;
+  size_t instrs = count[WAVE_LAYOUT_INSTR] + 1, loops = count[WAVE_LAYOUT_LOOP] + 1;
+  if (!resize((void **)&b->flags, points, sizeof(uint8_t)) ||
+      !resize((void **)&b->aux, points, sizeof(uint32_t)) ||
+      !resize((void **)&b->gen, points, lv->words * sizeof(uint64_t)) ||
+      !resize((void **)&b->kill, points, lv->words * sizeof(uint64_t)) ||
+      !resize((void **)&lv->instr_keys, instrs, sizeof(void *)) ||
+      !resize((void **)&lv->instr_points, instrs, sizeof(uint32_t)) ||
+      !resize((void **)&lv->node_keys, nodes, sizeof(void *)) ||
+      !resize((void **)&lv->spans, nodes, sizeof(node_span)) ||
+      !resize((void **)&b->loops, loops, sizeof(loop_span))) {
+    b->failed = true;
+    return;
+  }
+  b->cap_points = points;
+  b->cap_instrs = instrs;
+  b->cap_nodes = nodes;
+  b->cap_loops = loops;
 }
 
 /* Other-lane registers, known once the whole kernel is flattened, in the kill and gen sets of
@@ -541,8 +599,8 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
 
 /* Flattens the kernel, solves, and indexes the result with sets packed for `registers` GPRs;
  * NULL with *too_narrow set when a register does not fit. */
-static wave_liveness *compute_packed(const wave_kernel *kernel, uint64_t registers,
-                                     bool *too_narrow) {
+static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layout *layout,
+                                     uint64_t registers, bool *too_narrow) {
   wave_liveness *lv = calloc(1, sizeof(*lv));
   if (!lv)
     return NULL;
@@ -554,8 +612,10 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, uint64_t registe
     wave_regset_set(&lv->everything, WAVE_REG_PRED(p));
   builder b = {.lv = lv};
   size_t cap_regions = 0;
+  presize(&b, layout);
+  const wave_layout_item *at = layout->items;
   wave_foreach_region(region, kernel) {
-    flatten_region(&b, region, region == kernel->first_region);
+    flatten_region(&b, layout, &at, region == kernel->first_region);
     uint32_t end = b.failed ? NO_POINT : add_point(&b, 0);
     if (end != NO_POINT && region->next)
       b.flags[end] |= FALLS;
@@ -592,10 +652,18 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, uint64_t registe
   return lv;
 }
 
-wave_liveness *wave_liveness_compute(const wave_kernel *kernel) {
+/* The result from the kernel's layout. */
+static wave_liveness *liveness_compute(const wave_kernel *kernel, const wave_layout *layout) {
   bool too_narrow;
-  wave_liveness *lv = compute_packed(kernel, kernel->registers, &too_narrow);
-  return lv || !too_narrow ? lv : compute_packed(kernel, WAVE_MAX_GPR + 1, &too_narrow);
+  wave_liveness *lv = compute_packed(kernel, layout, kernel->registers, &too_narrow);
+  return lv || !too_narrow ? lv : compute_packed(kernel, layout, WAVE_MAX_GPR + 1, &too_narrow);
+}
+
+wave_liveness *wave_liveness_compute(const wave_kernel *kernel) {
+  wave_layout *layout = wave_layout_build(kernel);
+  wave_liveness *lv = layout ? liveness_compute(kernel, layout) : NULL;
+  wave_layout_destroy(layout);
+  return lv;
 }
 
 void wave_liveness_destroy(wave_liveness *lv) {
@@ -722,8 +790,8 @@ bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b) {
 /* ---- the analysis ------------------------------------------------------------------------- */
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
-  (void)am;
-  wave_liveness *lv = wave_liveness_compute(kernel);
+  const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
+  wave_liveness *lv = layout ? liveness_compute(kernel, layout) : NULL;
   if (!lv)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
                      "out of memory computing liveness of kernel '%s'", kernel->name);

@@ -54,8 +54,9 @@
  * the loop releases). Every finding is a "possible" deadlock, a warning; the tests confirm
  * each one in the interpreter (SIMT runs out of budget, thread by thread it finishes).
  *
- * Cost: one walk records every if and loop and, for each loop, its own statements (not those
- * of nested loops) in text order; the dependence pass over a loop's statements repeats until
+ * Cost: one pass over the kernel's flat layout (ir/layout.h, shared with the other analyses,
+ * each instruction's registers decoded there) records every if and loop and, for each loop,
+ * its own statements (not those of nested loops) in text order; the dependence pass over a loop's statements repeats until
  * the values carried around the back edge stop growing, at most once per register; the writers
  * of each space sit in text-ordered arrays, so every "first writer in this stretch" is a
  * binary search; the walk outward from a loop continues the one from its parent, so one table
@@ -91,7 +92,7 @@ typedef struct construct {
   uint32_t parent;          /* the enclosing construct, NONE at a region's top level */
   uint32_t list_end;        /* where the list holding it ends */
   uint32_t start, mid, end;
-  uint32_t loop;            /* a loop's index in loops */
+  uint32_t loop;            /* a loop's index in loops; NONE for an if */
 } construct;
 
 typedef struct loop_info {
@@ -107,9 +108,10 @@ typedef enum event_kind { EV_INSTR, EV_IF, EV_ELSE, EV_ENDIF, EV_INNER } event_k
 /* One statement of a loop's own body. */
 typedef struct event {
   uint32_t loop;            /* the innermost loop around it */
-  uint8_t kind;
   uint32_t index;           /* EV_INSTR: the instruction's number; EV_INNER: the inner loop */
-  const void *what;         /* EV_INSTR: the instruction; EV_IF: the if node */
+  uint32_t item;            /* its item's index in the layout (16 bytes an event, not 24: a
+                             * kernel's events are most of its statements, twice over) */
+  uint8_t kind;
 } event;
 
 typedef struct writer {
@@ -120,6 +122,7 @@ typedef struct writer {
 enum { LOCAL, DEVICE, SPACES };
 
 typedef struct survey {
+  const wave_layout *layout;
   construct *constructs;
   size_t num_constructs, cap_constructs;
   loop_info *loops;
@@ -144,10 +147,10 @@ typedef struct survey {
       (s)->array[(s)->count++] = (value);                                                 \
   } while (0)
 
-static int space_of(const wave_instr *instr) {
-  if (wave_opcode_has(instr->op, WAVE_F_LOCAL_MEM))
+static int space_of(wave_opcode op) {
+  if (wave_opcode_has(op, WAVE_F_LOCAL_MEM))
     return LOCAL;
-  return wave_opcode_has(instr->op, WAVE_F_DEVICE_MEM) ? DEVICE : -1;
+  return wave_opcode_has(op, WAVE_F_DEVICE_MEM) ? DEVICE : -1;
 }
 
 /* The innermost loop around a statement at this nesting depth, or NONE. */
@@ -156,20 +159,22 @@ static uint32_t loop_around(const survey *s, size_t depth) {
 }
 
 /* The innermost loop owns the statement; statements outside every loop are not needed. */
-static void add_event(survey *s, size_t depth, event_kind kind, uint32_t index, const void *what) {
+static void add_event(survey *s, size_t depth, event_kind kind, uint32_t index,
+                      const wave_layout_item *item) {
   uint32_t loop = loop_around(s, depth);
   if (loop != NONE) {
-    event e = {loop, (uint8_t)kind, index, what};
+    event e = {loop, index, (uint32_t)(item - s->layout->items), (uint8_t)kind};
     PUSH(s, events, num_events, cap_events, e);
   }
 }
 
-static void note_instr(survey *s, size_t depth, const wave_instr *instr) {
+static void note_instr(survey *s, size_t depth, const wave_layout_item *item) {
+  const wave_instr *instr = wave_layout_instr(item);
   uint32_t index = s->num_instrs++;
-  add_event(s, depth, EV_INSTR, index, instr);
-  int space = space_of(instr);
-  if (space >= 0 && wave_opcode_has(instr->op, WAVE_F_WRITES_MEM) &&
-      !wave_opcode_has(instr->op, WAVE_F_CALL)) {
+  add_event(s, depth, EV_INSTR, index, item);
+  int space = space_of(item->op);
+  if (space >= 0 && wave_opcode_has(item->op, WAVE_F_WRITES_MEM) &&
+      !wave_opcode_has(item->op, WAVE_F_CALL)) {
     writer w = {index, instr};
     PUSH(s, writers[space], num_writers[space], cap_writers[space], w);
   }
@@ -178,20 +183,20 @@ static void note_instr(survey *s, size_t depth, const wave_instr *instr) {
     return;
   /* Only the innermost loop is updated here; close_loop passes the facts outward. */
   loop_info *l = &s->loops[loop];
-  wave_regset defs;
-  wave_instr_defs(instr, &defs);
-  l->defs = wave_regset_union(l->defs, defs);
-  l->leaves_otherwise |= wave_opcode_has(instr->op, WAVE_F_CALL | WAVE_F_EXIT);
-  l->own_break |= instr->op == WAVE_OP_BREAK;
-  l->own_read |= wave_opcode_has(instr->op, WAVE_F_READS_MEM) && space_of(instr) >= 0;
+  wave_regset_add_list(&l->defs, wave_layout_defs(s->layout, item), item->num_defs);
+  l->leaves_otherwise |= wave_opcode_has(item->op, WAVE_F_CALL | WAVE_F_EXIT);
+  l->own_break |= item->op == WAVE_OP_BREAK;
+  l->own_read |= wave_opcode_has(item->op, WAVE_F_READS_MEM) && space >= 0;
 }
 
-static void open_construct(survey *s, size_t depth, const wave_node *node) {
+static void open_construct(survey *s, size_t depth, const wave_layout_item *item) {
+  const wave_node *node = wave_layout_node(item);
+  bool is_if = item->kind == WAVE_LAYOUT_IF;
   construct c = {node, depth ? s->stack[depth - 1] : NONE, 0, s->num_instrs, NONE, 0, NONE};
-  if (node->kind == WAVE_NODE_IF)
-    add_event(s, depth, EV_IF, 0, node);
+  if (is_if)
+    add_event(s, depth, EV_IF, 0, item);
   else {
-    add_event(s, depth, EV_INNER, (uint32_t)s->num_loops, node);
+    add_event(s, depth, EV_INNER, (uint32_t)s->num_loops, item);
     loop_info l = {.construct = (uint32_t)s->num_constructs, .defs = wave_regset_empty()};
     c.loop = (uint32_t)s->num_loops;
     PUSH(s, loops, num_loops, cap_loops, l);
@@ -216,35 +221,38 @@ static void close_loop(survey *s, size_t depth) {
 }
 
 /* The constructs whose list is the region's body end with the region; the others end where
- * their parent's list does, which walk_region sets when it closes the parent's side. */
-static void walk_region(survey *s, const wave_region *region) {
+ * their parent's list does, which walk_region sets when it closes the parent's side. The
+ * region's statements are the layout's from *at to the region's end, *at left after it. */
+static void walk_region(survey *s, const wave_layout_item **at) {
   size_t first = s->num_constructs;
-  wave_const_walker w;
-  wave_const_walk_init(&w, &region->body);
-  while (!s->failed && wave_const_walk_next(&w)) {
-    const wave_node *n = w.node;
-    switch (w.event) {
-    case WAVE_WALK_BLOCK:
-      wave_foreach_instr(instr, n) note_instr(s, w.depth, instr);
+  const wave_layout_item *item = *at;
+  for (; !s->failed && item->kind != WAVE_LAYOUT_END_REGION; item++) {
+    size_t depth = item->depth;
+    switch ((wave_layout_kind)item->kind) {
+    case WAVE_LAYOUT_INSTR:
+      note_instr(s, depth, item);
       break;
-    case WAVE_WALK_IF:
-    case WAVE_WALK_LOOP:
-      open_construct(s, w.depth, n);
+    case WAVE_LAYOUT_IF:
+    case WAVE_LAYOUT_LOOP:
+      open_construct(s, depth, item);
       break;
-    case WAVE_WALK_ELSE:
-      s->constructs[s->stack[w.depth]].mid = s->num_instrs;
-      add_event(s, w.depth, EV_ELSE, 0, n);
+    case WAVE_LAYOUT_ELSE:
+      s->constructs[s->stack[depth]].mid = s->num_instrs;
+      add_event(s, depth, EV_ELSE, 0, item);
       break;
-    case WAVE_WALK_ENDIF:
-      add_event(s, w.depth, EV_ENDIF, 0, n);
-      s->constructs[s->stack[w.depth]].end = s->num_instrs;
+    case WAVE_LAYOUT_ENDIF:
+      add_event(s, depth, EV_ENDIF, 0, item);
+      s->constructs[s->stack[depth]].end = s->num_instrs;
       break;
-    case WAVE_WALK_ENDLOOP:
-      s->constructs[s->stack[w.depth]].end = s->num_instrs;
-      close_loop(s, w.depth);
+    case WAVE_LAYOUT_ENDLOOP:
+      s->constructs[s->stack[depth]].end = s->num_instrs;
+      close_loop(s, depth);
+      break;
+    default:
       break;
     }
   }
+  *at = item + 1;
   /* Every construct is closed now: a list ends where its parent's side, or the region, does. */
   for (size_t i = first; i < s->num_constructs && !s->failed; i++) {
     construct *c = &s->constructs[i];
@@ -252,7 +260,7 @@ static void walk_region(survey *s, const wave_region *region) {
       c->list_end = s->num_instrs;
     else {
       const construct *p = &s->constructs[c->parent];
-      c->list_end = p->node->kind == WAVE_NODE_IF && c->start < p->mid ? p->mid : p->end;
+      c->list_end = p->loop == NONE && c->start < p->mid ? p->mid : p->end;
     }
   }
 }
@@ -292,9 +300,21 @@ static void survey_free(survey *s) {
   free(s->inner_loop);
 }
 
-static bool survey_kernel(survey *s, const wave_kernel *kernel) {
+static bool survey_kernel(survey *s, const wave_layout *layout) {
   memset(s, 0, sizeof(*s));
-  wave_foreach_region(region, kernel) walk_region(s, region);
+  s->layout = layout;
+  /* Sized once from the layout (an event per statement at most): doubling would copy and
+   * fault in the arrays again. */
+  const size_t *count = layout->count;
+  if (!wave_grow((void **)&s->constructs, &s->cap_constructs,
+                 count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP], sizeof(*s->constructs)) ||
+      !wave_grow((void **)&s->loops, &s->cap_loops, count[WAVE_LAYOUT_LOOP], sizeof(*s->loops)) ||
+      !wave_grow((void **)&s->events, &s->cap_events, layout->num_items - count[WAVE_LAYOUT_BLOCK],
+                 sizeof(*s->events)))
+    return false;
+  const wave_layout_item *at = layout->items;
+  for (size_t r = 0; r < layout->count[WAVE_LAYOUT_END_REGION] && !s->failed; r++)
+    walk_region(s, &at);
   if (s->failed || !group_events(s))
     return false;
   s->source = calloc(s->num_instrs ? s->num_instrs : 1, 1);
@@ -305,15 +325,14 @@ static bool survey_kernel(survey *s, const wave_kernel *kernel) {
 
 /* A read whose result can change only because someone else writes the word: a load or an
  * atomic with a destination, at an address the loop does not write. */
-static bool polls(const wave_instr *instr, const loop_info *l) {
-  if (!wave_opcode_has(instr->op, WAVE_F_READS_MEM) ||
-      wave_opcode_has(instr->op, WAVE_F_CALL | WAVE_F_HIDDEN_STATE) || space_of(instr) < 0)
+static bool polls(const wave_layout_item *item, const loop_info *l) {
+  if (!wave_opcode_has(item->op, WAVE_F_READS_MEM) ||
+      wave_opcode_has(item->op, WAVE_F_CALL | WAVE_F_HIDDEN_STATE) || space_of(item->op) < 0)
     return false;
+  const wave_instr *instr = wave_layout_instr(item);
   const wave_operand *dest = wave_instr_dest(instr);
   const wave_operand *addr = wave_instr_src(instr, 0);
-  wave_regset defs;
-  wave_instr_defs(instr, &defs);
-  return dest && addr && addr->kind == WAVE_OPERAND_GPR && !wave_regset_is_empty(defs) &&
+  return dest && addr && addr->kind == WAVE_OPERAND_GPR && item->num_defs &&
          !wave_regset_test(l->defs, WAVE_REG_GPR(addr->value));
 }
 
@@ -328,10 +347,6 @@ typedef struct wait {
   bool spaces[SPACES];
 } wait;
 
-static bool intersects(wave_regset a, wave_regset b) {
-  return !wave_regset_is_empty(wave_regset_intersect(a, b));
-}
-
 /* One pass over the loop's own statements from `top`, the dependent registers at the start of
  * an iteration; returns those at the start of the next one. */
 static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_frame **frames,
@@ -345,25 +360,26 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
     const event *ev = &s->events[e];
     switch (ev->kind) {
     case EV_INSTR: {
-      const wave_instr *instr = ev->what;
-      wave_regset uses, defs;
-      wave_instr_uses_defs(instr, &uses, &defs);
-      bool depends = control || intersects(uses, t);
-      if (instr->op == WAVE_OP_BREAK) {
+      const wave_layout_item *item = &s->layout->items[ev->item];
+      const uint16_t *defs = wave_layout_defs(s->layout, item);
+      bool depends =
+          control || wave_regset_meets_list(&t, wave_layout_uses(s->layout, item), item->num_uses);
+      if (item->op == WAVE_OP_BREAK) {
         out->has_break = true;
         out->every_break_waits &= depends;
-      } else if (instr->op == WAVE_OP_CONTINUE) {
+      } else if (item->op == WAVE_OP_CONTINUE) {
         carried = wave_regset_union(carried, t);
-      } else if (polls(instr, l)) {
+      } else if (polls(item, l)) {
         s->source[ev->index] = 1;
-        out->spaces[space_of(instr)] = true;
+        out->spaces[space_of(item->op)] = true;
         if (!out->read)
-          out->read = instr;
-        t = wave_regset_union(t, defs);
+          out->read = wave_layout_instr(item);
+        wave_regset_add_list(&t, defs, item->num_defs);
       } else if (depends) {
-        t = wave_regset_union(t, defs);
-      } else if (instr->guard == WAVE_NO_GUARD) {
-        t = wave_regset_subtract(t, defs);   /* a guarded write leaves other lanes' values */
+        wave_regset_add_list(&t, defs, item->num_defs);
+      } else if (item->guard == WAVE_NO_GUARD) {
+        wave_regset_remove_list(&t, defs, item->num_defs);   /* a guarded write leaves other
+                                                              * lanes' values */
       }
       break;
     }
@@ -372,9 +388,8 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
         s->failed = true;
         break;
       }
-      const wave_node *n = ev->what;
       (*frames)[depth++] = (if_frame){t, wave_regset_empty(), control};
-      control |= wave_regset_test(t, WAVE_REG_PRED(n->u.if_.cond.value));
+      control |= wave_regset_test(t, WAVE_REG_PRED(s->layout->items[ev->item].pred));
       break;
     }
     case EV_ELSE:
@@ -416,7 +431,7 @@ enum { SAME_ADDRESS_LOOKAHEAD = 64 };
 static bool same_address(const wave_instr *store, const wave_instr *read) {
   const wave_operand *a = wave_instr_src(store, 0), *b = wave_instr_src(read, 0);
   return a && b && a->kind == b->kind && a->value == b->value &&
-         space_of(store) == space_of(read);
+         space_of(store->op) == space_of(read->op);
 }
 
 /* The first writer to one of the spaces in [from, to), skipping the loop's polled reads when
@@ -484,7 +499,7 @@ static void fill_reach(const survey *s, const wave_uniformity *u, const bool spa
     uint32_t p = x->parent;
     const construct *a = p == NONE ? NULL : &s->constructs[p];
     bool divergent = a && wave_uniformity_node_divergent(u, a->node);
-    bool else_side = divergent && a->node->kind == WAVE_NODE_IF && x->start < a->mid &&
+    bool else_side = divergent && a->loop == NONE && x->start < a->mid &&
                      has_writer(s, spaces, a->mid, a->end);
     stretch beside = {a ? a->mid : 0, a ? a->end : 0, p};
     if (has_writer(s, spaces, x->end, x->list_end))
@@ -570,7 +585,7 @@ static wave_deadlock *conclude(const survey *s, const wave_uniformity *u, const 
 /* The analysis proper, with the uniformity taken from `get` only when a loop waits. */
 typedef const wave_uniformity *(*uniformity_fn)(void *ctx);
 
-static wave_deadlock *analyse(const wave_kernel *kernel, uniformity_fn get, void *ctx,
+static wave_deadlock *analyse(const wave_layout *layout, uniformity_fn get, void *ctx,
                               bool *uniformity_failed) {
   survey s;
   wave_deadlock *d = NULL;
@@ -579,7 +594,7 @@ static wave_deadlock *analyse(const wave_kernel *kernel, uniformity_fn get, void
   if_frame *frames = NULL;
   size_t cap = 0, num_spins = 0;
   *uniformity_failed = false;
-  if (!survey_kernel(&s, kernel) ||
+  if (!survey_kernel(&s, layout) ||
       !(spins = calloc(s.num_loops + 1, sizeof(*spins))) ||
       !(waits = calloc(s.num_loops + 1, sizeof(*waits))))
     goto out;
@@ -621,7 +636,9 @@ static const wave_uniformity *own_get(void *ctx) {
 wave_deadlock *wave_deadlock_compute(const wave_kernel *kernel, const wave_uniformity *u) {
   own_uniformity o = {kernel, u, NULL};
   bool failed;
-  wave_deadlock *d = analyse(kernel, own_get, &o, &failed);
+  wave_layout *layout = wave_layout_build(kernel);
+  wave_deadlock *d = layout ? analyse(layout, own_get, &o, &failed) : NULL;
+  wave_layout_destroy(layout);
   wave_uniformity_destroy(o.computed);
   return d;
 }
@@ -758,8 +775,9 @@ static const wave_uniformity *managed_get(void *ctx) {
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
   managed m = {am, kernel};
-  bool uniformity_failed;
-  wave_deadlock *d = analyse(kernel, managed_get, &m, &uniformity_failed);
+  bool uniformity_failed = false;
+  const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
+  wave_deadlock *d = layout ? analyse(layout, managed_get, &m, &uniformity_failed) : NULL;
   if (!d && !uniformity_failed)   /* otherwise the uniformity analysis said why */
     wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
                        "deadlock: out of memory");

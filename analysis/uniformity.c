@@ -5,9 +5,9 @@
  * point is the set of registers that may differ between the active lanes. The kernel is first
  * laid out flat, one entry per statement in text order and a marker where a then-list, an if,
  * a loop or a region ends, each instruction decoded there once (its guard, the registers that
- * make its result divergent, those it writes). The walk then moves a cursor along the entries
- * (back to a loop's first entry to walk its body again, past its end to skip it) with an
- * explicit frame stack, never C recursion, so any nesting depth is safe, and never reads the IR
+ * make its result divergent, those it writes), read from the kernel's shared layout
+ * (ir/layout.h). The walk then moves a cursor along the entries (back to a loop's first entry
+ * to walk its body again, past its end to skip it) with an explicit frame stack, never C recursion, so any nesting depth is safe, and never reads the IR
  * again. The register sets the statements record are hash-consed and the state knows its own,
  * so a visit that finds nothing new since the last one does no set operation.
  *
@@ -343,20 +343,19 @@ static bool is_wave_uniform_op(wave_opcode op) {
   }
 }
 
-static bool is_lane_source(const wave_instr *instr, bool across_workgroup) {
-  if (wave_opcode_has(instr->op, WAVE_F_RMW) ||
-      (across_workgroup && is_wave_uniform_op(instr->op)))
+static bool is_lane_source(const wave_layout_item *item, bool across_workgroup) {
+  if (wave_opcode_has(item->op, WAVE_F_RMW) ||
+      (across_workgroup && is_wave_uniform_op(item->op)))
     return true;
-  switch (instr->op) {
+  switch (item->op) {
   case WAVE_OP_WAVE_PREFIX_SUM: case WAVE_OP_WAVE_SHUFFLE: case WAVE_OP_WAVE_SHUFFLE_UP:
   case WAVE_OP_WAVE_SHUFFLE_DOWN: case WAVE_OP_WAVE_SHUFFLE_XOR:
     return true;
   default:
     break;
   }
-  for (unsigned i = 0; i < instr->num_operands; i++)
-    if (instr->operands[i].kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(instr->op, i) &&
-        is_lane_sreg(instr->operands[i].value, across_workgroup))
+  for (unsigned sreg = 0; sreg < 8; sreg++)
+    if ((item->low_sregs >> sreg & 1) && is_lane_sreg(sreg, across_workgroup))
       return true;
   return false;
 }
@@ -392,93 +391,119 @@ static bool add_regs(walk *w, wave_regset regs, uint8_t *count) {
   return true;
 }
 
-static bool index_instr(walk *w, const wave_instr *instr) {
+/* Appends count registers to the walk's regs. */
+static bool copy_regs(walk *w, const uint16_t *regs, uint8_t count) {
+  uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs + count, sizeof(*grown));
+  if (!grown)
+    return false;
+  w->regs = grown;
+  memcpy(&grown[w->num_regs], regs, count * sizeof(*regs));
+  w->num_regs += count;
+  return true;
+}
+
+static bool index_instr(walk *w, const wave_layout *layout, const wave_layout_item *item) {
+  const wave_instr *instr = wave_layout_instr(item);
   entry *e = append_entry(w->u, instr, STMT_PLAIN);
   if (!e)
     return false;
-  e->guard = instr->guard;
-  if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) {
-    e->kind = instr->op == WAVE_OP_BREAK ? STMT_BREAK : STMT_CONTINUE;
-    e->pred = WAVE_REG_PRED(instr->operands[0].value);
+  e->guard = item->guard;
+  if (item->op == WAVE_OP_BREAK || item->op == WAVE_OP_CONTINUE) {
+    e->kind = item->op == WAVE_OP_BREAK ? STMT_BREAK : STMT_CONTINUE;
+    e->pred = WAVE_REG_PRED(wave_layout_branch_pred(item));
     return true;
   }
-  if (instr->op == WAVE_OP_CALL) {
+  if (item->op == WAVE_OP_CALL) {
     e->kind = STMT_CALL;
     return true;
   }
-  wave_regset uses, defs;
-  wave_instr_uses_defs(instr, &uses, &defs);
-  if (wave_regset_is_empty(defs)) {
-    e->kind = (instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN) &&
-                      instr->guard == WAVE_NO_GUARD
+  if (!item->num_defs) {
+    e->kind = (item->op == WAVE_OP_HALT || item->op == WAVE_OP_RETURN) &&
+                      item->guard == WAVE_NO_GUARD
                   ? STMT_END
                   : STMT_NO_DEFS;
     return true;
   }
-  e->lane_source = is_lane_source(instr, w->across_workgroup);
-  if (e->lane_source) {
-    uses = wave_regset_empty();
-  } else if (is_wave_uniform_op(instr->op)) {
-    uses = wave_regset_empty();
-    if (instr->guard != WAVE_NO_GUARD) {
-      wave_regset_set(&uses, WAVE_REG_PRED(instr->guard));
-      uses = wave_regset_union(uses, defs);
-    }
-  }
+  const uint16_t *uses = wave_layout_uses(layout, item), *defs = wave_layout_defs(layout, item);
   e->regs = (uint32_t)w->num_regs;
-  return add_regs(w, uses, &e->num_inputs) && add_regs(w, defs, &e->num_defs);
+  e->num_defs = item->num_defs;
+  e->lane_source = is_lane_source(item, w->across_workgroup);
+  if (e->lane_source)
+    return copy_regs(w, defs, item->num_defs);
+  if (!is_wave_uniform_op(item->op)) {
+    e->num_inputs = item->num_uses;
+    return copy_regs(w, uses, item->num_uses) && copy_regs(w, defs, item->num_defs);
+  }
+  /* One value over the lanes it runs in: only a guard and the old destination it keeps in
+   * the lanes the guard turns off are inputs. */
+  wave_regset inputs = wave_regset_empty();
+  if (item->guard != WAVE_NO_GUARD) {
+    wave_regset_set(&inputs, WAVE_REG_PRED(item->guard));
+    wave_regset_add_list(&inputs, wave_layout_defs(layout, item), item->num_defs);
+  }
+  return add_regs(w, inputs, &e->num_inputs) && copy_regs(w, defs, item->num_defs);
 }
 
-/* The entries of the kernel in one walk, hashed afterwards, so that the dataflow never
+/* The entries of the kernel from its layout, hashed afterwards, so that the dataflow never
  * allocates per visit but for new register sets. While a loop is open its `end` links to the
  * loop around it (its index + 1, 0 for none), so that its endloop finds the loop to close. */
-static bool index_kernel(walk *w, const wave_kernel *kernel) {
+static bool index_kernel(walk *w, const wave_layout *layout) {
   wave_uniformity *u = w->u;
   uint32_t open = 0;
-  bool ok = true;
-  for (const wave_region *r = kernel->first_region; ok && r; r = r->next) {
-    wave_const_walker cw;
-    wave_const_walk_init(&cw, &r->body);
-    while (ok && wave_const_walk_next(&cw)) {
-      const wave_node *n = cw.node;
-      entry *e;
-      loop_info *loops;
-      switch (cw.event) {
-      case WAVE_WALK_BLOCK:
-        for (const wave_instr *i = n->u.block.first; ok && i; i = i->next)
-          ok = index_instr(w, i);
-        break;
-      case WAVE_WALK_IF:
-        if ((ok = (e = append_entry(u, n, STMT_IF)) != NULL))
-          e->pred = WAVE_REG_PRED(n->u.if_.cond.value);
-        break;
-      case WAVE_WALK_ELSE:
-        ok = append_entry(u, NULL, STMT_ELSE) != NULL;
-        break;
-      case WAVE_WALK_ENDIF:
-        ok = append_entry(u, NULL, STMT_ENDIF) != NULL;
-        break;
-      case WAVE_WALK_LOOP:
-        e = append_entry(u, n, STMT_LOOP);
-        loops = e ? reserve(w->loops, &w->cap_loops, w->num_loops, sizeof(*loops)) : NULL;
-        if ((ok = loops != NULL)) {
-          w->loops = loops;
-          memset(&loops[w->num_loops], 0, sizeof(*loops));
-          loops[w->num_loops].end = open;
-          e->loop = (uint32_t)w->num_loops++;
-          open = (uint32_t)w->num_loops;
-        }
-        break;
-      case WAVE_WALK_ENDLOOP:
-        if ((ok = append_entry(u, NULL, STMT_ENDLOOP) != NULL)) {
-          loop_info *l = &w->loops[open - 1];
-          open = l->end;
-          l->end = (uint32_t)u->num_entries;
-        }
-        break;
+  /* Sized once from the layout: doubling would copy and fault in the arrays again. An
+   * instruction whose inputs are its guard and destinations may list one register more. */
+  size_t entries = layout->num_items - layout->count[WAVE_LAYOUT_BLOCK];
+  bool ok = (u->keys = reserve(NULL, &u->cap_keys, entries, sizeof(*u->keys))) != NULL &&
+            (u->entries = reserve(NULL, &u->cap_entries, entries, sizeof(*u->entries))) != NULL &&
+            (w->loops = reserve(NULL, &w->cap_loops, layout->count[WAVE_LAYOUT_LOOP],
+                                sizeof(*w->loops))) != NULL &&
+            (w->regs = reserve(NULL, &w->cap_regs,
+                               layout->num_regs + layout->count[WAVE_LAYOUT_INSTR] + WAVE_NUM_REGS,
+                               sizeof(*w->regs))) != NULL;
+  for (size_t i = 0; ok && i < layout->num_items; i++) {
+    const wave_layout_item *item = &layout->items[i];
+    const wave_node *n = wave_layout_node(item);
+    entry *e;
+    loop_info *loops;
+    switch ((wave_layout_kind)item->kind) {
+    case WAVE_LAYOUT_INSTR:
+      ok = index_instr(w, layout, item);
+      break;
+    case WAVE_LAYOUT_BLOCK:
+    case WAVE_LAYOUT_KINDS:
+      break;
+    case WAVE_LAYOUT_IF:
+      if ((ok = (e = append_entry(u, n, STMT_IF)) != NULL))
+        e->pred = WAVE_REG_PRED(item->pred);
+      break;
+    case WAVE_LAYOUT_ELSE:
+      ok = append_entry(u, NULL, STMT_ELSE) != NULL;
+      break;
+    case WAVE_LAYOUT_ENDIF:
+      ok = append_entry(u, NULL, STMT_ENDIF) != NULL;
+      break;
+    case WAVE_LAYOUT_LOOP:
+      e = append_entry(u, n, STMT_LOOP);
+      loops = e ? reserve(w->loops, &w->cap_loops, w->num_loops, sizeof(*loops)) : NULL;
+      if ((ok = loops != NULL)) {
+        w->loops = loops;
+        memset(&loops[w->num_loops], 0, sizeof(*loops));
+        loops[w->num_loops].end = open;
+        e->loop = (uint32_t)w->num_loops++;
+        open = (uint32_t)w->num_loops;
       }
+      break;
+    case WAVE_LAYOUT_ENDLOOP:
+      if ((ok = append_entry(u, NULL, STMT_ENDLOOP) != NULL)) {
+        loop_info *l = &w->loops[open - 1];
+        open = l->end;
+        l->end = (uint32_t)u->num_entries;
+      }
+      break;
+    case WAVE_LAYOUT_END_REGION:
+      ok = append_entry(u, NULL, STMT_END_REGION) != NULL;
+      break;
     }
-    ok = ok && append_entry(u, NULL, STMT_END_REGION);
   }
   if (!ok || intern(w, wave_regset_empty()) != 0)
     return false;
@@ -914,8 +939,9 @@ static void walk_region(walk *w, state s) {
   }
 }
 
-wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
-                                         const wave_uniformity_config *config) {
+/* The result from the kernel's layout. */
+static wave_uniformity *uniformity_compute(const wave_kernel *kernel, const wave_layout *layout,
+                                           const wave_uniformity_config *config) {
   wave_uniformity *u = calloc(1, sizeof(*u));
   walk *w = calloc(1, sizeof(*w));
   bool ok = u && w;
@@ -924,7 +950,7 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
     w->u = u;
     w->loop_level = -1;
     w->across_workgroup = config && config->across_workgroup;
-    ok = index_kernel(w, kernel);
+    ok = index_kernel(w, layout);
   }
   for (const wave_region *r = kernel->first_region; ok && r && !w->oom; r = r->next) {
     state s = {0};    /* s.set 0: sets[0] is the empty set */
@@ -953,6 +979,14 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
     wave_uniformity_destroy(u);
     return NULL;
   }
+  return u;
+}
+
+wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
+                                         const wave_uniformity_config *config) {
+  wave_layout *layout = wave_layout_build(kernel);
+  wave_uniformity *u = layout ? uniformity_compute(kernel, layout, config) : NULL;
+  wave_layout_destroy(layout);
   return u;
 }
 
@@ -1001,6 +1035,12 @@ bool wave_uniformity_instr_converged(const wave_uniformity *u, const wave_instr 
 bool wave_uniformity_node_divergent(const wave_uniformity *u, const wave_node *node) {
   const entry *e = visited_entry(u, node);
   return !e || e->divergent;
+}
+
+bool wave_uniformity_node_divergent_at(const wave_uniformity *u, const wave_node *node,
+                                       size_t at) {
+  const entry *e = at < u->num_entries && u->keys[at] == node ? &u->entries[at] : find(u, node);
+  return !e || !e->visited || e->divergent;
 }
 
 bool wave_uniformity_node_converged(const wave_uniformity *u, const wave_node *node) {
@@ -1238,7 +1278,8 @@ int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel,
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
   wave_uniformity_config config = {.assume_divergent = wave_analysis_manager_assume_divergent(am)};
-  wave_uniformity *u = wave_uniformity_compute(kernel, &config);
+  const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
+  wave_uniformity *u = layout ? uniformity_compute(kernel, layout, &config) : NULL;
   if (!u)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
                      "uniformity: out of memory");

@@ -226,7 +226,7 @@ static outcome flatten_if(state *st, wave_node *node, bool *or_form) {
 static outcome dissolve_if(state *st, const round_facts *f, wave_node *node) {
   wave_loc loc = if_loc(node);
   wave_if_to_select_outcome sel;
-  st->select.divergent = wave_uniformity_node_divergent(f->uniformity, node);
+  st->select.split_rate = wave_uniformity_node_divergent(f->uniformity, node) ? 1.0 : 0.0;
   switch (wave_if_to_select_rewrite(node, &st->select, &sel)) {
   case WAVE_IF_TO_SELECT_DONE:
     wave_pass_stat_add(st->ctx, "ifs-converted", "Number of ifs turned into guarded code or selects",
@@ -235,7 +235,7 @@ static outcome dissolve_if(state *st, const round_facts *f, wave_node *node) {
                        "if at %u:%u converted to %s code to keep the divergence-stack depth "
                        "within %u: %u instruction%s for %u",
                        loc.line, loc.col, sel.form == WAVE_IF_TO_SELECT_GUARDED ? "guarded" : "select",
-                       st->limit, sel.cost_after, sel.cost_after == 1 ? "" : "s", sel.cost_before);
+                       st->limit, sel.cost_after, sel.cost_after == 1 ? "" : "s", (unsigned)sel.cost_before);
     return REWRITTEN;
   case WAVE_IF_TO_SELECT_REFUSED:
     add_why(st, "not converted", sel.reason);

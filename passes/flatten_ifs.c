@@ -87,6 +87,11 @@
  *     structure), or S writes memory or holds a convergent instruction;
  *   - when no predicate can hold the combination, or the select idiom it needs finds fewer
  *     than three free registers.
+ *   - under -profile-use, the and-form when the profile shows the outer if ran but its inner if
+ *     was never reached (the then-side never got lanes): the outer if then costs one `if` a
+ *     run, and flattened, H and the combined test would issue on every run for a frame that
+ *     was never pushed (docs/profile.md "Use in the optimizer"). Other measured rates do not
+ *     change what it does: flattening is for the divergence-stack depth.
  *
  * Chains. `if a { if b { if c { S } } }` flattens outer pair first: the ifs are visited in text
  * order (outer before inner), and after each rewrite the inner if, now outermost, is the next
@@ -110,6 +115,7 @@
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
 #include "waveopt/pass.h"
+#include "waveopt/profile.h"
 #include "waveopt/waveopt.h"
 #include "xform/flatten_ifs.h"
 #include "xform/xform.h"
@@ -127,7 +133,7 @@ void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *
                        const wave_liveness *liveness, wave_comment_moves *comments,
                        uint32_t max_registers, unsigned max_hoist) {
   *f = (wave_flatten){kernel,    target,    liveness, comments, max_registers,
-                      max_hoist, wave_regset_empty(), wave_regset_empty()};
+                      max_hoist, wave_regset_empty(), wave_regset_empty(), NULL};
   /* A call shares every register with its subroutine; legalize keeps a predicate for the
    * negated operands it lowers (wave_xform_kernel_taken). */
   f->shared = wave_xform_kernel_taken(kernel);
@@ -358,6 +364,24 @@ static wave_flatten_status check_same(const wave_node_list *s, const wave_node_l
 
 /* ---- the rewrite ------------------------------------------------------------------------- */
 
+/* The and-form under a profile: an outer if whose then-side never got lanes in the measured
+ * runs (its inner if was never reached) costs only its `if` there; flattened, H and the
+ * combination would issue on every run, and the frame saved was never pushed. */
+static wave_flatten_status check_profile(const wave_flatten *f, const wave_node *outer,
+                                         const wave_node *inner, wave_flatten_outcome *out) {
+  if (!f->profile)
+    return WAVE_FLATTEN_DONE;
+  wave_loc ol = if_loc(outer), il = if_loc(inner);
+  const wave_profile_branch *bo = wave_profile_find_branch(f->profile, ol.line, WAVE_PROFILE_IF);
+  const wave_profile_branch *bi = wave_profile_find_branch(f->profile, il.line, WAVE_PROFILE_IF);
+  if (!bo || !bi || !bo->runs || bi->runs)
+    return WAVE_FLATTEN_DONE;
+  return refuse(out, "in the profile its then-side never ran in %llu run%s (the if at %u:%u was "
+                     "never reached): flattened, the code before that if and the combined test "
+                     "would issue on every run",
+                (unsigned long long)bo->runs, bo->runs == 1 ? "" : "s", il.line, il.col);
+}
+
 static wave_cond cond_of(const wave_node *n) {
   return wave_cond_of(n->u.if_.cond.value, n->u.if_.cond.negated != 0);
 }
@@ -427,6 +451,8 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
                                     wave_flatten_outcome *out) {
   wave_flatten_status st = wave_flatten_shape(outer, out);
   if (st != WAVE_FLATTEN_DONE)
+    return st;
+  if (!out->or_form && (st = check_profile(f, outer, out->inner, out)) != WAVE_FLATTEN_DONE)
     return st;
   wave_node_list *then = &outer->u.if_.then_body;
   bool or_form = out->or_form;
@@ -597,6 +623,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       }
       wave_flatten_init(&f, kernel, wave_pass_target(ctx), liveness, comments,
                         wave_pass_max_registers(ctx, kernel), (unsigned)wave_pass_option(ctx, 0));
+      f.profile = wave_pass_profile(ctx);
       ready = true;
     }
     if (st == WAVE_FLATTEN_DONE)

@@ -56,15 +56,19 @@
  * when rd moves to a scratch register that first gets rd's value, as lanes outside G keep it.
  * Scratch GPRs come from wave_scratch, so .registers grows only within -max-registers.
  *
- * Cost model (instructions issued; docs/language.md "If and else"): a divergent if
- * (wave_uniformity_node_divergent) runs both sides plus its if, else and endif at
- * target->mask_op_cost each; a uniform one runs one side plus those. The straight-line code
+ * Cost model (instructions issued per run of the if; docs/language.md "If and else"): a
+ * divergent if runs both sides plus its if, else and endif at target->mask_op_cost each; a
+ * uniform one runs one side (the larger counts) plus those. Whether it is divergent is the
+ * uniformity analysis's verdict; under -profile-use an if the analysis cannot prove uniform
+ * is costed by the split rate r measured on its line (wave_xform_if_split_rate): r times the
+ * divergent cost plus 1 - r times the uniform one, so never split is uniform and always split
+ * is divergent (docs/profile.md "Use in the optimizer"). The straight-line code
  * issues its instructions once: the sides' (less guarded ones that never run), the copies and
  * combined guards (2 or 3 compares when the target honours guards on their operands, else the
  * 4 or 5 instructions of the select idiom, as xform/xform.h builds them), the movs of the
  * select form and its selects. The cheaper form is written when it costs no more than the if;
  * the guarded one on a tie (no scratch GPRs). Sides of a divergent if may hold at most
- * -if-to-select-limit instructions each (default 8), those of a uniform if at most
+ * -if-to-select-limit instructions each (default 8), those of a uniform if (r = 0) at most
  * -if-to-select-uniform-limit (default 1): a uniform if runs only one side, so converting
  * pays only for the smallest ones.
  *
@@ -706,11 +710,19 @@ static bool install(rewrite *rw, wave_node *staging, marks *mk) {
 
 /* ---- the rewrite -------------------------------------------------------------------------- */
 
-static unsigned cost_before(const rewrite *rw) {
+/* Issues per run: both sides in the runs that split, the larger one (bounding the side that
+ * ran) in the others, and the mask operations. */
+static double cost_before(const rewrite *rw) {
   unsigned t = rw->sides[0].count, e = rw->sides[1].count;
   unsigned ops = 2 + rw->node->u.if_.has_else;
-  unsigned sides = rw->p->divergent ? t + e : t > e ? t : e;
-  return sides + rw->p->target->mask_op_cost * ops;
+  double r = rw->p->split_rate;
+  return r * (t + e) + (1.0 - r) * (t > e ? t : e) + rw->p->target->mask_op_cost * ops;
+}
+
+/* An expected cost as the remarks write it: whole numbers bare, others to one decimal. */
+static const char *cost_text(double cost, char *buf, size_t size) {
+  snprintf(buf, size, cost == (double)(long long)cost ? "%.0f" : "%.1f", cost);
+  return buf;
 }
 
 static const char *form_name(wave_if_to_select_form form) {
@@ -740,7 +752,7 @@ wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
     return WAVE_IF_TO_SELECT_REFUSED;
   unsigned larger = rw.sides[0].count > rw.sides[1].count ? rw.sides[0].count : rw.sides[1].count;
   if (larger > params->side_limit) {
-    if (params->divergent)
+    if (params->split_rate > 0.0)
       say(out->reason, sizeof out->reason, "sides too large (%u > %u)", larger,
           params->side_limit);
     else
@@ -761,14 +773,16 @@ wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
                                                       : WAVE_IF_TO_SELECT_SELECT;
   out->cost_after = out->form == WAVE_IF_TO_SELECT_GUARDED ? gp.cost : sp.cost;
   if (params->require_profit && out->cost_after > out->cost_before) {
+    char before[32];
+    cost_text(out->cost_before, before, sizeof before);
     if (gp.ok && sp.ok)
       say(out->reason, sizeof out->reason,
-          "the straight-line code costs %u instructions (guarded) or %u (select), the if %u",
-          gp.cost, sp.cost, out->cost_before);
+          "the straight-line code costs %u instructions (guarded) or %u (select), the if %s",
+          gp.cost, sp.cost, before);
     else
       say(out->reason, sizeof out->reason,
-          "the %s code costs %u instructions, the if %u; %s form: %s",
-          form_name(out->form), out->cost_after, out->cost_before, gp.ok ? "select" : "guarded",
+          "the %s code costs %u instructions, the if %s; %s form: %s",
+          form_name(out->form), out->cost_after, before, gp.ok ? "select" : "guarded",
           gp.ok ? sp.why : gp.why);
     return WAVE_IF_TO_SELECT_REFUSED;
   }
@@ -850,8 +864,9 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       }
       params.kernel_taken = wave_xform_kernel_taken(kernel);
     }
-    params.divergent = wave_uniformity_node_divergent(uniformity, node);
-    params.side_limit = params.divergent ? limit : uniform_limit;
+    params.split_rate = wave_xform_if_split_rate(ctx, uniformity, node);
+    params.side_limit = params.split_rate > 0.0 ? limit : uniform_limit;
+    char before[32];
     switch (wave_if_to_select_rewrite(node, &params, &out)) {
     case WAVE_IF_TO_SELECT_DONE:
       changed = true;
@@ -860,9 +875,9 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       else
         wave_pass_stat_add(ctx, "ifs-selected", "Number of ifs turned into selects", 1);
       wave_remark_passed(ctx, "if-converted", loc,
-                         "if at %u:%u converted to %s code: %u instruction%s for %u", loc.line,
+                         "if at %u:%u converted to %s code: %u instruction%s for %s", loc.line,
                          loc.col, form_name(out.form), out.cost_after, out.cost_after == 1 ? "" : "s",
-                         out.cost_before);
+                         cost_text(out.cost_before, before, sizeof before));
       break;
     case WAVE_IF_TO_SELECT_REFUSED:
       wave_remark_missed(ctx, "if-kept", loc, "if at %u:%u not converted: %s", loc.line, loc.col,

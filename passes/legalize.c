@@ -30,7 +30,33 @@
  * missed remark naming the if and why, where code beside the break cannot take a guard on the
  * target (a wave operation anywhere, memory on portable), where control flow or a second exit
  * sits beside it, or where no scratch is free; the break then stays and is reported below.
+ * Being needed for correct results, legalize's rewrites may grow .registers up to every
+ * encodable GPR unless -max-registers sets a lower limit
+ * (wave_pass_max_registers_to_legalize); the documentation-dialect lowering above grows it
+ * the same way.
  * A continue is not moved here: out of its if it still runs wrongly on the emulator.
+ *
+ * Then, where the target runs `continue`, or `halt` and `return` inside an if or loop, wrongly
+ * (docs/toolchain.md "Continue", "Halt and return inside regions": wave-emu, portable), it
+ * rewrites them into per-lane flags, one top-level if or loop at a time (wave_exit_flags_lower;
+ * libwaveopt/xform/exit_flags.c says why it is safe):
+ *
+ *   loop                           loop
+ *     if p1                          mov_imm rK, 0
+ *       continue p2          ->      if p1  select rK, p2, rOne, rK  endif
+ *       S                            icmp_eq p3, rK, rZero ; if p3  S  endif    (and T alike)
+ *     endif                        endloop
+ *     T
+ *   endloop
+ *
+ * and a halt inside a region into a done flag, each loop around breaking on it and a guarded
+ * halt at the top level ending those lanes. This runs after the breaks are taken out of their
+ * ifs (with liveness recomputed), and keeps every break directly in its loop body. The flags
+ * need scratch GPRs: with none free within that limit, or where the rewrite would nest
+ * deeper than -max-divergence-depth, the pass fails with an error naming the exit, since the
+ * target would otherwise run the kernel wrongly. A halt in a subroutine's region, and an exit
+ * in a node that also holds a barrier or call, are refused with a missed remark and reported
+ * below.
  *
  * Then it checks what is left against the target profile (wave_pass_target):
  *   - what the target runs wrongly, `continue` (docs/toolchain.md "Continue"), a `break`
@@ -38,8 +64,8 @@
  *     and return inside regions"), a guard the target drops ("Guards dropped by wave-ptx"),
  *     nesting deeper than its divergence stack ("Nesting depth") and calls where the target
  *     rejects them ("Calls and labels"), gets a missed remark naming the construct and the
- *     target. Apart from the breaks above they are left as they are: they came from the input,
- *     since no pass introduces them (docs/toolchain.md "Rules our output keeps").
+ *     target. Apart from the rewrites above they are left as they are: they came from the
+ *     input, since no pass introduces them (docs/toolchain.md "Rules our output keeps").
  *   - what no pass may ever produce, a @p0 guard, a guard on a structured instruction or a
  *     call, a register at or beyond .registers, is an internal error: the verifier rejects
  *     these in the input, so one here is a bug in an earlier pass.
@@ -51,6 +77,7 @@
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
+#include "xform/exit_flags.h"
 #include "xform/predicated_break.h"
 #include "xform/xform.h"
 
@@ -174,7 +201,7 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
   }
   wave_exit_if_env env;
   wave_exit_if_env_init(&env, l->kernel, l->target, liveness,
-                        wave_pass_max_registers(l->ctx, l->kernel));
+                        wave_pass_max_registers_to_legalize(l->ctx, l->kernel));
   bool ok = true;
   for (size_t i = 0; ok && i < count; i++) {
     wave_node *node = ifs[i];
@@ -207,6 +234,93 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
   return ok;
 }
 
+/* ---- continue, and halt or return inside regions ------------------------------------------ */
+
+static void exit_rewritten(void *arg, const wave_instr *exit) {
+  legalize *l = arg;
+  wave_loc loc = exit->src.loc;
+  if (exit->op == WAVE_OP_CONTINUE) {
+    wave_pass_stat_add(l->ctx, "continues-rewritten",
+                       "Number of continues rewritten into a per-lane flag", 1);
+    wave_remark_passed(l->ctx, "continue-rewritten", loc,
+                       "continue at %u:%u rewritten for %s: the rest of its iteration runs "
+                       "under a per-lane flag",
+                       loc.line, loc.col, l->target->name);
+  } else {
+    wave_pass_stat_add(l->ctx, "exits-rewritten",
+                       "Number of halts and returns inside regions rewritten into a done flag", 1);
+    wave_remark_passed(l->ctx, "exit-rewritten", loc,
+                       "%s at %u:%u rewritten for %s: its lanes skip the rest under a per-lane "
+                       "done flag",
+                       mnemonic(exit), loc.line, loc.col, l->target->name);
+  }
+}
+
+static bool has_call(wave_kernel *kernel) {
+  wave_foreach_block(b, kernel) {
+    wave_foreach_instr(in, b) {
+      if (in->op == WAVE_OP_CALL)
+        return true;
+    }
+  }
+  return false;
+}
+
+/* Rewrites every continue, and every halt or return inside an if or loop, where the target
+ * runs them wrongly (xform/exit_flags.h), one top-level if or loop at a time. The nodes of a
+ * region go last first: in a subroutine a rewrite puts the code after its node under an if,
+ * later nodes included, which must be rewritten by then. Returns false on out of memory; a
+ * rewrite that cannot be made (scratch, depth) fails the pass through l->failed. */
+static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
+  const wave_target *t = l->target;
+  const wave_liveness *liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS);
+  if (!liveness)
+    return false;
+  wave_regset reserved = wave_xform_kernel_taken(l->kernel);
+  wave_exit_flags_env env = {t,
+                             liveness,
+                             &reserved,
+                             has_call(l->kernel),
+                             wave_pass_max_registers_to_legalize(l->ctx, l->kernel),
+                             wave_pass_max_divergence_depth(l->ctx),
+                             !t->continue_ok,
+                             !t->halt_per_lane,
+                             exit_rewritten,
+                             l};
+  bool edited = false;
+  wave_foreach_region(r, l->kernel) {
+    wave_node *prev;
+    for (wave_node *n = r->body.last; n && !l->broken; n = prev) {
+      prev = n->prev;
+      if (n->kind == WAVE_NODE_BLOCK)
+        continue;
+      wave_exit_flags_result res;
+      switch (wave_exit_flags_lower(&env, n, &res)) {
+      case WAVE_EXIT_FLAGS_DONE:
+        edited = true;
+        break;
+      case WAVE_EXIT_FLAGS_NONE:
+        break;
+      case WAVE_EXIT_FLAGS_REFUSED:
+        wave_remark_missed(l->ctx, "exit-kept", res.loc, "%s", res.what);
+        break;
+      case WAVE_EXIT_FLAGS_FAILED:
+        edited = true;
+        l->broken = true;
+        l->failed = wave_pass_fail(l->ctx, res.loc, "%s", res.what);
+        break;
+      case WAVE_EXIT_FLAGS_NO_MEMORY:
+        return false;
+      }
+    }
+  }
+  if (edited) {
+    *changed = true;
+    wave_normalize_kernel(l->kernel);
+  }
+  return true;
+}
+
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   bool changed = false;
@@ -221,6 +335,14 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
     if (!hoist_breaks(&l, am, &changed))
       return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in legalize");
+  }
+  if (!l.target->continue_ok || !l.target->halt_per_lane) {
+    if (changed)
+      wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
+    if (!lower_exits(&l, am, &changed))
+      return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in legalize");
+    if (l.broken)
+      return l.failed;
   }
   wave_foreach_region(r, kernel) {
     wave_walker w;
@@ -246,7 +368,7 @@ static const wave_pass_option_info options[] = {
 
 const wave_pass_info wave_pass_legalize = {
     .name = "legalize",
-    .help = "lower the documentation dialect; take breaks out of ifs where the target defers them; report what the target runs wrongly",
+    .help = "lower the documentation dialect; take breaks out of ifs, and rewrite continue and halt inside regions into per-lane flags, where the target runs them wrongly; report what the target still runs wrongly",
     .options = options,
     .num_options = sizeof(options) / sizeof(options[0]),
     .run = run,

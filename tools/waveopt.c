@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "tool_util.h"
+#include "waveopt_dot.h"
 #include "waveopt/pass.h"
+#include "waveopt/profile.h"
 
 static const char usage[] =
     "usage: waveopt [options] [input.wave|-]\n"
@@ -45,10 +47,20 @@ static const char usage[] =
     "  -max-divergence-depth=N       keep if/loop nesting within N frames (default: the\n"
     "                                target's divergence stack, 32 for portable)\n"
     "  -shrink-registers             lower .registers to the highest register used + 1\n"
+    "  -profile-use=FILE             cost ifs by the split rates a divergence profile measured\n"
+    "                                (wavesim --profile; docs/profile.md): if-to-select weighs\n"
+    "                                both sides by the rate, flatten-ifs keeps ifs never entered;\n"
+    "                                a profile of other code is an error\n"
     "  -dialect=asm|docs             asm (default): what wave-asm accepts; documentation\n"
     "                                forms are lowered to real instructions. docs: print\n"
     "                                documentation forms as they are, for reading\n"
     "  -strip-comments               drop comments from the output\n"
+    "  -dot                          also draw each kernel's control-flow graph after the\n"
+    "                                pipeline, coloured by divergence, as KERNEL.dot beside\n"
+    "                                the output (-o's directory, else the current one)\n"
+    "  -dot-before                   the same for the input as parsed: KERNEL.before.dot\n"
+    "  -dot-dir=DIR                  write the graphs into DIR instead\n"
+    "  -dot-format=dot|svg|png|pdf   DOT text (default) or rendered by graphviz's dot layout\n"
     "  -Werror                       treat warnings as errors\n"
     "  -w                            suppress warnings\n"
     "  -fdiagnostics-format=text|json  diagnostics as text (default) or one JSON object a line\n"
@@ -86,6 +98,7 @@ typedef struct pass_set {
 typedef struct options {
   const char *input;
   const char *output;
+  const char *profile_use; /* -profile-use=FILE */
   wave_print_options print;
   tool_diag_format diag_format;
   bool werror;
@@ -104,6 +117,7 @@ typedef struct options {
   bool has_remarks[NUM_REMARK_KINDS];
   const char *remarks_output;
   wave_pass_option_value *option_values;
+  dot_request dot;         /* -dot, -dot-before, -dot-dir, -dot-format */
 } options;
 
 static const char *const remark_flags[NUM_REMARK_KINDS] = {
@@ -324,6 +338,10 @@ static int parse_args(int argc, char **argv, options *opt) {
       status = set_limit("max-registers", v, WAVE_MAX_GPR + 1, &opt->run.max_registers);
     } else if ((v = tool_option_value(a, "max-divergence-depth"))) {
       status = set_limit("max-divergence-depth", v, UINT32_MAX, &opt->run.max_divergence_depth);
+    } else if ((v = tool_option_value(a, "profile-use"))) {
+      if (!*v)
+        status = tool_usage_error("waveopt", "-profile-use needs a file name");
+      opt->profile_use = v;
     } else if (strcmp(a, "-shrink-registers") == 0) {
       opt->shrink_registers = true;
     } else if ((v = tool_option_value(a, "opt-bisect-limit"))) {
@@ -357,6 +375,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       else
         return tool_usage_error("waveopt",
                                 "unknown diagnostics format '%s' (expected text or json)", v);
+    } else if (dot_take_flag(&opt->dot, a, &status)) {
+      /* a -dot flag, or why it is wrong */
     } else if (set_pass_option(opt, a, &status)) {
       /* a pass option, or why its value is wrong */
     } else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0') {
@@ -380,6 +400,8 @@ static int parse_args(int argc, char **argv, options *opt) {
   if (opt->analyze && (!*opt->analyze || strstr(opt->analyze, ",,") ||
                        opt->analyze[strlen(opt->analyze) - 1] == ','))
     return tool_usage_error("waveopt", "-analyze needs analysis names separated by ','");
+  if ((status = dot_check_flags(&opt->dot)) >= 0)
+    return status;
   if (!opt->passes && opt->level < 0)
     opt->level = 0;
   /* -O3 may spend registers on scratch unless told a budget. */
@@ -675,6 +697,31 @@ static void init_diags(wave_diags *diags, const options *opt) {
   diags->ignore_warnings = opt->no_warnings;
 }
 
+/* Reads -profile-use's file; NULL after reporting why in diags (or out of memory). A profile
+ * of none of the input's kernels is an error: it was taken on other code. */
+static wave_profile *read_profile(const char *path, const wave_module *module, wave_diags *diags) {
+  size_t len = 0;
+  char *text = tool_read_input("waveopt", path, &len);
+  if (!text)
+    return NULL;
+  wave_profile *p = wave_profile_parse(text, len, path, diags);
+  free(text);
+  bool any = false;
+  for (const wave_kernel *k = module->first_kernel; p && k && !any; k = k->next)
+    any = wave_profile_find_kernel(p, k->name) != NULL;
+  if (p && !any) {
+    const wave_profile_kernel *k = wave_profile_kernel_at(p, 0);
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){path, 0, 0}, NULL, 0,
+                     "profile of %s%s%s, which the input does not have", k ? "kernel '" : "no kernel",
+                     k ? wave_profile_kernel_name(k) : "", k ? "'" : "");
+    wave_profile_destroy(p);
+    p = NULL;
+  }
+  if (!p && !wave_diags_has_errors(diags))
+    fprintf(stderr, "waveopt: error: out of memory\n");
+  return p;
+}
+
 static int run_tool(options *opt) {
   wave_diags diags;
   init_diags(&diags, opt);
@@ -698,6 +745,11 @@ static int run_tool(options *opt) {
 
   wave_module *module = tool_parse_input("waveopt", opt->input, &diags);
   bool ok = module && wave_verify_module(module, &diags);
+  wave_profile *profile = NULL;
+  if (ok && opt->profile_use) {
+    ok = (profile = read_profile(opt->profile_use, module, &diags)) != NULL;
+    opt->run.profile = profile;
+  }
   /* The input's diagnostics come before anything the pipeline prints. */
   tool_print_diags(&diags, opt->diag_format);
   wave_diags run_diags;
@@ -707,6 +759,10 @@ static int run_tool(options *opt) {
     opt->run.print_write = append_text;
     opt->run.print_ctx = &analyses;
   }
+  wave_dot_options dot_options;
+  wave_dot_options_init(&dot_options);
+  dot_options.assume_divergent = opt->run.assume_divergent;
+  ok = ok && dot_snapshot(&opt->dot, module, &dot_options);
   ok = ok && optimize(opt, pipeline, module, &run_diags);
   /* A -passes pipeline need not end in legalize; the assembler's dialect still needs the
    * documentation forms lowered, and after legalize none are left. */
@@ -721,6 +777,8 @@ static int run_tool(options *opt) {
   /* -Werror: a warning recorded as an error fails the run even if the pass itself succeeded. */
   ok = ok && !wave_diags_has_errors(&run_diags);
   tool_print_diags(&run_diags, opt->diag_format);
+  if (ok)
+    ok = dot_finish(&opt->dot, module, &dot_options, opt->output);
   if (print_analyses) {
     ok = !analyses.failed &&
          tool_write_output("waveopt", opt->output, emit_text, &analyses) == 0 && ok;
@@ -729,8 +787,10 @@ static int run_tool(options *opt) {
     ok = tool_write_output("waveopt", opt->output, emit_module, &ctx) == 0;
   }
   free(analyses.data);
+  dot_request_free(&opt->dot);
   wave_pipeline_destroy(pipeline);
   wave_module_destroy(module);
+  wave_profile_destroy(profile);
   wave_diags_free(&run_diags);
   wave_diags_free(&diags);
   return ok ? 0 : 1;

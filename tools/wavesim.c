@@ -9,6 +9,7 @@
 
 #include "tool_util.h"
 #include "waveopt/interp.h"
+#include "waveopt/profile.h"
 
 static const char usage[] =
     "usage: wavesim [options] kernel.wave|-\n"
@@ -43,6 +44,11 @@ static const char usage[] =
     "  --json                    counters as JSON (standard output when nothing is dumped,\n"
     "                            else standard error)\n"
     "  --trace                   every issued instruction, its line and lanes, to standard error\n"
+    "  --profile=FILE            the divergence profile (docs/profile.md) as JSON to FILE (- for\n"
+    "                            standard output): per line and per branch issues, lanes, splits\n"
+    "  --annotate                the kernel's source with every line's issues and SIMD efficiency,\n"
+    "                            the hottest divergent lines marked '>>' (standard output when\n"
+    "                            nothing is dumped, else standard error)\n"
     "  -w                        suppress warnings\n"
     "  --help, --version\n"
     "\n"
@@ -72,7 +78,8 @@ typedef struct options {
   wave_reg_value presets[WAVE_MAX_GPR + 1];
   item items[MAX_ITEMS];
   size_t num_items;
-  bool stats, json, trace, no_warnings, dumps;
+  const char *profile;
+  bool stats, json, trace, annotate, no_warnings, dumps;
 } options;
 
 /* ---- number parsing ------------------------------------------------------------------- */
@@ -270,6 +277,12 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->json = true;
     } else if (is_option(a, "trace")) {
       opt->trace = true;
+    } else if ((v = tool_option_arg(argc, argv, &i, "profile", ""))) {
+      if (!*v)
+        return tool_usage_error("wavesim", "--profile needs a file name (- for standard output)");
+      opt->profile = v;
+    } else if (is_option(a, "annotate")) {
+      opt->annotate = true;
     } else if (strcmp(a, "-w") == 0) {
       opt->no_warnings = true;
     } else if ((status = tool_take_input("wavesim", a, &opt->input,
@@ -517,6 +530,128 @@ static bool write_outputs(wave_machine *m, const options *opt) {
   return true;
 }
 
+/* ---- profile and annotated source ----------------------------------------------------- */
+
+enum { HOT_LINES = 5 };
+
+typedef struct annotation {
+  const char *text;    /* the source */
+  size_t len;
+  const wave_profile_kernel *k;
+  uint32_t first, last; /* the kernel's lines: .kernel to .end */
+} annotation;
+
+/* Lane slots a line left idle: its issues times the wave width, less the lanes that ran. */
+static uint64_t idle_slots(const wave_profile_kernel *k, const wave_profile_line *l) {
+  return l->issued * wave_profile_wave_width(k) - l->lanes;
+}
+
+/* Marks the HOT_LINES lines that idled the most lane slots (divergence's cost), most first. */
+static void find_hot(const wave_profile_kernel *k, uint32_t hot[HOT_LINES]) {
+  uint64_t idle[HOT_LINES] = {0};
+  for (size_t i = 0; i < wave_profile_num_lines(k); i++) {
+    const wave_profile_line *l = wave_profile_line_at(k, i);
+    uint64_t n = idle_slots(k, l);
+    for (int j = 0; j < HOT_LINES && n; j++) {
+      if (n > idle[j]) {
+        memmove(&idle[j + 1], &idle[j], (HOT_LINES - 1 - j) * sizeof *idle);
+        memmove(&hot[j + 1], &hot[j], (HOT_LINES - 1 - j) * sizeof *hot);
+        idle[j] = n;
+        hot[j] = l->line;
+        break;
+      }
+    }
+  }
+}
+
+static void print_branch_notes(FILE *out, const wave_profile_kernel *k, uint32_t line) {
+  const wave_profile_branch *b = wave_profile_find_branch(k, line, WAVE_PROFILE_IF);
+  if (b)
+    fprintf(out, "   [split %" PRIu64 "/%" PRIu64 " = %.1f%%]", b->splits, b->runs,
+            100.0 * wave_profile_branch_rate(b));
+  b = wave_profile_find_branch(k, line, WAVE_PROFILE_LOOP);
+  if (b)
+    fprintf(out, "   [exits diverged %" PRIu64 "/%" PRIu64 " = %.1f%%]", b->divergent_exits,
+            b->runs, 100.0 * wave_profile_branch_rate(b));
+}
+
+static int print_annotation(FILE *out, void *ctx) {
+  const annotation *a = ctx;
+  const wave_profile_kernel *k = a->k;
+  const wave_counters *c = wave_profile_totals(k);
+  uint32_t hot[HOT_LINES] = {0};
+  find_hot(k, hot);
+  fprintf(out,
+          "; kernel %s, wave width %" PRIu32 ": %" PRIu64 " issues, SIMD efficiency %.1f%%, "
+          "%" PRIu64 " divergent ifs, %" PRIu64 " divergent loops\n"
+          "; '>>' marks the %d lines that left the most lanes idle\n"
+          ";    issues  share    simd  line\n",
+          wave_profile_kernel_name(k), wave_profile_wave_width(k), c->issued,
+          100.0 * wave_counters_simd_efficiency(c, wave_profile_wave_width(k)), c->divergent_ifs,
+          c->divergent_loops, HOT_LINES);
+  const char *p = a->text, *end = a->text + a->len;
+  for (uint32_t line = 1; p < end && line <= a->last; line++) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+    if (line >= a->first) {
+      const wave_profile_line *l = wave_profile_find_line(k, line);
+      bool is_hot = false;
+      for (int j = 0; j < HOT_LINES; j++)
+        is_hot |= l && hot[j] == line;
+      if (l)
+        fprintf(out, "%2s %8" PRIu64 " %5.1f%% %6.1f%% %5" PRIu32 " | %.*s", is_hot ? ">>" : "",
+                l->issued, c->issued ? 100.0 * (double)l->issued / (double)c->issued : 0.0,
+                100.0 * wave_profile_line_efficiency(k, l), line, (int)n, p);
+      else
+        fprintf(out, "%2s %8s %6s %7s %5" PRIu32 " | %.*s", "", "", "", "", line, (int)n, p);
+      if (l)
+        print_branch_notes(out, k, line);
+      fputc('\n', out);
+    }
+    p = eol ? eol + 1 : end;
+  }
+  return ferror(out) ? -1 : 0;
+}
+
+static int print_profile_text(FILE *out, void *ctx) {
+  return fputs(ctx, out) < 0 ? -1 : 0;
+}
+
+/* Writes the profile (--profile) and the annotated source (--annotate); false after an
+ * error was printed. */
+static bool write_profile(const wave_machine *m, const wave_kernel *kernel, const options *opt,
+                          const char *source, size_t source_len) {
+  const char *name = strcmp(opt->input, "-") == 0 ? "<stdin>" : opt->input;
+  char *json = wave_profile_write(m, name);
+  if (!json) {
+    fprintf(stderr, "wavesim: error: out of memory\n");
+    return false;
+  }
+  bool ok = !opt->profile ||
+            tool_write_output("wavesim", opt->profile, print_profile_text, json) == 0;
+  if (ok && opt->annotate) {
+    /* read back through the library's reader: what people see is what the optimizer reads */
+    wave_diags diags;
+    wave_diags_init(&diags);
+    wave_profile *p = wave_profile_parse(json, strlen(json), "<profile>", &diags);
+    const wave_profile_kernel *k = p ? wave_profile_match(p, kernel, &diags) : NULL;
+    tool_print_diags(&diags, TOOL_DIAGS_TEXT);
+    ok = k != NULL;
+    if (!ok && !wave_diags_has_errors(&diags))
+      fprintf(stderr, "wavesim: error: out of memory\n");
+    if (ok) {
+      annotation a = {source, source_len, k, kernel->kernel_src.loc.line,
+                      kernel->end_src.loc.line};
+      FILE *out = opt->dumps ? stderr : stdout;
+      ok = print_annotation(out, &a) == 0;
+    }
+    wave_profile_destroy(p);
+    wave_diags_free(&diags);
+  }
+  free(json);
+  return ok;
+}
+
 static void print_json(const wave_machine *m, FILE *out) {
   char *json = wave_machine_counters_json(m);
   if (json) {
@@ -540,7 +675,12 @@ int main(int argc, char **argv) {
   wave_diags diags;
   wave_diags_init(&diags);
   diags.ignore_warnings = opt.no_warnings;
-  wave_module *module = tool_parse_input("wavesim", opt.input, &diags);
+  size_t source_len = 0;
+  char *source = tool_read_input("wavesim", opt.input, &source_len);
+  wave_module *module =
+      source ? wave_parse_string(source, source_len,
+                                 strcmp(opt.input, "-") == 0 ? "<stdin>" : opt.input, &diags)
+             : NULL;
   bool ok = module && wave_verify_module(module, &diags) && !wave_diags_has_errors(&diags);
   const wave_kernel *kernel = ok ? wave_module_find_kernel(module, opt.kernel) : NULL;
   if (ok && !kernel) {
@@ -562,12 +702,15 @@ int main(int argc, char **argv) {
     ok = write_outputs(m, &opt);
   if (ran && opt.json)
     print_json(m, opt.dumps ? stderr : stdout);
+  if (ran && (opt.profile || opt.annotate) && !write_profile(m, kernel, &opt, source, source_len))
+    ok = false;
   if (fflush(stdout) != 0) {
     fprintf(stderr, "wavesim: error: cannot write output: %s\n", strerror(errno));
     ok = false;
   }
   wave_machine_destroy(m);
   wave_module_destroy(module);
+  free(source);
   wave_diags_free(&diags);
   return ok ? 0 : 1;
 }

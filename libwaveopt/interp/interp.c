@@ -177,8 +177,10 @@ static void end_iteration(wave_machine *m, simt_wave *w) {
     w->pc = f->pc + 1;
     return;
   }
-  if (f->exits_differ)
+  if (f->exits_differ) {
     m->counters.divergent_loops++;
+    m->prog.entries[f->pc].divergent_exits++;
+  }
   w->loop_top = f->parent_loop;
   w->active = f->entry & ~w->dead;
   w->pc = loop->target + 1;
@@ -232,8 +234,10 @@ static bool do_if(simt_run *r, simt_wave *w, const interp_instr *in) {
     w->pc = in->target + 1;
     return true;
   }
-  if (other)
+  if (other) {
     m->counters.divergent_ifs++;
+    m->prog.entries[w->pc].splits++;
+  }
   f->other = other;
   w->active = taken;
   w->pc++;

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "ir/ir_internal.h"
 #include "waveopt/instr.h"
 
 static bool op_has(const wave_instr *instr, uint32_t flags) {
@@ -25,27 +26,54 @@ bool wave_instr_is_convergent(const wave_instr *instr) {
 
 /* ---- registers ---------------------------------------------------------------------------- */
 
-/* The reads and the writes that wave_instr_reg_refs lists, from one call to it. */
-static void listed_refs(const wave_instr *instr, wave_regset *reads, wave_regset *writes) {
+/* Puts reg into the ascending list regs[0..*n) unless it is there. */
+static void insert_reg(uint16_t *regs, unsigned *n, unsigned reg) {
+  unsigned i = *n;
+  while (i > 0 && regs[i - 1] > reg)
+    i--;
+  if (i > 0 && regs[i - 1] == reg)
+    return;
+  for (unsigned j = (*n)++; j > i; j--)
+    regs[j] = regs[j - 1];
+  regs[i] = (uint16_t)reg;
+}
+
+void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num_uses,
+                          uint16_t *defs, unsigned *num_defs) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(instr, refs);
-  *reads = *writes = wave_regset_empty();
+  *num_uses = *num_defs = 0;
   for (unsigned i = 0; i < n; i++) {
-    wave_regset *set = refs[i].is_def ? writes : reads;
     for (unsigned k = 0; k < refs[i].count; k++) {
       uint64_t r = (uint64_t)refs[i].first + k;
-      if (refs[i].is_pred && r < WAVE_NUM_PREDS)
-        wave_regset_set(set, WAVE_REG_PRED(r));
-      else if (!refs[i].is_pred && r <= WAVE_MAX_GPR)
-        wave_regset_set(set, WAVE_REG_GPR(r));
+      if (refs[i].is_pred ? r >= WAVE_NUM_PREDS : r > WAVE_MAX_GPR)
+        continue;
+      unsigned reg = refs[i].is_pred ? WAVE_REG_PRED(r) : WAVE_REG_GPR(r);
+      if (refs[i].is_def)
+        insert_reg(defs, num_defs, reg);
+      else
+        insert_reg(uses, num_uses, reg);
     }
   }
+  /* Lanes the guard turns off keep the old value: it is an input. */
+  if (instr->guard != WAVE_NO_GUARD)
+    for (unsigned i = 0; i < *num_defs; i++)
+      insert_reg(uses, num_uses, defs[i]);
+}
+
+static wave_regset set_of(const uint16_t *regs, unsigned n) {
+  wave_regset s = wave_regset_empty();
+  for (unsigned i = 0; i < n; i++)
+    wave_regset_set(&s, regs[i]);
+  return s;
 }
 
 void wave_instr_uses_defs(const wave_instr *instr, wave_regset *uses, wave_regset *defs) {
-  listed_refs(instr, uses, defs);
-  if (instr->guard != WAVE_NO_GUARD)
-    *uses = wave_regset_union(*uses, *defs);
+  uint16_t u[WAVE_MAX_INSTR_REGS], d[WAVE_MAX_INSTR_REGS];
+  unsigned nu, nd;
+  wave_instr_reg_lists(instr, u, &nu, d, &nd);
+  *uses = set_of(u, nu);
+  *defs = set_of(d, nd);
 }
 
 void wave_instr_uses(const wave_instr *instr, wave_regset *uses) {
@@ -54,8 +82,8 @@ void wave_instr_uses(const wave_instr *instr, wave_regset *uses) {
 }
 
 void wave_instr_defs(const wave_instr *instr, wave_regset *defs) {
-  wave_regset reads;
-  listed_refs(instr, &reads, defs);
+  wave_regset uses;
+  wave_instr_uses_defs(instr, &uses, defs);
 }
 
 static bool same_operand(const wave_operand *a, const wave_operand *b) {

@@ -308,12 +308,13 @@ unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
   wave_opcode op = (wave_opcode)instr->op;
   if (instr->guard != WAVE_NO_GUARD)
     add_ref(refs, &n, (uint32_t)instr->guard, 1, true, false);
-  unsigned slots = wave_opcode_num_slots(op);
-  unsigned count = wave_instr_num_operands(instr) < slots ? wave_instr_num_operands(instr) : slots;
-  for (unsigned i = 0; i < count && n < WAVE_MAX_REG_REFS; i++) {
-    const wave_operand *o = wave_instr_operand(instr, i);
-    char kind = wave_opcode_slot_kind(op, i);
-    unsigned width = wave_opcode_slot_width(op, i);
+  /* The shape read in place, two characters a slot (kind, width): every analysis asks this of
+   * every instruction, and the slot accessors would each find the shape again. */
+  const char *shape = wave_opcode_table[op].shape;
+  for (unsigned i = 0; i < instr->num_operands && shape[2 * i] && n < WAVE_MAX_REG_REFS; i++) {
+    const wave_operand *o = &instr->operands[i];
+    char kind = shape[2 * i];
+    unsigned width = (unsigned)(shape[2 * i + 1] - '0');
     bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
     switch (kind) {
     case 'd':

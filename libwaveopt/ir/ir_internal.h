@@ -26,4 +26,13 @@ wave_node *wave_tree_prev(const wave_node *node);
  * nested lists the region of `list`. */
 void wave_node_adopt(wave_node_list *list, wave_node *node);
 
+/* Most registers one instruction can name: a slot's width is one digit of its shape. */
+#define WAVE_MAX_INSTR_REGS (WAVE_MAX_REG_REFS * 9)
+
+/* The registers of wave_instr_uses and wave_instr_defs as ascending lists of regset indices,
+ * each with room for WAVE_MAX_INSTR_REGS: the one reading of wave_instr_reg_refs behind both
+ * the sets and the analyses' flat layout. */
+void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num_uses,
+                          uint16_t *defs, unsigned *num_defs);
+
 #endif

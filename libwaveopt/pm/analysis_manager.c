@@ -6,6 +6,11 @@
  * result also drops every result computed from it, whatever the pass claimed for those (the
  * later result may point into the earlier one).
  *
+ * Beside the results it keeps each kernel's flat layout (ir/layout.h), which the built-in
+ * analyses read instead of walking and decoding the kernel each for itself. The layout is the
+ * kernel as it was: any invalidation of the kernel drops it, whatever was preserved, and no
+ * result points into it, so no result depends on it.
+ *
  * Under verify-each a preservation claim is checked as SPIRV-Tools does in debug builds: every
  * result still cached after the pass is compared with a computation from scratch, in a
  * separate manager so that no stale dependency leaks into the fresh result.
@@ -13,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pm/builtin.h"
 #include "pm/pm_internal.h"
+#include "support/grow.h"
 
 typedef struct cached {
   const wave_kernel *kernel;
@@ -21,6 +28,11 @@ typedef struct cached {
   void *result;
   wave_preserved sources;  /* the analyses of the same kernel it was computed from */
 } cached;
+
+typedef struct cached_layout {
+  const wave_kernel *kernel;
+  wave_layout *layout;
+} cached_layout;
 
 /* An analysis being computed; analyses asked for meanwhile become its sources. */
 typedef struct computing {
@@ -36,6 +48,8 @@ struct wave_analysis_manager {
   wave_diags *diags;
   cached *entries;
   size_t num_entries, capacity;
+  cached_layout *layouts;
+  size_t num_layouts, cap_layouts;
   /* Each analysis appears at most once per kernel here (a second time is a cycle), and only
    * an analysis's own requests nest, so the depth stays within the registry's size. */
   computing stack[WAVE_MAX_ANALYSES];
@@ -60,6 +74,9 @@ void wave_analysis_manager_destroy(wave_analysis_manager *am) {
   for (size_t i = 0; i < am->num_entries; i++)
     wave_pass_registry_analysis_at(am->registry, am->entries[i].id)->destroy(am->entries[i].result);
   free(am->entries);
+  for (size_t i = 0; i < am->num_layouts; i++)
+    wave_layout_destroy(am->layouts[i].layout);
+  free(am->layouts);
   free(am);
 }
 
@@ -77,6 +94,20 @@ void wave_analysis_manager_set_assume_divergent(wave_analysis_manager *am, wave_
 
 wave_regset wave_analysis_manager_assume_divergent(const wave_analysis_manager *am) {
   return am->assume_divergent;
+}
+
+const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
+                                                const wave_kernel *kernel) {
+  for (size_t i = 0; i < am->num_layouts; i++)
+    if (am->layouts[i].kernel == kernel)
+      return am->layouts[i].layout;
+  if (!wave_grow((void **)&am->layouts, &am->cap_layouts, am->num_layouts + 1,
+                 sizeof(*am->layouts)))
+    return NULL;
+  wave_layout *layout = wave_layout_build(kernel);
+  if (layout)
+    am->layouts[am->num_layouts++] = (cached_layout){kernel, layout};
+  return layout;
 }
 
 static cached *find(wave_analysis_manager *am, const wave_kernel *kernel, wave_analysis_id id) {
@@ -161,6 +192,14 @@ void wave_analysis_invalidate(wave_analysis_manager *am, const wave_kernel *kern
       am->entries[kept++] = *e;
   }
   am->num_entries = kept;
+  kept = 0;
+  for (size_t i = 0; i < am->num_layouts; i++) {
+    if (am->layouts[i].kernel == kernel)
+      wave_layout_destroy(am->layouts[i].layout);
+    else
+      am->layouts[kept++] = am->layouts[i];
+  }
+  am->num_layouts = kept;
 }
 
 bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,

@@ -8,7 +8,9 @@
 #ifndef WAVE_PM_BUILTIN_H
 #define WAVE_PM_BUILTIN_H
 
+#include "ir/layout.h"
 #include "waveopt/pass.h"
+#include "waveopt/uniformity.h"
 
 enum {
 #define WAVE_ANALYSIS(ID, stem) WAVE_ANALYSIS_##ID,
@@ -20,6 +22,17 @@ enum {
 #define WAVE_ANALYSIS(ID, stem) extern const wave_analysis_info wave_analysis_##stem;
 #include "analysis/analyses.def"
 #undef WAVE_ANALYSIS
+
+/* The kernel's flat layout, built on the first request and kept until the kernel is
+ * invalidated (ir/layout.h); NULL when memory runs out. The built-in analyses read it. */
+const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
+                                                const wave_kernel *kernel);
+
+/* wave_uniformity_node_divergent for the statement at position `at` of the layout the result
+ * was computed from, counting every item but blocks: no lookup when it is there, the usual
+ * one otherwise. For analyses that meet many nodes in layout order. */
+bool wave_uniformity_node_divergent_at(const wave_uniformity *u, const wave_node *node,
+                                       size_t at);
 
 #define WAVE_PASS(stem) extern const wave_pass_info wave_pass_##stem;
 #include "passes/passes.def"

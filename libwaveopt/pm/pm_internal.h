@@ -53,6 +53,7 @@ typedef struct wave_pm_run {
   wave_analysis_manager *am;
   unsigned pass_runs;   /* numbered for opt-bisect */
   bool out_of_memory;   /* something could not be recorded in the result */
+  const struct wave_profile_kernel *profile;  /* the current kernel's, matched before it ran */
 } wave_pm_run;
 
 struct wave_pass_context {

@@ -17,6 +17,10 @@
  * costs the passes from the last change on, not all of them. A pass that changed the kernel
  * itself has not seen its own output and runs again.
  *
+ * With a profile (wave_pipeline_options.profile), each kernel is matched against it before its
+ * first pass, while its lines still hold the code that was measured; a stale profile stops the
+ * run with the matcher's error, and passes see the match through wave_pass_profile.
+ *
  * verify_each checks, after every pass and in this order: that the IR is valid (later checks
  * would only report its consequences), that a pass answering "no change" left the kernel's
  * text alone (as SPIRV-Tools compares module hashes), and that every analysis it claims to
@@ -30,6 +34,7 @@
 
 #include "pm/pm_internal.h"
 #include "support/strbuf.h"
+#include "waveopt/profile.h"
 
 static double now(void) {
   struct timespec t;
@@ -295,7 +300,7 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
                        const wave_pipeline_options *options, wave_pipeline_result *result,
                        wave_diags *diags) {
   static const wave_pipeline_options defaults = {0};
-  wave_pm_run run = {pipeline, options ? options : &defaults, NULL, result, diags, NULL, 0, false};
+  wave_pm_run run = {pipeline, options ? options : &defaults, NULL, result, diags, NULL, 0, false, NULL};
   run.target = run.options->target ? run.options->target : wave_target_default();
   if (pipeline->depth) {
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
@@ -310,7 +315,9 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
   if (ok)
     wave_analysis_manager_set_assume_divergent(run.am, run.options->assume_divergent);
   for (wave_kernel *k = module->first_kernel; ok && k; k = k->next) {
-    ok = run_kernel(&run, k, clean_at);
+    size_t errors = diags->num_errors;
+    run.profile = run.options->profile ? wave_profile_match(run.options->profile, k, diags) : NULL;
+    ok = diags->num_errors == errors && run_kernel(&run, k, clean_at);
     wave_analysis_invalidate(run.am, k, WAVE_PRESERVE_NONE);
   }
   wave_analysis_manager_destroy(run.am);

@@ -242,6 +242,8 @@ typedef struct wave_program_entry {
   const wave_instr *instr;
   uint64_t issues;            /* issues with at least one active lane */
   uint64_t lanes;             /* active lanes summed over those issues */
+  uint64_t splits;            /* if: issues where both sides got lanes (SIMT mode) */
+  uint64_t divergent_exits;   /* loop: entries whose lanes left at different iterations */
 } wave_program_entry;
 
 WAVE_API size_t wave_machine_program_size(const wave_machine *machine);

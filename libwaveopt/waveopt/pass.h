@@ -92,7 +92,8 @@ WAVE_API wave_regset wave_analysis_manager_assume_divergent(const wave_analysis_
 WAVE_API const void *wave_analysis_get(wave_analysis_manager *am, wave_kernel *kernel,
                                        wave_analysis_id id);
 /* Drops the results for `kernel` that `preserved` does not name, and every result computed
- * from a dropped one. */
+ * from a dropped one. A pass that changed the kernel calls it (the pipeline does, after the
+ * pass) before asking for more: what the manager keeps describes the kernel as it was. */
 WAVE_API void wave_analysis_invalidate(wave_analysis_manager *am, const wave_kernel *kernel,
                                        wave_preserved preserved);
 
@@ -134,8 +135,16 @@ WAVE_API wave_diags *wave_pass_diags(wave_pass_context *ctx);
 /* How many GPRs the kernel may have once the pass has taken its scratch registers: the
  * pipeline's max_registers, never less than the kernel's own .registers. */
 WAVE_API uint32_t wave_pass_max_registers(const wave_pass_context *ctx, const wave_kernel *kernel);
+/* The same for a rewrite without which the target runs the kernel wrongly (legalize): the
+ * pipeline's max_registers when it sets one, else every encodable GPR. A kernel with fewer
+ * waves resident is better than one that computes the wrong result. */
+WAVE_API uint32_t wave_pass_max_registers_to_legalize(const wave_pass_context *ctx,
+                                                      const wave_kernel *kernel);
 /* The divergence-stack depth to keep within, 0 for no limit (wave_pipeline_options). */
 WAVE_API uint32_t wave_pass_max_divergence_depth(const wave_pass_context *ctx);
+/* The measured profile of the kernel the pass runs on, or NULL when the run has none for it.
+ * Lines are those of the input: passes keep wave_loc on what they keep. */
+WAVE_API const struct wave_profile_kernel *wave_pass_profile(const wave_pass_context *ctx);
 /* Reports an error at loc (quoting its source line) and returns the failed result. */
 WAVE_API wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -268,6 +277,10 @@ typedef struct wave_pipeline_options {
   /* Overrides of declared pass options; a name no registered pass declares is an error. */
   const wave_pass_option_value *option_values;
   size_t num_option_values;
+  /* A divergence profile (waveopt/profile.h, waveopt -profile-use): each kernel it has is
+   * matched against the kernel's code before the first pass (a stale one is an error that
+   * stops the run), and passes read it through wave_pass_profile. */
+  const struct wave_profile *profile;
 
   /* Callbacks, each optional, all given callback_ctx. The kernel may be printed in them. */
   void *callback_ctx;

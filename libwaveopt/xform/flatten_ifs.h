@@ -41,6 +41,9 @@ typedef struct wave_flatten {
    * negated predicate operand left to lower, every predicate it does not mention. */
   wave_regset shared;
   wave_regset other_lanes;       /* registers some instruction reads from other lanes */
+  /* A measured profile of the kernel (wave_pass_profile), or NULL (wave_flatten_init's
+   * default): with one, an and-form whose inner if was never reached is refused. */
+  const struct wave_profile_kernel *profile;
 } wave_flatten;
 
 void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *target,

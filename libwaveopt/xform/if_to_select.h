@@ -28,7 +28,9 @@ typedef struct wave_if_to_select_params {
   wave_regset kernel_taken; /* wave_xform_kernel_taken of the kernel, once per pass run */
   uint32_t max_registers;   /* scratch GPRs may grow .registers up to this many */
   unsigned side_limit;      /* most instructions either side may hold */
-  bool divergent;           /* the if may split the wave: both sides run (cost model) */
+  /* The fraction of the if's runs in which both sides run (cost model): 1 for an if that may
+   * split the wave, 0 for a uniform one, between for a measured rate (wave_xform_if_split_rate). */
+  double split_rate;
   bool require_profit;      /* refuse code that issues more instructions than the if */
   /* Where the comments of the removed if, else and endif lines are recorded; the caller
    * applies them once its run is over (xform/comments.h). */
@@ -48,7 +50,7 @@ typedef enum wave_if_to_select_status {
 
 typedef struct wave_if_to_select_outcome {
   wave_if_to_select_form form;  /* DONE: the form written */
-  unsigned cost_before;         /* instructions the if issues, by the cost model */
+  double cost_before;           /* instructions the if issues per run, by the cost model */
   unsigned cost_after;          /* instructions of the straight-line code (DONE: written) */
   char reason[320];             /* REFUSED: why, e.g. "then-side holds idiv at 4:9 (may trap)" */
 } wave_if_to_select_outcome;

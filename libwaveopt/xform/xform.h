@@ -78,6 +78,11 @@ typedef enum wave_if_order {
  * when memory ran out. */
 wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count);
 
+/* Every register some instruction of the kernel reads in lanes other than its own
+ * (wave_instr_other_lane_uses): per-lane liveness misses those reads, so a pass that leaves a
+ * register holding another value where liveness calls it dead asks here too. */
+wave_regset wave_xform_other_lane_reads(const wave_kernel *kernel);
+
 /* ---- conditions --------------------------------------------------------------------------- */
 
 /* A predicate test as an if, break or guard makes it: pN, or !pN. */
@@ -116,5 +121,17 @@ bool wave_cond_emit_copy(wave_builder *b, const wave_target *target, wave_scratc
  * fcmp_eq <-> fcmp_ne, fcmp_ord <-> fcmp_unord); false, unchanged, for a compare that has none
  * (fcmp_lt/le/gt: both it and its swap are false on NaN) or for anything else. */
 bool wave_compare_invert(wave_instr *compare);
+
+/* The share of its runs in which a pass should expect `if_node` to split the wave (both sides
+ * issue), from 0 (uniform) to 1 (divergent). Without a profile, or for an if the uniformity
+ * analysis proves uniform, that is the analysis's verdict, 0 or 1. With one (wave_pass_profile)
+ * and an if the analysis cannot prove uniform, it is the split rate measured on the if's line
+ * (docs/profile.md "Use in the optimizer"); an if the profile never reached keeps the
+ * analysis's 1. The measured rate is reported as an analysis remark "profile-split-rate" of the
+ * calling pass. */
+struct wave_pass_context;
+struct wave_uniformity;
+double wave_xform_if_split_rate(struct wave_pass_context *ctx, const struct wave_uniformity *u,
+                                const wave_node *if_node);
 
 #endif

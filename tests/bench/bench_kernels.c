@@ -91,9 +91,9 @@ enum { RELU_X = 0x0000, RELU_Y = 0x1000, RELU_LEN = 1024, RELU_N = 1000 };
 #define RELU_SCALE 0x3FC00000u /* 1.5 */
 #define RELU_BIAS 0xBE800000u  /* -0.25 */
 
-static void relu_init(uint8_t *mem) {
+static void relu_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < RELU_LEN; i++)
-    wrf(mem, RELU_X + 4 * i, (float)centred(1, i, 2001) / 100.0f);
+    wrf(mem, RELU_X + 4 * i, (float)centred(salt + 1, i, 2001) / 100.0f);
   fill32(mem, RELU_Y, RELU_LEN, SENTINEL32);
 }
 
@@ -109,9 +109,9 @@ static void relu_reference(uint8_t *mem) {
 enum { CLAMP_IN = 0x000, CLAMP_OUT = 0x200, CLAMP_LEN = 512, CLAMP_CONTRAST = 384,
        CLAMP_BRIGHTNESS = -20 };
 
-static void clamp_init(uint8_t *mem) {
+static void clamp_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < CLAMP_LEN; i++) {
-    mem[CLAMP_IN + i] = (uint8_t)bk_hash(2, i);
+    mem[CLAMP_IN + i] = (uint8_t)bk_hash(salt + 2, i);
     mem[CLAMP_OUT + i] = 0xEE;
   }
 }
@@ -131,9 +131,9 @@ static void clamp_reference(uint8_t *mem) {
 enum { LEAKY_X = 0x0000, LEAKY_Y = 0x1800, LEAKY_LEN = 1536, LEAKY_N = 1500 };
 #define LEAKY_ALPHA 0x3C23D70Au /* 0.01 */
 
-static void leaky_init(uint8_t *mem) {
+static void leaky_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < LEAKY_LEN; i++)
-    wrf(mem, LEAKY_X + 4 * i, (float)centred(3, i, 2001) / 64.0f);
+    wrf(mem, LEAKY_X + 4 * i, (float)centred(salt + 3, i, 2001) / 64.0f);
   fill32(mem, LEAKY_Y, LEAKY_LEN, SENTINEL32);
 }
 
@@ -148,9 +148,9 @@ static void leaky_reference(uint8_t *mem) {
 
 enum { THRESH_PIXELS = 0x0000, THRESH_OUT = 0x0800, THRESH_LEN = 512, THRESH_T = 100 };
 
-static void threshold_init(uint8_t *mem) {
+static void threshold_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < THRESH_LEN; i++) {
-    wr32(mem, THRESH_PIXELS + 4 * i, bk_hash(4, i));
+    wr32(mem, THRESH_PIXELS + 4 * i, bk_hash(salt + 4, i));
     mem[THRESH_OUT + i] = 0x7F;
   }
 }
@@ -167,7 +167,10 @@ static void threshold_reference(uint8_t *mem) {
 
 enum { COLLATZ_STEPS = 0x0000, COLLATZ_LEN = 512, COLLATZ_START = 1, COLLATZ_CAP = 1000 };
 
-static void collatz_init(uint8_t *mem) { fill32(mem, COLLATZ_STEPS, COLLATZ_LEN, SENTINEL32); }
+static void collatz_init(uint8_t *mem, uint32_t salt) {
+  (void)salt; /* no generated inputs */
+  fill32(mem, COLLATZ_STEPS, COLLATZ_LEN, SENTINEL32);
+}
 
 static void collatz_reference(uint8_t *mem) {
   for (uint32_t i = 0; i < COLLATZ_LEN; i++) {
@@ -182,11 +185,11 @@ static void collatz_reference(uint8_t *mem) {
 
 enum { GCD_A = 0x000, GCD_B = 0x400, GCD_OUT = 0x800, GCD_LEN = 256 };
 
-static void gcd_init(uint8_t *mem) {
+static void gcd_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < GCD_LEN; i++) {
-    uint32_t f = 1 + bk_hash(5, i) % 8;
-    wr32(mem, GCD_A + 4 * i, f * (1 + bk_hash(6, i) % 40));
-    wr32(mem, GCD_B + 4 * i, f * (1 + bk_hash(7, i) % 40));
+    uint32_t f = 1 + bk_hash(salt + 5, i) % 8;
+    wr32(mem, GCD_A + 4 * i, f * (1 + bk_hash(salt + 6, i) % 40));
+    wr32(mem, GCD_B + 4 * i, f * (1 + bk_hash(salt + 7, i) % 40));
   }
   fill32(mem, GCD_OUT, GCD_LEN, SENTINEL32);
 }
@@ -207,9 +210,9 @@ static void gcd_reference(uint8_t *mem) {
 
 enum { CRC_RECORDS = 0x000, CRC_OUT = 0x800, CRC_COUNT = 128, CRC_RECORD = 16 };
 
-static void crc_init(uint8_t *mem) {
+static void crc_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t j = 0; j < CRC_COUNT * CRC_RECORD; j++)
-    mem[CRC_RECORDS + j] = (uint8_t)bk_hash(8, j);
+    mem[CRC_RECORDS + j] = (uint8_t)bk_hash(salt + 8, j);
   fill32(mem, CRC_OUT, CRC_COUNT, SENTINEL32);
 }
 
@@ -233,11 +236,11 @@ static void crc_reference(uint8_t *mem) {
 
 enum { BS_KEYS = 0x0000, BS_N = 1024, BS_Q = 0x1000, BS_IDX = 0x1400, BS_QUERIES = 256 };
 
-static void bsearch_init(uint8_t *mem) {
+static void bsearch_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t j = 0; j < BS_N; j++)
-    wr32(mem, BS_KEYS + 4 * j, 3 * j + bk_hash(9, j) % 3);
+    wr32(mem, BS_KEYS + 4 * j, 3 * j + bk_hash(salt + 9, j) % 3);
   for (uint32_t i = 0; i < BS_QUERIES; i++)
-    wr32(mem, BS_Q + 4 * i, bk_hash(10, i) % 3100);
+    wr32(mem, BS_Q + 4 * i, bk_hash(salt + 10, i) % 3100);
   fill32(mem, BS_IDX, BS_QUERIES, SENTINEL32);
 }
 
@@ -254,9 +257,9 @@ static void bsearch_reference(uint8_t *mem) {
 
 enum { BITONIC_KEYS = 0x0000, BITONIC_OUT = 0x0800, BITONIC_LEN = 512, BITONIC_BLOCK = 256 };
 
-static void bitonic_init(uint8_t *mem) {
+static void bitonic_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < BITONIC_LEN; i++)
-    wr32(mem, BITONIC_KEYS + 4 * i, bk_hash(11, i));
+    wr32(mem, BITONIC_KEYS + 4 * i, bk_hash(salt + 11, i));
   fill32(mem, BITONIC_OUT, BITONIC_LEN, SENTINEL32);
 }
 
@@ -270,9 +273,9 @@ static void bitonic_reference(uint8_t *mem) {
 
 enum { STENCIL_IN = 0x0000, STENCIL_OUT = 0x1000, STENCIL_W = 32, STENCIL_H = 32 };
 
-static void stencil_init(uint8_t *mem) {
+static void stencil_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < STENCIL_W * STENCIL_H; i++)
-    wrf(mem, STENCIL_IN + 4 * i, (float)(bk_hash(12, i) % 1000) / 8.0f);
+    wrf(mem, STENCIL_IN + 4 * i, (float)(bk_hash(salt + 12, i) % 1000) / 8.0f);
   fill32(mem, STENCIL_OUT, STENCIL_W * STENCIL_H, SENTINEL32);
 }
 
@@ -299,9 +302,9 @@ static void stencil_reference(uint8_t *mem) {
 enum { TREE_SAMPLES = 0x0000, TREE_CLASSES = 0x0800, TREE_LEN = 512, TREE_N = 500,
        TREE_LEAVES = 64 };
 
-static void tree_init(uint8_t *mem) {
+static void tree_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < TREE_LEN; i++)
-    wr32(mem, TREE_SAMPLES + 4 * i, bk_hash(18, i));
+    wr32(mem, TREE_SAMPLES + 4 * i, bk_hash(salt + 18, i));
   fill32(mem, TREE_CLASSES, TREE_LEN, SENTINEL32);
 }
 
@@ -320,9 +323,9 @@ static void tree_reference(uint8_t *mem) {
 
 enum { SCAN_IN = 0x0000, SCAN_OUT = 0x1000, SCAN_LEN = 1024, SCAN_BLOCK = 256 };
 
-static void scan_init(uint8_t *mem) {
+static void scan_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < SCAN_LEN; i++)
-    wr32(mem, SCAN_IN + 4 * i, bk_hash(13, i) % 1000);
+    wr32(mem, SCAN_IN + 4 * i, bk_hash(salt + 13, i) % 1000);
   fill32(mem, SCAN_OUT, SCAN_LEN, SENTINEL32);
 }
 
@@ -340,11 +343,11 @@ enum { NBODY_BODIES = 0x0000, NBODY_ACC = 0x1000, NBODY_N = 256 };
 #define NBODY_CUT2 0x41100000u /* 9.0 */
 #define NBODY_EPS2 0x3C23D70Au /* 0.01 */
 
-static void nbody_init(uint8_t *mem) {
+static void nbody_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < NBODY_N; i++) {
     for (uint32_t c = 0; c < 3; c++)
-      wrf(mem, NBODY_BODIES + 16 * i + 4 * c, (float)(bk_hash(14 + c, i) % 1000) / 100.0f - 5.0f);
-    wrf(mem, NBODY_BODIES + 16 * i + 12, (float)(1 + bk_hash(17, i) % 4));
+      wrf(mem, NBODY_BODIES + 16 * i + 4 * c, (float)(bk_hash(salt + 14 + c, i) % 1000) / 100.0f - 5.0f);
+    wrf(mem, NBODY_BODIES + 16 * i + 12, (float)(1 + bk_hash(salt + 17, i) % 4));
   }
   fill32(mem, NBODY_ACC, 4 * NBODY_N, SENTINEL32);
 }
@@ -380,7 +383,10 @@ static void nbody_reference(uint8_t *mem) {
 
 enum { FRACTAL_COUNTS = 0x0000, FRACTAL_PIXELS = 1024, MANDEL_MAX = 64, JULIA_MAX = 100 };
 
-static void fractal_init(uint8_t *mem) { fill32(mem, FRACTAL_COUNTS, FRACTAL_PIXELS, SENTINEL32); }
+static void fractal_init(uint8_t *mem, uint32_t salt) {
+  (void)salt; /* no generated inputs */
+  fill32(mem, FRACTAL_COUNTS, FRACTAL_PIXELS, SENTINEL32);
+}
 
 static void mandelbrot_reference(uint8_t *mem) {
   for (uint32_t p = 0; p < FRACTAL_PIXELS; p++) {
@@ -426,7 +432,8 @@ enum { RAY_SPHERES = 0x0000, RAY_COUNT = 3, RAY_DEPTH = 0x0100, RAY_IDS = 0x1100
 static const float ray_spheres[RAY_COUNT][4] = {
     {0.0f, 0.0f, 0.25f, 1.0f}, {1.5f, -1.0f, 4.0f, 1.44f}, {-1.25f, 1.0f, 2.5f, 0.81f}};
 
-static void ray_init(uint8_t *mem) {
+static void ray_init(uint8_t *mem, uint32_t salt) {
+  (void)salt; /* no generated inputs */
   for (size_t s = 0; s < RAY_COUNT; s++)
     for (size_t c = 0; c < 4; c++)
       wrf(mem, RAY_SPHERES + 16 * s + 4 * c, ray_spheres[s][c]);
@@ -480,10 +487,10 @@ static void ray_reference(uint8_t *mem) {
 enum { AXPY_X = 0x0000, AXPY_Y = 0x2000, AXPY_Z = 0x4000, AXPY_COLS = 50, AXPY_ROWS = 40 };
 #define AXPY_A 0x3F400000u /* 0.75 */
 
-static void axpy_init(uint8_t *mem) {
+static void axpy_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < AXPY_COLS * AXPY_ROWS; i++) {
-    wrf(mem, AXPY_X + 4 * i, (float)(bk_hash(19, i) % 512) / 16.0f);
-    wrf(mem, AXPY_Y + 4 * i, (float)(bk_hash(20, i) % 512) / 32.0f - 8.0f);
+    wrf(mem, AXPY_X + 4 * i, (float)(bk_hash(salt + 19, i) % 512) / 16.0f);
+    wrf(mem, AXPY_Y + 4 * i, (float)(bk_hash(salt + 20, i) % 512) / 32.0f - 8.0f);
   }
   fill32(mem, AXPY_Z, AXPY_COLS * AXPY_ROWS, SENTINEL32);
 }
@@ -497,9 +504,9 @@ static void axpy_reference(uint8_t *mem) {
 
 enum { HIST_DATA = 0x0000, HIST_WORDS = 2000, HIST_BINS = 0x2000 };
 
-static void hist_init(uint8_t *mem) {
+static void hist_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < 4 * HIST_WORDS; i++)
-    mem[HIST_DATA + i] = (uint8_t)(bk_hash(21, i) & bk_hash(22, i));
+    mem[HIST_DATA + i] = (uint8_t)(bk_hash(salt + 21, i) & bk_hash(salt + 22, i));
 }
 
 static void hist_reference(uint8_t *mem) {
@@ -514,18 +521,18 @@ static void hist_reference(uint8_t *mem) {
 enum { SPMV_ROW_PTR = 0x0000, SPMV_COL = 0x0800, SPMV_VAL = 0x5400, SPMV_X = 0xA000,
        SPMV_Y = 0xA800, SPMV_ROWS = 300, SPMV_MAX_ROW = 16 };
 
-static void spmv_init(uint8_t *mem) {
+static void spmv_init(uint8_t *mem, uint32_t salt) {
   uint32_t k = 0;
   for (uint32_t r = 0; r < SPMV_ROWS; r++) {
     wr32(mem, SPMV_ROW_PTR + 4 * r, k);
-    for (uint32_t len = bk_hash(23, r) % (SPMV_MAX_ROW + 1); len > 0; len--, k++) {
-      wr32(mem, SPMV_COL + 4 * k, bk_hash(24, k) % SPMV_ROWS);
-      wrf(mem, SPMV_VAL + 4 * k, (float)centred(25, k, 200) / 16.0f);
+    for (uint32_t len = bk_hash(salt + 23, r) % (SPMV_MAX_ROW + 1); len > 0; len--, k++) {
+      wr32(mem, SPMV_COL + 4 * k, bk_hash(salt + 24, k) % SPMV_ROWS);
+      wrf(mem, SPMV_VAL + 4 * k, (float)centred(salt + 25, k, 200) / 16.0f);
     }
   }
   wr32(mem, SPMV_ROW_PTR + 4 * SPMV_ROWS, k);
   for (uint32_t c = 0; c < SPMV_ROWS; c++)
-    wrf(mem, SPMV_X + 4 * c, (float)(bk_hash(26, c) % 100) / 32.0f);
+    wrf(mem, SPMV_X + 4 * c, (float)(bk_hash(salt + 26, c) % 100) / 32.0f);
   fill32(mem, SPMV_Y, SPMV_ROWS, SENTINEL32);
 }
 
@@ -543,9 +550,9 @@ static void spmv_reference(uint8_t *mem) {
 enum { SEARCH_TEXT = 0x0000, SEARCH_N = 2048, SEARCH_PATTERN = 0x0800, SEARCH_M = 4,
        SEARCH_FLAGS = 0x0900, SEARCH_COUNT = 0x1100 };
 
-static void search_init(uint8_t *mem) {
+static void search_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < SEARCH_N; i++) {
-    mem[SEARCH_TEXT + i] = (uint8_t)('a' + bk_hash(27, i) % 4);
+    mem[SEARCH_TEXT + i] = (uint8_t)('a' + bk_hash(salt + 27, i) % 4);
     mem[SEARCH_FLAGS + i] = 0xEE;
   }
   memcpy(mem + SEARCH_PATTERN, "abca", SEARCH_M);
@@ -568,12 +575,12 @@ enum { BFS_ROW_PTR = 0x0000, BFS_ADJ = 0x0900, BFS_LEVEL = 0x4000, BFS_FRONTIER 
        BFS_DEPTH = 5 /* the frontier's level; the kernel's r6 is BFS_DEPTH + 1 */ };
 #define BFS_UNVISITED 0xFFFFFFFFu
 
-static void bfs_init(uint8_t *mem) {
+static void bfs_init(uint8_t *mem, uint32_t salt) {
   uint32_t k = 0;
   for (uint32_t v = 0; v < BFS_V; v++) {
     wr32(mem, BFS_ROW_PTR + 4 * v, k);
-    for (uint32_t deg = 1 + bk_hash(28, v) % BFS_MAX_DEGREE; deg > 0; deg--, k++)
-      wr32(mem, BFS_ADJ + 4 * k, bk_hash(29, k) % BFS_V);
+    for (uint32_t deg = 1 + bk_hash(salt + 28, v) % BFS_MAX_DEGREE; deg > 0; deg--, k++)
+      wr32(mem, BFS_ADJ + 4 * k, bk_hash(salt + 29, k) % BFS_V);
   }
   wr32(mem, BFS_ROW_PTR + 4 * BFS_V, k);
   /* Levels 0 .. BFS_DEPTH from vertex 0, one sweep over all vertices per level. */
@@ -621,9 +628,9 @@ enum { SOFTMAX_IN = 0x0000, SOFTMAX_OUT = 0x2000, SOFTMAX_ROWS = 8, SOFTMAX_COLS
        SOFTMAX_LANES = 32 };
 #define SOFTMAX_LOG2E 0x3FB8AA3Bu
 
-static void softmax_init(uint8_t *mem) {
+static void softmax_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < SOFTMAX_ROWS * SOFTMAX_COLS; i++)
-    wrf(mem, SOFTMAX_IN + 4 * i, (float)centred(30, i, 2001) / 128.0f);
+    wrf(mem, SOFTMAX_IN + 4 * i, (float)centred(salt + 30, i, 2001) / 128.0f);
   fill32(mem, SOFTMAX_OUT, SOFTMAX_ROWS * SOFTMAX_COLS, SENTINEL32);
 }
 
@@ -668,10 +675,10 @@ static void softmax_reference(uint8_t *mem) {
 
 enum { DOT_A = 0x0000, DOT_B = 0x4000, DOT_RESULT = 0x8000, DOT_N = 4000 };
 
-static void dot_init(uint8_t *mem) {
+static void dot_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < DOT_N; i++) {
-    wr32(mem, DOT_A + 4 * i, bk_hash(31, i));
-    wr32(mem, DOT_B + 4 * i, bk_hash(32, i));
+    wr32(mem, DOT_A + 4 * i, bk_hash(salt + 31, i));
+    wr32(mem, DOT_B + 4 * i, bk_hash(salt + 32, i));
   }
 }
 
@@ -686,11 +693,11 @@ static void dot_reference(uint8_t *mem) {
 
 enum { GEMV_A = 0x0000, GEMV_X = 0xC000, GEMV_Y = 0xC200, GEMV_ROWS = 128, GEMV_COLS = 96 };
 
-static void gemv_init(uint8_t *mem) {
+static void gemv_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < GEMV_ROWS * GEMV_COLS; i++)
-    wrf(mem, GEMV_A + 4 * i, (float)(bk_hash(33, i) % 64) / 16.0f - 2.0f);
+    wrf(mem, GEMV_A + 4 * i, (float)(bk_hash(salt + 33, i) % 64) / 16.0f - 2.0f);
   for (uint32_t j = 0; j < GEMV_COLS; j++)
-    wrf(mem, GEMV_X + 4 * j, (float)(bk_hash(34, j) % 32) / 8.0f);
+    wrf(mem, GEMV_X + 4 * j, (float)(bk_hash(salt + 34, j) % 32) / 8.0f);
   fill32(mem, GEMV_Y, GEMV_ROWS, SENTINEL32);
 }
 
@@ -707,9 +714,9 @@ static void gemv_reference(uint8_t *mem) {
 
 enum { TRANSPOSE_IN = 0x0000, TRANSPOSE_OUT = 0x2000, TRANSPOSE_ROWS = 40, TRANSPOSE_COLS = 48 };
 
-static void transpose_init(uint8_t *mem) {
+static void transpose_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < TRANSPOSE_ROWS * TRANSPOSE_COLS; i++)
-    wr32(mem, TRANSPOSE_IN + 4 * i, bk_hash(35, i));
+    wr32(mem, TRANSPOSE_IN + 4 * i, bk_hash(salt + 35, i));
   fill32(mem, TRANSPOSE_OUT, TRANSPOSE_ROWS * TRANSPOSE_COLS, SENTINEL32);
 }
 
@@ -818,7 +825,7 @@ char *bk_path(const char *dir, const bk_kernel *k) {
 }
 
 wave_module *bk_compile(const wave_pass_registry *registry, const char *path, const char *pipeline,
-                        uint32_t max_registers, wave_diags *diags) {
+                        uint32_t max_registers, const wave_profile *profile, wave_diags *diags) {
   wave_module *m = wave_parse_file(path, diags);
   if (!m || !wave_verify_module(m, diags)) {
     wave_module_destroy(m);
@@ -831,6 +838,7 @@ wave_module *bk_compile(const wave_pass_registry *registry, const char *path, co
   options.verify_each = true;
   options.opt_bisect_limit = -1;
   options.max_registers = max_registers;
+  options.profile = profile;
   wave_pipeline_result result = {0};
   bool ok = p && wave_pipeline_run(p, m, &options, &result, diags);
   wave_pipeline_result_free(&result);
@@ -854,18 +862,10 @@ static void describe_mismatch(const uint8_t *got, const uint8_t *want, size_t si
            words, off, rd32(got, off), rd32(want, off));
 }
 
-bool bk_run(const bk_kernel *k, const wave_kernel *kernel, uint32_t width, bk_measure *out,
-            char *why, size_t why_size) {
-  uint8_t *image = calloc(1, k->memory_size), *expected = calloc(1, k->memory_size);
-  wave_machine *m = NULL;
-  bool ok = false;
-  snprintf(why, why_size, "out of memory");
-  if (!image || !expected)
-    goto done;
-  k->init(image);
-  memcpy(expected, image, k->memory_size);
-  k->reference(expected);
-
+/* Runs `kernel` with k's launch at wave width `width` on the initial image; NULL when memory
+ * ran out. */
+static wave_machine *launch(const bk_kernel *k, const wave_kernel *kernel, uint32_t width,
+                            const uint8_t *image) {
   wave_launch_config config;
   wave_launch_config_init(&config);
   memcpy(config.grid, k->grid, sizeof config.grid);
@@ -877,7 +877,31 @@ bool bk_run(const bk_kernel *k, const wave_kernel *kernel, uint32_t width, bk_me
   config.num_presets = k->num_presets;
   config.memory_init = image;
   config.memory_init_size = k->memory_size;
-  m = wave_simulate(kernel, &config, NULL);
+  return wave_simulate(kernel, &config, NULL);
+}
+
+char *bk_profile(const bk_kernel *k, const wave_kernel *kernel, uint32_t width, uint32_t salt,
+                 const char *source) {
+  uint8_t *image = calloc(1, k->memory_size);
+  wave_machine *m = image ? (k->init(image, salt), launch(k, kernel, width, image)) : NULL;
+  char *json = m && wave_machine_status(m) == WAVE_RUN_OK ? wave_profile_write(m, source) : NULL;
+  wave_machine_destroy(m);
+  free(image);
+  return json;
+}
+
+bool bk_run(const bk_kernel *k, const wave_kernel *kernel, uint32_t width, bk_measure *out,
+            char *why, size_t why_size) {
+  uint8_t *image = calloc(1, k->memory_size), *expected = calloc(1, k->memory_size);
+  wave_machine *m = NULL;
+  bool ok = false;
+  snprintf(why, why_size, "out of memory");
+  if (!image || !expected)
+    goto done;
+  k->init(image, 0);
+  memcpy(expected, image, k->memory_size);
+  k->reference(expected);
+  m = launch(k, kernel, width, image);
   if (!m)
     goto done;
   if (wave_machine_status(m) != WAVE_RUN_OK) {

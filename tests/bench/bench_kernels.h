@@ -23,6 +23,7 @@
 
 #include "waveopt/interp.h"
 #include "waveopt/pass.h"
+#include "waveopt/profile.h"
 #include "waveopt/waveopt.h"
 
 #define BK_MAX_PRESETS 8
@@ -41,7 +42,11 @@ typedef struct bk_kernel {
   size_t memory_size;           /* device memory in bytes, all of it compared after the run */
   wave_reg_value presets[BK_MAX_PRESETS];
   size_t num_presets;
-  void (*init)(uint8_t *mem);          /* writes the inputs and sentinels into zeroed memory */
+  /* Writes the inputs and sentinels into zeroed memory. The measured inputs are those of salt
+   * 0; another salt draws other inputs of the same shape (every seed of bk_hash moved by it),
+   * for profiles taken on other data than the measured run. Kernels without generated inputs
+   * (collatz, mandelbrot, julia, ray_sphere) ignore it. */
+  void (*init)(uint8_t *mem, uint32_t salt);
   void (*reference)(uint8_t *mem);     /* turns the initial image into the expected one */
   void (*canonical)(uint8_t *mem);     /* NULL, or sorts order-free outputs in place */
 } bk_kernel;
@@ -59,10 +64,11 @@ uint32_t bk_hash(uint32_t seed, uint32_t i);
 char *bk_path(const char *dir, const bk_kernel *k);
 
 /* Parses and verifies the file, then runs `pipeline` (NULL: none, the kernel as written) with
- * verify_each, passes allowed to grow .registers up to max_registers (0: no growth). NULL after
- * reporting why in diags. */
+ * verify_each, passes allowed to grow .registers up to max_registers (0: no growth), and the
+ * divergence profile `profile` when not NULL (waveopt -profile-use). NULL after reporting why in
+ * diags. */
 wave_module *bk_compile(const wave_pass_registry *registry, const char *path, const char *pipeline,
-                        uint32_t max_registers, wave_diags *diags);
+                        uint32_t max_registers, const wave_profile *profile, wave_diags *diags);
 
 /* What one launch measured. */
 typedef struct bk_measure {
@@ -78,5 +84,10 @@ typedef struct bk_measure {
  * went wrong (snprintf into why_size bytes). */
 bool bk_run(const bk_kernel *k, const wave_kernel *kernel, uint32_t width, bk_measure *out,
             char *why, size_t why_size);
+
+/* The divergence profile (wave_profile_write, naming `source`) of `kernel` run with k's launch
+ * on the inputs of `salt`; NULL when the run failed or memory ran out. */
+char *bk_profile(const bk_kernel *k, const wave_kernel *kernel, uint32_t width, uint32_t salt,
+                 const char *source);
 
 #endif

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * make bench: what the optimizer saves at run time, on the kernel corpus of tests/bench/kernels
- * (bench_kernels.h). Every kernel is compiled at -O0 and at -O2 through the library's pipelines
- * (verify-each on), and optionally through a pipeline given with --passes, so that passes can
- * be measured one at a time; each result runs in the reference interpreter and its device
- * memory is checked against the C reference (a mismatch is an error: exit status 1).
+ * (bench_kernels.h). Every kernel is compiled at -O0, at -O2 and at -O2 with a divergence
+ * profile (waveopt -profile-use) through the library's pipelines (verify-each on), and
+ * optionally through a pipeline given with --passes, so that passes can be measured one at a
+ * time; each result runs in the reference interpreter and its device memory is checked against
+ * the C reference (a mismatch is an error: exit status 1). The profile is taken by running the
+ * kernel as written on other inputs than the measured run (bench_kernels.h: salt PROFILE_SALT),
+ * as a profile from a training run would be.
  *
  * Per kernel it prints wave-instructions issued, SIMD efficiency (active lanes / (issued * W)),
  * the deepest divergence stack and the static instruction count (the flattened program, if,
@@ -26,11 +29,12 @@
 #define WAVE_SRCDIR "."
 #endif
 
-enum { MAX_CONFIGS = 3, MAX_COLS = 24, CELL = 40, LEFT_COLS = 2 };
+enum { MAX_CONFIGS = 4, MAX_COLS = 30, CELL = 40, LEFT_COLS = 2, PROFILE_SALT = 100 };
 
 typedef struct config {
-  const char *label;     /* column heading: -O0, -O2, or "P" for --passes */
+  const char *label;     /* column heading: -O0, -O2, -O2+prof, or "P" for --passes */
   const char *pipeline;
+  bool profiled;         /* with a profile of the kernel on the inputs of PROFILE_SALT */
 } config;
 
 typedef struct options {
@@ -112,6 +116,17 @@ static void print_diags(const wave_diags *diags) {
   }
 }
 
+/* The profile of k as written, run on the inputs of PROFILE_SALT; NULL when that failed. */
+static wave_profile *take_profile(const wave_pass_registry *registry, const options *o,
+                                  const bk_kernel *k, const char *path, wave_diags *diags) {
+  wave_module *m = bk_compile(registry, path, NULL, 0, NULL, diags);
+  char *json = m ? bk_profile(k, m->first_kernel, o->width, PROFILE_SALT, path) : NULL;
+  wave_profile *p = json ? wave_profile_parse(json, strlen(json), "bench.prof", diags) : NULL;
+  free(json);
+  wave_module_destroy(m);
+  return p;
+}
+
 /* Compiles k through one configuration and runs it; false after saying why on stderr. */
 static bool measure(const wave_pass_registry *registry, const options *o, const bk_kernel *k,
                     const config *c, bk_measure *out) {
@@ -121,7 +136,15 @@ static bool measure(const wave_pass_registry *registry, const options *o, const 
   wave_diags diags;
   wave_diags_init(&diags);
   diags.ignore_warnings = true;
-  wave_module *m = bk_compile(registry, path, c->pipeline, o->max_registers, &diags);
+  wave_profile *profile = NULL;
+  if (c->profiled && !(profile = take_profile(registry, o, k, path, &diags))) {
+    fprintf(stderr, "bench_opt: %s: no profile:\n", k->name);
+    print_diags(&diags);
+    wave_diags_free(&diags);
+    free(path);
+    return false;
+  }
+  wave_module *m = bk_compile(registry, path, c->pipeline, o->max_registers, profile, &diags);
   bool ok = false;
   if (!m) {
     fprintf(stderr, "bench_opt: %s at %s (%s) does not compile:\n", k->name, c->label, c->pipeline);
@@ -134,6 +157,7 @@ static bool measure(const wave_pass_registry *registry, const options *o, const 
               c->pipeline, o->width, why);
   }
   wave_module_destroy(m);
+  wave_profile_destroy(profile);
   wave_diags_free(&diags);
   free(path);
   return ok;
@@ -330,9 +354,10 @@ int main(int argc, char **argv) {
   options o = {0};
   o.dir = WAVE_SRCDIR "/tests/bench/kernels";
   o.width = WAVE_DEFAULT_WAVE_WIDTH;
-  o.configs[0] = (config){"-O0", wave_pipeline_for_level(0)};
-  o.configs[1] = (config){"-O2", wave_pipeline_for_level(2)};
-  o.num_configs = 2;
+  o.configs[0] = (config){"-O0", wave_pipeline_for_level(0), false};
+  o.configs[1] = (config){"-O2", wave_pipeline_for_level(2), false};
+  o.configs[2] = (config){"-O2+prof", wave_pipeline_for_level(2), true};
+  o.num_configs = 3;
   o.only = calloc((size_t)argc, sizeof *o.only);
   if (!o.only)
     return 1;
@@ -342,8 +367,8 @@ int main(int argc, char **argv) {
       o.markdown = true;
     } else if (strcmp(a, "--check-targets") == 0) {
       o.check_targets = true;
-    } else if (strcmp(a, "--passes") == 0 && next && o.num_configs == 2) {
-      o.configs[o.num_configs++] = (config){"P", next};
+    } else if (strcmp(a, "--passes") == 0 && next && o.num_configs == 3) {
+      o.configs[o.num_configs++] = (config){"P", next, false};
       i++;
     } else if (strcmp(a, "--width") == 0 &&
                parse_u32(next, WAVE_MIN_WAVE_WIDTH, WAVE_MAX_WAVE_WIDTH, &o.width)) {
@@ -365,7 +390,8 @@ int main(int argc, char **argv) {
   printf("libwaveopt %s: optimization benchmark, wave width %u, %zu kernels in %s\n",
          wave_version(), o.width, bk_num_kernels, o.dir);
   for (size_t c = 0; c < o.num_configs; c++)
-    printf("  %-4s %s\n", o.configs[c].label, o.configs[c].pipeline);
+    printf("  %-8s %s%s\n", o.configs[c].label, o.configs[c].pipeline,
+           o.configs[c].profiled ? ", with a profile taken on other inputs" : "");
   printf("\n");
   int status = run(&o);
   free(o.only);

@@ -15,7 +15,8 @@
 static const char usage[] =
     "usage: wave-difftest [--seeds N] [--first-seed S] [--size N] [--transform NAME]\n"
     "                     [--passes PIPELINE]... [--all-passes] [--levels] [--docs-dialect]\n"
-    "                     [--test-pass NAME]... [--target NAME] [--no-reduce] [--quiet]\n"
+    "                     [--test-pass NAME]... [--target NAME] [--max-registers N]\n"
+    "                     [--no-reduce] [--quiet]\n"
     "\n"
     "Generates N kernels (seeds S .. S+N-1) and, for each transformation, runs every kernel and\n"
     "its transformation in the reference interpreter at W = 8, 32 and 64 on the same random\n"
@@ -36,6 +37,9 @@ static const char usage[] =
     "  --all-passes     every registered pass alone, followed by legalize when it is registered\n"
     "  --levels         -O0 .. -O3; a level naming an unregistered pass is skipped with a note\n"
     "  --target NAME    the target profile the pipelines write for (default portable)\n"
+    "  --max-registers N  .registers a pass may grow a kernel to for its scratch (waveopt\n"
+    "                   -max-registers; default 0: no growth). Legalize needs some for\n"
+    "                   continue and halt inside regions on wave-emu and portable\n"
     "  --docs-dialect   pipelines get kernels with documentation-dialect forms (what legalize\n"
     "                   lowers) instead of assembler-dialect ones\n"
     "  --test-pass NAME register one of the harness's own test passes first:\n"
@@ -92,6 +96,7 @@ typedef struct job {
 typedef struct options {
   bool docs_dialect;   /* pipelines get kernels with documentation-dialect forms */
   const wave_target *target;   /* --target: NULL for portable */
+  uint32_t max_registers;      /* --max-registers: 0, no growth */
   uint64_t seeds, first_seed;
   unsigned size;
   bool reduce, quiet;
@@ -144,6 +149,7 @@ static bool add_job(options *opt, const transform *tr, const char *name, wave_pi
   j->pipeline = p;
   j->ctx.pipeline = p;
   j->ctx.target = opt->target;
+  j->ctx.max_registers = opt->max_registers;
   return true;
 }
 
@@ -285,6 +291,11 @@ static int parse_args(int argc, char **argv, options *opt) {
         return usage_error("size out of range (1..100000):", v);
       else
         opt->size = (unsigned)n;
+    } else if (strcmp(a, "--max-registers") == 0) {
+      if (!parse_number(v, &n) || n > WAVE_MAX_GPR + 1)
+        return usage_error("expected a register count (0..255) after", a);
+      opt->max_registers = (uint32_t)n;
+      i++;
     } else if (strcmp(a, "--target") == 0) {
       opt->target = v ? wave_target_lookup(v) : NULL;
       if (!opt->target)

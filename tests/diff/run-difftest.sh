@@ -19,10 +19,15 @@ set -eu
 difftest="${WAVE_BUILDDIR:-.}/tests/diff/wave-difftest"
 "$difftest" --seeds 300 --size 400 --transform default
 "$difftest" --seeds 500 --size 400 --transform thread-vs-simt
+# Generated kernels keep every register live (they store them all at the end), and legalize
+# needs scratch for the flags of continue and halt inside regions (wave-emu and portable): the
+# pipelines may grow .registers.
 echo "every pass alone and every level; 'fired on N (PASS N, ...)': the kernels each changed"
-"$difftest" --seeds 600 --size 1000 --test-pass remove-nops --all-passes --levels
+"$difftest" --seeds 600 --size 1000 --test-pass remove-nops --all-passes --levels --max-registers 255
 # legalize lowers documentation-dialect forms: give every level such kernels too.
-"$difftest" --seeds 300 --size 400 --docs-dialect --levels
+"$difftest" --seeds 300 --size 400 --docs-dialect --levels --max-registers 255
+echo "every level for the emulator, whose legalize rewrites continue and halt inside regions"
+"$difftest" --seeds 300 --size 400 --target wave-emu --levels --max-registers 255
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

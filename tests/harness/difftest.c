@@ -41,6 +41,7 @@ bool wave_transform_pipeline(wave_module *module, void *ctx, wave_diags *diags) 
   wave_pipeline_options options = {0};
   options.verify_each = true;
   options.target = p->target;
+  options.max_registers = p->max_registers;
   options.callback_ctx = p;
   options.after_pass = record_pass;
   p->num_passes = 0;

@@ -38,6 +38,7 @@ bool wave_transform_lower_docs(wave_module *module, void *ctx, wave_diags *diags
 typedef struct wave_difftest_pipeline {
   const wave_pipeline *pipeline;
   const wave_target *target;   /* the profile the passes write for; NULL: portable */
+  uint32_t max_registers;      /* wave_pipeline_options.max_registers: 0, no growth */
   bool changed;   /* whether the last run changed the kernel: the pipeline "fired" */
   /* The passes the last run ran, each once in the order it first ran, and whether it changed
    * the kernel in any of its runs: which pass fired. Passes beyond WAVE_DIFF_MAX_PASSES

@@ -17,11 +17,13 @@ config.substitutions.append(("%waveopt", os.path.join(tools, "waveopt")))
 config.substitutions.append(("%wavesim", os.path.join(tools, "wavesim")))
 config.substitutions.append(("%wavegen", os.path.join(tools, "wavegen")))
 config.substitutions.append(("%corpus", os.path.join(config.wave_srcdir, "tests/corpus")))
+config.substitutions.append(("%bench_kernels", os.path.join(config.wave_srcdir, "tests/bench/kernels")))
+config.substitutions.append(("%dot", config.dot))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("FileCheck", config.filecheck))
 
 # Diagnostics must not depend on the terminal the tests run from.
 config.environment["NO_COLOR"] = "1"
-for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -39,7 +39,7 @@ static wave_module *compile(const wave_pass_registry *registry, const bk_kernel 
   wave_diags diags;
   wave_diags_init(&diags);
   diags.ignore_warnings = true;
-  wave_module *m = bk_compile(registry, path, pipeline, max_registers, &diags);
+  wave_module *m = bk_compile(registry, path, pipeline, max_registers, NULL, &diags);
   if (!m)
     tu_log_diags(&diags);
   cr_assert_not_null(m, "%s does not compile with %s", k->name, pipeline ? pipeline : "no pipeline");

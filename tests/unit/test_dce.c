@@ -12,17 +12,14 @@
 #include "waveopt/pass.h"
 
 static wave_pass_registry *registry;
-static wave_diags diags;
 
 static void setup(void) {
-  wave_diags_init(&diags);
   registry = wave_pass_registry_create();
   cr_assert_not_null(registry);
 }
 
 static void teardown(void) {
   wave_pass_registry_destroy(registry);
-  wave_diags_free(&diags);
 }
 
 TestSuite(dce, .init = setup, .fini = teardown);
@@ -32,27 +29,6 @@ static bool all_remarks(void *ctx, wave_remark_kind kind, const char *pass) {
   (void)kind;
   (void)pass;
   return true;
-}
-
-/* Runs `text` over m with verify-each, failing the test on an error; the statistics and
- * remarks land in *result. */
-static void run(wave_module *m, const char *text, wave_pipeline_options *o,
-                wave_pipeline_result *result) {
-  wave_pipeline *p = wave_pipeline_parse(registry, text, &diags);
-  cr_assert_not_null(p);
-  o->verify_each = true;
-  bool ok = wave_pipeline_run(p, m, o, result, &diags);
-  if (!ok)
-    tu_log_diags(&diags);
-  cr_assert(ok, "'%s' failed", text);
-  wave_pipeline_destroy(p);
-}
-
-static uint64_t stat(const wave_pipeline_result *r, const char *name) {
-  for (size_t i = 0; i < r->num_stats; i++)
-    if (strcmp(r->stats[i].name, name) == 0)
-      return r->stats[i].value;
-  return 0;
 }
 
 Test(dce, nesting_100000_deep_does_not_recurse) {
@@ -83,11 +59,11 @@ Test(dce, nesting_100000_deep_does_not_recurse) {
   cr_assert_not_null(wave_build_instr(&b, WAVE_OP_HALT, 0, NULL));
   free(ifs);
 
-  wave_pipeline_options o = {0};
+  wave_pipeline_options o = {.verify_each = true};
   wave_pipeline_result r = {0};
-  run(m, "dce", &o, &r);
-  cr_assert_eq(stat(&r, "dead-removed"), DEPTH);
-  cr_assert_eq(stat(&r, "ifs-merged"), DEPTH);
+  tu_run_pipeline(registry, m, "dce", &o, &r);
+  cr_assert_eq(tu_stat(&r, "dead-removed"), DEPTH);
+  cr_assert_eq(tu_stat(&r, "ifs-merged"), DEPTH);
   /* What is left: one if per level, each then-side the next if and the add. */
   unsigned num_ifs = 0, num_adds = 0;
   wave_foreach_block(blk, k) {
@@ -116,13 +92,13 @@ static wave_module *generated(uint64_t seed) {
 Test(dce, one_run_removes_every_chain_of_dead_code) {
   for (uint64_t seed = 0; seed < 60; seed++) {
     wave_module *m = generated(seed);
-    wave_pipeline_options o = {0};
+    wave_pipeline_options o = {.verify_each = true};
     wave_pipeline_result first = {0}, second = {0};
-    run(m, "dce", &o, &first);
-    run(m, "dce", &o, &second);
-    cr_assert_gt(stat(&first, "dead-removed"), 0, "seed %llu", (unsigned long long)seed);
-    cr_assert_eq(stat(&second, "dead-removed"), 0, "seed %llu: %llu more dead",
-                 (unsigned long long)seed, (unsigned long long)stat(&second, "dead-removed"));
+    tu_run_pipeline(registry, m, "dce", &o, &first);
+    tu_run_pipeline(registry, m, "dce", &o, &second);
+    cr_assert_gt(tu_stat(&first, "dead-removed"), 0, "seed %llu", (unsigned long long)seed);
+    cr_assert_eq(tu_stat(&second, "dead-removed"), 0, "seed %llu: %llu more dead",
+                 (unsigned long long)seed, (unsigned long long)tu_stat(&second, "dead-removed"));
     wave_pipeline_result_free(&first);
     wave_pipeline_result_free(&second);
     wave_module_destroy(m);
@@ -134,10 +110,10 @@ Test(dce, remarks_do_not_change_the_output) {
     char *text[2];
     for (unsigned explain = 0; explain < 2; explain++) {
       wave_module *m = generated(seed);
-      wave_pipeline_options o = {0};
+      wave_pipeline_options o = {.verify_each = true};
       o.remark_filter = explain ? all_remarks : NULL;
       wave_pipeline_result r = {0};
-      run(m, "dce", &o, &r);
+      tu_run_pipeline(registry, m, "dce", &o, &r);
       cr_assert_eq(r.num_remarks > 0, explain == 1);
       text[explain] = wave_print_to_string(m, NULL, NULL);
       cr_assert_not_null(text[explain]);
@@ -171,12 +147,12 @@ static const char back_edge[] = ".kernel k\n.registers 8\n"
 static uint64_t removed_with_rounds(int64_t rounds) {
   wave_module *m = tu_parse_ok(back_edge, "loop.wave", false);
   wave_pass_option_value v = {"dce-max-rounds", rounds};
-  wave_pipeline_options o = {0};
+  wave_pipeline_options o = {.verify_each = true};
   o.option_values = &v;
   o.num_option_values = 1;
   wave_pipeline_result r = {0};
-  run(m, "dce", &o, &r);
-  uint64_t removed = stat(&r, "dead-removed");
+  tu_run_pipeline(registry, m, "dce", &o, &r);
+  uint64_t removed = tu_stat(&r, "dead-removed");
   wave_pipeline_result_free(&r);
   wave_module_destroy(m);
   return removed;

@@ -31,26 +31,6 @@
 
 #define WORDS 80 /* 16 lanes: r10, then p0..p3 as 0/1 */
 
-/* The device words a run of the kernel leaves. */
-static void run(const wave_kernel *k, uint32_t words[WORDS]) {
-  wave_launch_config config;
-  wave_launch_config_init(&config);
-  config.workgroup[0] = 16;
-  config.wave_width = 16;
-  config.device_memory_size = 4 * WORDS;
-  wave_diags diags;
-  wave_diags_init(&diags);
-  wave_machine *m = wave_simulate(k, &config, &diags);
-  cr_assert_not_null(m);
-  cr_assert_eq(wave_machine_status(m), WAVE_RUN_OK, "%s",
-               wave_machine_error(m) ? wave_machine_error(m)->message : "");
-  size_t size;
-  const uint8_t *mem = wave_machine_device_memory(m, &size);
-  memcpy(words, mem, WORDS * 4);
-  wave_machine_destroy(m);
-  wave_diags_free(&diags);
-}
-
 static wave_node *first_if_in(wave_node_list *list) {
   wave_foreach_node(n, list) {
     if (n->kind == WAVE_NODE_IF)
@@ -115,7 +95,7 @@ static void check_case(const wave_target *t, bool or_form, unsigned pa, bool na,
   outer->u.if_.cond.negated = na;
   inner->u.if_.cond.negated = nb;
   uint32_t before[WORDS], after[WORDS];
-  run(k, before);
+  tu_run_words(k, 16, before, WORDS);
 
   wave_liveness *lv = wave_liveness_compute(k);
   wave_comment_moves *cm = wave_comment_moves_create(m);
@@ -139,7 +119,7 @@ static void check_case(const wave_target *t, bool or_form, unsigned pa, bool na,
   assert_output_rules(k, t);
   cr_assert_eq(out.inner, inner);
   cr_assert_eq(first_if_in(&k->first_region->body), inner, "the inner if takes the outer's place");
-  run(k, after);
+  tu_run_words(k, 16, after, WORDS);
   for (unsigned i = 0; i < WORDS; i++)
     cr_assert_eq(after[i], before[i],
                  "%s, %s-form, if %sp%u / if %sp%u, hoist %u, live %x: word %u is %u, was %u "
@@ -277,12 +257,12 @@ static void check_deep(const char *open, const char *body, const char *close, co
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
   wave_kernel *k = m->first_kernel;
   uint32_t before[WORDS], after[WORDS];
-  run(k, before);
+  tu_run_words(k, 16, before, WORDS);
   wave_pipeline_result result = {0};
   run_pipeline(m, "flatten-ifs", "portable", &result);
   cr_assert(result.changed);
   cr_assert_eq(count_ifs(k), 1, "the chain collapses into one if");
-  run(k, after);
+  tu_run_words(k, 16, after, WORDS);
   cr_assert_arr_eq(after, before, sizeof(before));
   for (unsigned lane = 0; lane < 16; lane++)
     cr_assert_eq(after[lane], (uint32_t)(want[lane] == 'x' ? lane : 0), "lane %u", lane);

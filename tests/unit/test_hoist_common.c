@@ -48,22 +48,13 @@ static void teardown(void) {
 
 TestSuite(hoist_common, .init = setup, .fini = teardown);
 
+/* Runs `text` over m with verify-each; the instructions moved. */
 static uint64_t run(wave_module *m, const char *text) {
-  wave_pipeline *p = wave_pipeline_parse(registry, text, &diags);
-  cr_assert_not_null(p);
-  wave_pipeline_options o = {0};
-  o.verify_each = true;
+  wave_pipeline_options o = {.verify_each = true};
   wave_pipeline_result r = {0};
-  bool ok = wave_pipeline_run(p, m, &o, &r, &diags);
-  if (!ok)
-    tu_log_diags(&diags);
-  cr_assert(ok, "'%s' failed", text);
-  uint64_t moved = 0;
-  for (size_t i = 0; i < r.num_stats; i++)
-    if (strcmp(r.stats[i].name, "instrs-moved") == 0)
-      moved = r.stats[i].value;
+  tu_run_pipeline(registry, m, text, &o, &r);
+  uint64_t moved = tu_stat(&r, "instrs-moved");
   wave_pipeline_result_free(&r);
-  wave_pipeline_destroy(p);
   return moved;
 }
 

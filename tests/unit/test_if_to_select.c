@@ -315,7 +315,7 @@ static direct direct_open(const char *text, const char *target) {
                                         .kernel_taken = wave_xform_kernel_taken(d.kernel),
                                         .max_registers = d.kernel->registers,
                                         .side_limit = 8,
-                                        .divergent = true,
+                                        .split_rate = 1.0,
                                         .require_profit = true};
   return d;
 }

@@ -294,25 +294,12 @@ static char *deep_text(const char *head, const char *open, const char *bottom) {
 static wave_module *run_deep(const char *text, const char *target, wave_pipeline_result *result) {
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
   wave_pass_registry *registry = wave_pass_registry_create();
-  wave_diags diags;
-  wave_diags_init(&diags);
-  wave_pipeline *pipeline = wave_pipeline_parse(registry, "predicated-break", &diags);
-  cr_assert_not_null(pipeline);
+  cr_assert_not_null(registry);
   wave_pipeline_options options = {0};
   options.target = wave_target_lookup(target);
-  cr_assert(wave_pipeline_run(pipeline, m, &options, result, &diags));
-  tu_log_diags(&diags);
-  wave_diags_free(&diags);
-  wave_pipeline_destroy(pipeline);
+  tu_run_pipeline(registry, m, "predicated-break", &options, result);
   wave_pass_registry_destroy(registry);
   return m;
-}
-
-static uint64_t stat(const wave_pipeline_result *r, const char *name) {
-  for (size_t i = 0; i < r->num_stats; i++)
-    if (strcmp(r->stats[i].name, name) == 0)
-      return r->stats[i].value;
-  return 0;
 }
 
 /* Each if holds only the next, the innermost only `break p2`: innermost first, every if goes. */
@@ -322,7 +309,7 @@ Test(predicated_break, hoist_nest_100000_deep, .timeout = 120) {
                          "if p2\n", "break p2\n");
   wave_pipeline_result result = {0};
   wave_module *m = run_deep(text, "portable", &result);
-  cr_assert_eq(stat(&result, "breaks-hoisted"), DEEP);
+  cr_assert_eq(tu_stat(&result, "breaks-hoisted"), DEEP);
   tu_assert_valid(m->first_kernel);
   tu_assert_shape(&m->first_kernel->first_region->body, "[mov_sr 3 icmp_lt] loop{[break]} [halt]");
   wave_pipeline_result_free(&result);
@@ -339,7 +326,7 @@ Test(predicated_break, trailing_chain_100000_deep, .timeout = 120) {
                          "if p2\n", "iadd r3, r3, r2\n");
   wave_pipeline_result result = {0};
   wave_module *m = run_deep(text, "spec", &result);
-  cr_assert_eq(stat(&result, "trailing-ifs"), DEEP);
+  cr_assert_eq(tu_stat(&result, "trailing-ifs"), DEEP);
   tu_assert_valid(m->first_kernel);
   unsigned continues = 0, ifs = 0;
   wave_walker w;

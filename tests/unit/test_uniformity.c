@@ -116,6 +116,32 @@ Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
   wave_module_destroy(m);
 }
 
+/* The analyses of a manager share the kernel's flat layout; a change the pass preserved every
+ * result across still drops it, so an analysis computed afterwards sees the new instruction. */
+Test(uniformity, a_result_computed_after_a_change_sees_the_change) {
+  wave_module *m = tu_parse_ok(small, "small.wave", false);
+  wave_kernel *k = m->first_kernel;
+  wave_pass_registry *registry = wave_pass_registry_create();
+  cr_assert(registry);
+  wave_analysis_id liveness = wave_pass_registry_find_analysis(registry, "liveness");
+  wave_analysis_id uniformity = wave_pass_registry_find_analysis(registry, "uniformity");
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &d);
+  cr_assert(am);
+  cr_assert(wave_analysis_get(am, k, liveness));
+  wave_operand ops[2] = {wave_gpr(5), wave_imm(7)};
+  wave_instr *added = tu_add(m, k->first_region->body.first, WAVE_OP_MOV_IMM, 2, ops);
+  wave_analysis_invalidate(am, k, WAVE_PRESERVE_ALL);
+  const wave_uniformity *u = wave_analysis_get(am, k, uniformity);
+  cr_assert(u);
+  cr_assert(wave_uniformity_instr_converged(u, added), "the new instruction is analysed");
+  wave_analysis_manager_destroy(am);
+  wave_pass_registry_destroy(registry);
+  wave_diags_free(&d);
+  wave_module_destroy(m);
+}
+
 /* Parses a kernel that computes divergent p1 and uniform p2, opens `depth` levels (`open`
  * picks each level's text, `close` its end) around `bottom`, which writes r3, reads r3 after the
  * nest and ends with the subroutines `rest`. */

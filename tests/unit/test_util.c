@@ -15,6 +15,48 @@ void tu_log_diags(const wave_diags *d) {
   }
 }
 
+void tu_run_words(const wave_kernel *k, unsigned lanes, uint32_t *words, size_t num_words) {
+  wave_launch_config config;
+  wave_launch_config_init(&config);
+  config.workgroup[0] = lanes;
+  config.wave_width = lanes;
+  config.device_memory_size = 4 * num_words;
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_machine *m = wave_simulate(k, &config, &diags);
+  cr_assert_not_null(m);
+  cr_assert_eq(wave_machine_status(m), WAVE_RUN_OK, "%s",
+               wave_machine_error(m) ? wave_machine_error(m)->message : "");
+  size_t size;
+  memcpy(words, wave_machine_device_memory(m, &size), num_words * 4);
+  wave_machine_destroy(m);
+  wave_diags_free(&diags);
+}
+
+void tu_run_pipeline(const wave_pass_registry *registry, wave_module *m, const char *text,
+                     const wave_pipeline_options *options, wave_pipeline_result *result) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_pipeline *p = wave_pipeline_parse(registry, text, &diags);
+  if (!p)
+    tu_log_diags(&diags);
+  cr_assert_not_null(p, "'%s' does not parse", text);
+  bool ok = wave_pipeline_run(p, m, options, result, &diags);
+  if (!ok)
+    tu_log_diags(&diags);
+  cr_assert(ok, "'%s' failed", text);
+  wave_pipeline_destroy(p);
+  wave_diags_free(&diags);
+}
+
+uint64_t tu_stat(const wave_pipeline_result *result, const char *name) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < result->num_stats; i++)
+    if (strcmp(result->stats[i].name, name) == 0)
+      sum += result->stats[i].value;
+  return sum;
+}
+
 wave_module *tu_parse_ok(const char *text, const char *file, bool quiet) {
   wave_diags d;
   wave_diags_init(&d);

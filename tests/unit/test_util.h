@@ -9,6 +9,7 @@
 
 #include "waveopt/gen.h"
 #include "waveopt/interp.h"
+#include "waveopt/pass.h"
 #include "waveopt/waveopt.h"
 
 /* ---- the kernel corpus: the .wave files of tests/corpus ---- */
@@ -57,6 +58,18 @@ void tu_assert_valid(const wave_kernel *kernel);
 
 /* Appends `count` copies of piece to the string in buf (size bytes), failing on overflow. */
 void tu_repeat(char *buf, size_t size, const char *piece, unsigned count);
+
+/* Runs the kernel in one wave of `lanes` lanes over `num_words` words of zeroed device
+ * memory, fails the test unless the run finishes, and copies the memory into words. */
+void tu_run_words(const wave_kernel *k, unsigned lanes, uint32_t *words, size_t num_words);
+
+/* Runs the pipeline `text` of registry's passes over m with options, failing the test on an
+ * error; the statistics and remarks land in *result, which the caller frees. */
+void tu_run_pipeline(const wave_pass_registry *registry, wave_module *m, const char *text,
+                     const wave_pipeline_options *options, wave_pipeline_result *result);
+
+/* The statistic `name` in result, summed over the passes that kept one; 0 when none did. */
+uint64_t tu_stat(const wave_pipeline_result *result, const char *name);
 
 /* ---- generated kernels (waveopt/gen.h) ---- */
 

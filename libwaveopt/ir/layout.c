@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The flat layout of a kernel (ir/layout.h): one walk of the region tree, no recursion. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir_internal.h"
+#include "ir/layout.h"
+#include "support/grow.h"
+#include "waveopt/edit.h"
+#include "waveopt/instr.h"
+#include "waveopt/waveopt.h"
+
+typedef struct builder {
+  wave_layout *l;
+  size_t cap_items, cap_regs;
+  bool failed;
+} builder;
+
+static wave_layout_item *add(builder *b, wave_layout_kind kind, const void *what,
+                             unsigned depth) {
+  wave_layout *l = b->l;
+  if (l->num_items == b->cap_items &&
+      !wave_grow((void **)&l->items, &b->cap_items, l->num_items + 1, sizeof(*l->items))) {
+    b->failed = true;
+    return NULL;
+  }
+  wave_layout_item *item = &l->items[l->num_items++];
+  l->count[kind]++;
+  *item = (wave_layout_item){.what = what, .depth = depth, .kind = (uint8_t)kind,
+                             .guard = WAVE_NO_GUARD};
+  return item;
+}
+
+static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
+  wave_layout *l = b->l;
+  wave_layout_item *item = add(b, WAVE_LAYOUT_INSTR, instr, depth);
+  size_t need = l->num_regs + 2 * WAVE_MAX_INSTR_REGS;
+  if (!item ||
+      (need > b->cap_regs && !wave_grow((void **)&l->regs, &b->cap_regs, need, sizeof(*l->regs)))) {
+    b->failed = true;
+    return;
+  }
+  item->op = instr->op;
+  item->guard = instr->guard;
+  item->regs = (uint32_t)l->num_regs;
+  uint16_t defs[WAVE_MAX_INSTR_REGS];
+  unsigned num_uses, num_defs;
+  wave_instr_reg_lists(instr, &l->regs[l->num_regs], &num_uses, defs, &num_defs);
+  memcpy(&l->regs[l->num_regs + num_uses], defs, num_defs * sizeof(*defs));
+  l->num_regs += num_uses + num_defs;
+  item->num_uses = (uint8_t)num_uses;
+  item->num_defs = (uint8_t)num_defs;
+  if ((instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) && instr->num_operands)
+    item->branch_pred = (uint8_t)(instr->operands[0].value < WAVE_LAYOUT_LARGE_PRED
+                                      ? instr->operands[0].value
+                                      : WAVE_LAYOUT_LARGE_PRED);
+  for (unsigned i = 0; i < instr->num_operands; i++) {
+    const wave_operand *o = &instr->operands[i];
+    if (o->kind == WAVE_OPERAND_SREG && o->value < 8 && wave_opcode_reads_sreg(instr->op, i))
+      item->low_sregs |= (uint8_t)(1u << o->value);
+  }
+}
+
+static void add_region(builder *b, const wave_region *region) {
+  wave_const_walker w;
+  wave_const_walk_init(&w, &region->body);
+  while (!b->failed && wave_const_walk_next(&w)) {
+    const wave_node *n = w.node;
+    wave_layout_item *item;
+    switch (w.event) {
+    case WAVE_WALK_BLOCK:
+      if (add(b, WAVE_LAYOUT_BLOCK, n, w.depth)) {
+        size_t first = b->l->num_items;
+        wave_foreach_instr(instr, n) add_instr(b, instr, w.depth);
+        /* add may have moved the items. */
+        b->l->items[first - 1].count = (uint32_t)(b->l->num_items - first);
+      }
+      break;
+    case WAVE_WALK_IF:
+      if ((item = add(b, WAVE_LAYOUT_IF, n, w.depth)) != NULL)
+        item->pred = n->u.if_.cond.value;
+      break;
+    case WAVE_WALK_ELSE:
+      add(b, WAVE_LAYOUT_ELSE, n, w.depth);
+      break;
+    case WAVE_WALK_ENDIF:
+      add(b, WAVE_LAYOUT_ENDIF, n, w.depth);
+      break;
+    case WAVE_WALK_LOOP:
+      add(b, WAVE_LAYOUT_LOOP, n, w.depth);
+      break;
+    case WAVE_WALK_ENDLOOP:
+      add(b, WAVE_LAYOUT_ENDLOOP, n, w.depth);
+      break;
+    }
+  }
+  add(b, WAVE_LAYOUT_END_REGION, region, 0);
+}
+
+wave_layout *wave_layout_build(const wave_kernel *kernel) {
+  wave_layout *l = calloc(1, sizeof(*l));
+  if (!l)
+    return NULL;
+  l->kernel = kernel;
+  builder b = {.l = l};
+  for (const wave_region *r = kernel->first_region; r && !b.failed; r = r->next)
+    add_region(&b, r);
+  if (b.failed) {
+    wave_layout_destroy(l);
+    return NULL;
+  }
+  return l;
+}
+
+void wave_layout_destroy(wave_layout *layout) {
+  if (!layout)
+    return;
+  free(layout->items);
+  free(layout->regs);
+  free(layout);
+}

@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * early-cse: removes the redundancy a compiler leaves in straight-line WAVE code, in the
+ * manner of LLVM's EarlyCSE (scoped value numbering over the dominator tree), on the region
+ * tree of a register machine without SSA.
+ *
+ *   mov_imm r9, 2                mov_imm r9, 2          a value computed again: the reads of
+ *   shl r10, r8, r9              shl r10, r8, r9        its register go to the register that
+ *   iadd r11, r0, r10            iadd r11, r0, r10      already holds it (copy propagation);
+ *   mov_imm r15, 2          ->   mov_imm r15, 2         the recomputation is then dead and dce
+ *   shl r16, r8, r15             shl r16, r8, r9        deletes it
+ *   iadd r17, r1, r16            iadd r17, r1, r10
+ *
+ *   mov r5, r3                   mov r5, r3             a write of the value the register
+ *   mov r5, r3              ->                          already holds goes at once
+ *
+ * How. Every register and predicate carries a value number at each point of the walk; an
+ * instruction computes the number a table gives for (opcode, value numbers of its operands,
+ * immediates and special registers), a copy passes its source's number on. Equal numbers at a
+ * point mean equal contents in every lane active there. A read of a register is redirected to
+ * the first register that took its number, while that one still holds it. The walk follows
+ * the text once (a worklist walker, no recursion) with an undo log, so that what a side of an
+ * if or a loop body learnt is forgotten when it ends:
+ *   - values from before an if hold inside both sides; a value made inside a side holds only
+ *     there, and every register a side writes gets a new number after the endif, since lanes
+ *     of the other side kept the old contents (docs/language.md "Partial definitions");
+ *   - at a loop, every register written anywhere in its body gets a new number (a pre-pass
+ *     collects them), because a later iteration sees the last one's writes; after the endloop
+ *     they get new numbers again, each lane keeping its last iteration's value ("Loops");
+ *   - a guarded instruction and a write that also writes a pair or quad half (docs/language.md
+ *     "Implicit register pairs and quads") give every register they write a new number;
+ *   - a call may write any register (subroutines share their caller's registers, "Calls"):
+ *     after it every register gets a new number, as at the start of every region, which may be
+ *     reached by a call or by falling in from the region before.
+ *
+ * Only pure instructions that cannot trap take a number from the table: mov_imm, mov, mov_sr
+ * (special registers are constant per lane, "Special registers"), ALU, compares and select
+ * (wave_instr_can_speculate). Loads, stores, atomics, idiv/imod/iclamp/fclamp, wave operations,
+ * MMA and documentation-dialect pseudo forms (legalize lowers them later) never do: memory may
+ * change in between, a trap belongs to the instruction that traps, and convergent results
+ * depend on the active lanes. An instruction that writes its destination's current value is
+ * removed even when guarded: no lane changes.
+ *
+ * Why it is safe: a redirected read gets, in every lane active at it, the contents the old
+ * register had there. Reads a lane makes in other lanes (a shuffle's value source, "Wave
+ * operations") are never redirected, since inactive lanes' contents may differ; nor are pair
+ * and quad slots, special registers in GPR slots, or a guard that would become @p0
+ * (docs/toolchain.md "Rules our output keeps" 1). Nothing is added: no register, predicate,
+ * guard or control flow, so every rule there holds if it held before. Instructions keep their
+ * place and location; comments on a removed instruction leave with it.
+ *
+ * What it does not merge, with a missed remark naming the instruction and the earlier one it
+ * repeats: a repeat whose operand may have changed in between; a repeat whose value no
+ * register holds any more; a repeat that is guarded, reads memory, may trap, is convergent or
+ * writes a register pair.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/grow.h"
+#include "waveopt/edit.h"
+#include "waveopt/instr.h"
+#include "waveopt/pass.h"
+#include "xform/early_cse.h"
+
+/* A key: word 0 is the opcode and whether the operands are value numbers or their text, word 1
+ * each source operand's kind and negation (4 bits a slot), then one word per source slot. */
+#define KEY_WORDS (2 + WAVE_MAX_OPERANDS)
+#define NO_REG UINT32_MAX
+#define NO_ENTRY UINT32_MAX
+#define REG_NAME_LEN 16
+
+typedef struct entry {
+  uint32_t key[KEY_WORDS];
+  uint32_t next;            /* the next entry of the same bucket, or NO_ENTRY */
+  uint32_t value;           /* value-number entries: the number the computation gives */
+  uint32_t reg;             /* the register that first took it */
+  const wave_instr *instr;  /* where the computation was */
+} entry;
+
+typedef enum undo_kind { UNDO_VN, UNDO_LEADER, UNDO_INSERT } undo_kind;
+
+typedef struct undo {
+  uint32_t kind;
+  uint32_t index;
+  uint32_t old;
+} undo;
+
+/* An open if or loop: where its undo log starts, and what the then-side wrote (ifs) or what
+ * the body writes (loops). */
+typedef struct scope {
+  size_t mark;
+  wave_regset written;
+} scope;
+
+typedef struct cse {
+  wave_pass_context *ctx;
+  bool explain;                   /* missed remarks are wanted: keep the text entries */
+  uint32_t vn[WAVE_NUM_REGS];
+  uint32_t next_vn;
+  uint32_t *leader;               /* per value number: the register reads go to */
+  size_t leader_cap;
+  uint32_t *buckets;
+  size_t num_buckets;             /* a power of two */
+  entry *entries;
+  size_t num_entries, entries_cap;
+  /* With explain, per entry: a text entry's key by value numbers when it was made. */
+  uint32_t (*values)[KEY_WORDS];
+  size_t values_cap;
+  undo *log;
+  size_t log_len, log_cap;
+  scope *scopes;
+  size_t num_scopes, scopes_cap;
+  wave_regset *loop_writes;       /* per loop in walk order: what its body writes */
+  size_t num_loops, loops_cap;
+  wave_instr **removed;
+  size_t num_removed, removed_cap;
+  unsigned rewrites;
+  bool out_of_memory;
+} cse;
+
+/* ---- state with its undo log ---------------------------------------------------------------- */
+
+static void log_push(cse *c, undo_kind kind, uint32_t index, uint32_t old) {
+  if (!wave_grow((void **)&c->log, &c->log_cap, c->log_len + 1, sizeof(*c->log))) {
+    c->out_of_memory = true;
+    return;
+  }
+  c->log[c->log_len++] = (undo){kind, index, old};
+}
+
+static void set_leader(cse *c, uint32_t value, uint32_t reg) {
+  log_push(c, UNDO_LEADER, value, c->leader[value]);
+  c->leader[value] = reg;
+}
+
+/* The register that reads of `value` go to, or NO_REG when none holds it any more. */
+static uint32_t holder(const cse *c, uint32_t value) {
+  uint32_t r = c->leader[value];
+  return r != NO_REG && c->vn[r] == value ? r : NO_REG;
+}
+
+static void set_vn(cse *c, unsigned reg, uint32_t value) {
+  log_push(c, UNDO_VN, reg, c->vn[reg]);
+  c->vn[reg] = value;
+  if (holder(c, value) == NO_REG)
+    set_leader(c, value, reg);
+}
+
+static void set_fresh(cse *c, unsigned reg) {
+  if (!wave_grow((void **)&c->leader, &c->leader_cap, (size_t)c->next_vn + 1,
+                 sizeof(*c->leader))) {
+    c->out_of_memory = true;
+    return;
+  }
+  c->leader[c->next_vn] = NO_REG;
+  set_vn(c, reg, c->next_vn++);
+}
+
+static void set_fresh_all(cse *c, wave_regset regs) {
+  for (unsigned w = 0; w < WAVE_REGSET_WORDS; w++) {
+    for (uint64_t bits = regs.words[w]; bits; bits &= bits - 1)
+      set_fresh(c, w * 64 + (unsigned)__builtin_ctzll(bits));
+  }
+}
+
+/* Undoes the log back to `mark`, adding the registers whose numbers it restores to *written. */
+static void undo_to(cse *c, size_t mark, wave_regset *written) {
+  while (c->log_len > mark) {
+    undo u = c->log[--c->log_len];
+    if (u.kind == UNDO_VN) {
+      c->vn[u.index] = u.old;
+      wave_regset_set(written, u.index);
+    } else if (u.kind == UNDO_LEADER) {
+      c->leader[u.index] = u.old;
+    } else {
+      entry *e = &c->entries[u.index];
+      c->buckets[u.old] = e->next;
+      c->num_entries--;
+    }
+  }
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+static uint32_t hash_key(const uint32_t *key) {
+  uint32_t h = 2166136261u;
+  for (unsigned i = 0; i < KEY_WORDS; i++)
+    h = (h ^ key[i]) * 16777619u;
+  return h;
+}
+
+static entry *lookup(const cse *c, const uint32_t *key) {
+  for (uint32_t i = c->buckets[hash_key(key) & (c->num_buckets - 1)]; i != NO_ENTRY;
+       i = c->entries[i].next) {
+    if (memcmp(c->entries[i].key, key, sizeof(c->entries[i].key)) == 0)
+      return &c->entries[i];
+  }
+  return NULL;
+}
+
+/* A new entry at the head of its bucket, so that it shadows an older one with the same key
+ * and undoing the inserts in reverse order pops each from its bucket's head. */
+static entry *insert(cse *c, const uint32_t *key, const wave_instr *instr) {
+  if (!wave_grow((void **)&c->entries, &c->entries_cap, c->num_entries + 1,
+                 sizeof(*c->entries))) {
+    c->out_of_memory = true;
+    return NULL;
+  }
+  uint32_t bucket = hash_key(key) & (uint32_t)(c->num_buckets - 1);
+  uint32_t index = (uint32_t)c->num_entries++;
+  entry *e = &c->entries[index];
+  memcpy(e->key, key, sizeof(e->key));
+  e->next = c->buckets[bucket];
+  e->instr = instr;
+  e->reg = NO_REG;
+  c->buckets[bucket] = index;
+  log_push(c, UNDO_INSERT, index, bucket);
+  return e;
+}
+
+/* ---- instructions ------------------------------------------------------------------------- */
+
+static bool is_source_slot(char kind) {
+  return kind == 'u' || kind == 'p' || kind == 'i' || kind == 's' || kind == 'c' || kind == 'l';
+}
+
+/* The register an operand reads in this slot, or NO_REG (immediates, labels, scopes, and
+ * special registers read as themselves). */
+static uint32_t read_reg(const wave_instr *in, unsigned slot) {
+  const wave_operand *o = &in->operands[slot];
+  if (o->kind == WAVE_OPERAND_PRED)
+    return WAVE_REG_PRED(o->value);
+  if (o->kind == WAVE_OPERAND_GPR ||
+      (o->kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(in->op, slot)))
+    return WAVE_REG_GPR(o->value);
+  return NO_REG;
+}
+
+/* The key of the instruction's sources: by value numbers, or by their text. */
+static void make_key(const cse *c, const wave_instr *in, bool by_value, uint32_t *key) {
+  memset(key, 0, KEY_WORDS * sizeof(*key));
+  wave_opcode op = in->op;
+  /* `mov rd, sr_x` is mov_sr. */
+  if (op == WAVE_OP_MOV && in->num_operands == 2 && in->operands[1].kind == WAVE_OPERAND_SREG)
+    op = WAVE_OP_MOV_SR;
+  key[0] = (uint32_t)op | (by_value ? 0u : 1u << 16);
+  for (unsigned slot = 0, n = 2; slot < in->num_operands; slot++) {
+    if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
+      continue;
+    const wave_operand *o = &in->operands[slot];
+    uint32_t reg = read_reg(in, slot);
+    key[1] |= ((uint32_t)o->kind | (uint32_t)o->negated << 3) << (4 * (n - 2));
+    key[n] = by_value && reg != NO_REG && wave_opcode_slot_width(in->op, slot) == 1
+                 ? c->vn[reg]
+                 : o->value;
+    if (o->kind == WAVE_OPERAND_LABEL)
+      key[n] = wave_hash_name(o->label, strlen(o->label));
+    n++;
+  }
+}
+
+/* Why a repeat of this instruction may not take the earlier one's value; NULL when it may. */
+static const char *why_not_merged(const wave_instr *in) {
+  if (wave_opcode_has(in->op, WAVE_F_READS_MEM | WAVE_F_WRITES_MEM))
+    return "it accesses memory, which may change in between";
+  if (wave_instr_is_convergent(in))
+    return "it is convergent";
+  if (wave_opcode_has(in->op, WAVE_F_MAY_TRAP))
+    return "it may trap";
+  if (!wave_instr_can_speculate(in) || wave_opcode_has(in->op, WAVE_F_PSEUDO))
+    return "it is not a plain computation";
+  const wave_operand *d = wave_instr_dest(in);
+  if (!d)
+    return "it writes no register";
+  for (unsigned slot = 0; slot < in->num_operands; slot++) {
+    if (wave_opcode_slot_width(in->op, slot) != 1)
+      return "it reads or writes a register pair";
+  }
+  if (in->guard != WAVE_NO_GUARD)
+    return "it is guarded: lanes outside the guard keep their old value";
+  return NULL;
+}
+
+static const char *reg_name(uint32_t reg, char *buf) {
+  if (reg >= WAVE_REG_PRED(0))
+    snprintf(buf, REG_NAME_LEN, "p%u", reg - WAVE_REG_PRED(0));
+  else
+    snprintf(buf, REG_NAME_LEN, "r%u", reg);
+  return buf;
+}
+
+static uint32_t dest_reg(const wave_operand *d) {
+  return d->kind == WAVE_OPERAND_PRED ? WAVE_REG_PRED(d->value) : WAVE_REG_GPR(d->value);
+}
+
+static const char *mnemonic(const wave_instr *in) { return wave_opcode_get(in->op)->mnemonic; }
+
+/* Missed remarks for a repeat of an earlier instruction's text that is not merged; then the
+ * instruction becomes the one later repeats are compared with. */
+static void explain(cse *c, const wave_instr *in, bool merged) {
+  uint32_t text[KEY_WORDS], values[KEY_WORDS];
+  make_key(c, in, false, text);
+  make_key(c, in, true, values);
+  entry *e = lookup(c, text);
+  wave_loc at = in->src.loc;
+  if (e && !merged) {
+    wave_loc was = e->instr->src.loc;
+    const char *why = why_not_merged(in);
+    uint32_t changed = NO_REG;
+    const uint32_t *then = c->values[e - c->entries];
+    for (unsigned slot = 0, n = 2; slot < in->num_operands && changed == NO_REG; slot++) {
+      if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
+        continue;
+      if (then[n] != values[n])
+        changed = read_reg(in, slot);
+      n++;
+    }
+    const wave_operand *earlier_dest = wave_instr_dest(e->instr);
+    /* `iadd r7, r7, r8` again steps on from the earlier result: no news for the reader. */
+    bool steps = earlier_dest && changed == dest_reg(earlier_dest);
+    if (changed != NO_REG && !steps) {
+      char buf[REG_NAME_LEN];
+      reg_name(changed, buf);
+      wave_remark_missed(c->ctx, "operand-changed", at,
+                         "%s at %u:%u not merged with the one at %u:%u: %s may have changed in "
+                         "between",
+                         mnemonic(in), at.line, at.col, was.line, was.col, buf);
+    } else if (changed == NO_REG && why) {
+      wave_remark_missed(c->ctx, "not-mergeable", at, "%s at %u:%u not merged with the one at "
+                         "%u:%u: %s", mnemonic(in), at.line, at.col, was.line, was.col, why);
+    }
+  }
+  entry *mine = insert(c, text, in);
+  if (!mine)
+    return;
+  if (!wave_grow((void **)&c->values, &c->values_cap, c->num_entries, sizeof(*c->values))) {
+    c->out_of_memory = true;
+    return;
+  }
+  memcpy(c->values[mine - c->entries], values, sizeof(values));
+}
+
+static void remove_instr(cse *c, wave_instr *in, uint32_t dest) {
+  if (!wave_grow((void **)&c->removed, &c->removed_cap, c->num_removed + 1,
+                 sizeof(*c->removed))) {
+    c->out_of_memory = true;
+    return;
+  }
+  c->removed[c->num_removed++] = in;
+  c->rewrites++;
+  char buf[REG_NAME_LEN];
+  wave_pass_stat_add(c->ctx, "instructions-removed",
+                     "Number of instructions removed because their register held the value", 1);
+  wave_remark_passed(c->ctx, "redundant-removed", in->src.loc,
+                     "%s at %u:%u removed: %s already holds that value", mnemonic(in),
+                     in->src.loc.line, in->src.loc.col, reg_name(dest, buf));
+}
+
+static void redirect(cse *c, const wave_loc *at, const char *what, wave_operand *o,
+                     uint32_t from, uint32_t to) {
+  char a[REG_NAME_LEN], b[REG_NAME_LEN];
+  o->value = to >= WAVE_REG_PRED(0) ? to - WAVE_REG_PRED(0) : to;
+  c->rewrites++;
+  wave_pass_stat_add(c->ctx, "reads-redirected",
+                     "Number of reads redirected to a register holding the same value", 1);
+  wave_remark_passed(c->ctx, "read-redirected", *at, "%s at %u:%u reads %s instead of %s: same "
+                     "value", what, at->line, at->col, reg_name(to, a), reg_name(from, b));
+}
+
+/* A read that stays although `to` holds the same value. */
+static void kept(cse *c, const wave_instr *in, uint32_t reg, uint32_t to, const char *why) {
+  char a[REG_NAME_LEN], b[REG_NAME_LEN];
+  wave_remark_missed(c->ctx, "read-kept", in->src.loc, "%s at %u:%u keeps reading %s, not %s: %s",
+                     mnemonic(in), in->src.loc.line, in->src.loc.col, reg_name(reg, a),
+                     reg_name(to, b), why);
+}
+
+/* Where the register read lands: the holder of its value when another register is, else the
+ * register itself, which then becomes the holder. */
+static uint32_t read_target(cse *c, uint32_t reg) {
+  uint32_t value = c->vn[reg];
+  uint32_t h = holder(c, value);
+  if (h == NO_REG) {
+    set_leader(c, value, reg);
+    return reg;
+  }
+  return h;
+}
+
+static void rewrite_reads(cse *c, wave_instr *in) {
+  wave_regset other_lanes = wave_regset_empty();
+  wave_instr_other_lane_uses(in, &other_lanes);
+  for (unsigned slot = 0; slot < in->num_operands; slot++) {
+    char kind = wave_opcode_slot_kind(in->op, slot);
+    wave_operand *o = &in->operands[slot];
+    if ((kind != 'u' && kind != 'p') || wave_opcode_slot_width(in->op, slot) != 1 ||
+        (o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_PRED))
+      continue;
+    uint32_t reg = read_reg(in, slot);
+    uint32_t to = read_target(c, reg);
+    if (to == reg)
+      continue;
+    if (wave_regset_test(other_lanes, reg))
+      kept(c, in, reg, to, "it reads that register in other lanes too, inactive ones included");
+    else
+      redirect(c, &in->src.loc, mnemonic(in), o, reg, to);
+  }
+  if (in->guard != WAVE_NO_GUARD) {
+    uint32_t reg = WAVE_REG_PRED((uint32_t)in->guard);
+    uint32_t to = read_target(c, reg);
+    if (to == WAVE_REG_PRED(0) && reg != to) {
+      kept(c, in, reg, to, "a guard may not name p0");
+    } else if (to != reg) {
+      wave_operand guard = wave_pred((uint32_t)in->guard);
+      redirect(c, &in->src.loc, mnemonic(in), &guard, reg, to);
+      in->guard = (int8_t)guard.value;
+    }
+  }
+}
+
+static void set_defs_fresh(cse *c, const wave_instr *in) {
+  wave_regset defs = wave_regset_empty();
+  if (wave_opcode_has(in->op, WAVE_F_CALL)) {
+    for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
+      wave_regset_set(&defs, r);
+  } else {
+    wave_instr_defs(in, &defs);
+  }
+  set_fresh_all(c, defs);
+}
+
+/* The value number the instruction computes, with the table entry it repeats in *earlier
+ * (NULL for a copy, whose number is its source's). A computation the table does not know gets
+ * a new number and entry when `add`, else the answer is NO_REG. */
+static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **earlier) {
+  *earlier = NULL;
+  if (in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_GPR)
+    return c->vn[in->operands[1].value];
+  uint32_t key[KEY_WORDS];
+  make_key(c, in, true, key);
+  entry *e = lookup(c, key);
+  if (e) {
+    *earlier = e;
+    return e->value;
+  }
+  if (!add)
+    return NO_REG;
+  e = insert(c, key, in);
+  if (!e || !wave_grow((void **)&c->leader, &c->leader_cap, (size_t)c->next_vn + 1,
+                       sizeof(*c->leader))) {
+    c->out_of_memory = true;
+    return NO_REG;
+  }
+  e->value = c->next_vn++;
+  e->reg = dest_reg(wave_instr_dest(in));
+  c->leader[e->value] = NO_REG;
+  return e->value;
+}
+
+static void visit_instr(cse *c, wave_instr *in) {
+  rewrite_reads(c, in);
+  const wave_operand *d = wave_instr_dest(in);
+  wave_instr unguarded = *in;
+  unguarded.guard = WAVE_NO_GUARD;
+  const entry *earlier;
+  bool copy = in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_GPR;
+  if (!d || why_not_merged(&unguarded) != NULL) {
+    if (c->explain && d)
+      explain(c, in, false);
+    set_defs_fresh(c, in);
+    return;
+  }
+  uint32_t dest = dest_reg(d);
+  /* Writing what the destination holds changes no lane, guarded or not. */
+  uint32_t value = value_of(c, in, in->guard == WAVE_NO_GUARD, &earlier);
+  if (c->out_of_memory)
+    return;
+  if (value != NO_REG && c->vn[dest] == value) {
+    remove_instr(c, in, dest);
+    return;
+  }
+  if (in->guard != WAVE_NO_GUARD) {
+    if (c->explain && !copy)
+      explain(c, in, false);
+    set_defs_fresh(c, in);
+    return;
+  }
+  bool held = holder(c, value) != NO_REG;
+  if (c->explain && earlier && !held) {
+    char buf[REG_NAME_LEN];
+    wave_loc at = in->src.loc, was = earlier->instr->src.loc;
+    wave_remark_missed(c->ctx, "value-lost", at,
+                       "%s at %u:%u not merged with the one at %u:%u: no register holds that "
+                       "value any more (%s was overwritten)",
+                       mnemonic(in), at.line, at.col, was.line, was.col,
+                       reg_name(earlier->reg, buf));
+  }
+  if (c->explain && !copy)
+    explain(c, in, held);
+  set_vn(c, dest, value);
+}
+
+/* ---- the walk ----------------------------------------------------------------------------- */
+
+static bool push_scope(cse *c) {
+  if (!wave_grow((void **)&c->scopes, &c->scopes_cap, c->num_scopes + 1, sizeof(*c->scopes))) {
+    c->out_of_memory = true;
+    return false;
+  }
+  c->scopes[c->num_scopes++] = (scope){c->log_len, wave_regset_empty()};
+  return true;
+}
+
+/* What each loop's body writes, numbered in walk order; a call writes everything. */
+static bool collect_loop_writes(cse *c, wave_region *region, size_t *num_instrs) {
+  size_t *open = NULL, num_open = 0, open_cap = 0;
+  c->num_loops = 0;
+  *num_instrs = 0;
+  wave_walker w;
+  wave_walk_init(&w, &region->body);
+  bool ok = true;
+  while (ok && wave_walk_next(&w)) {
+    if (w.event == WAVE_WALK_LOOP) {
+      ok = wave_grow((void **)&c->loop_writes, &c->loops_cap, c->num_loops + 1,
+                     sizeof(*c->loop_writes)) &&
+           wave_grow((void **)&open, &open_cap, num_open + 1, sizeof(*open));
+      if (ok) {
+        c->loop_writes[c->num_loops] = wave_regset_empty();
+        open[num_open++] = c->num_loops++;
+      }
+    } else if (w.event == WAVE_WALK_ENDLOOP) {
+      num_open--;
+      if (num_open > 0)
+        c->loop_writes[open[num_open - 1]] = wave_regset_union(
+            c->loop_writes[open[num_open - 1]], c->loop_writes[open[num_open]]);
+    } else if (w.event == WAVE_WALK_BLOCK) {
+      wave_foreach_instr(in, w.node) {
+        ++*num_instrs;
+        if (num_open == 0)
+          continue;
+        wave_regset defs = wave_regset_empty();
+        if (wave_opcode_has(in->op, WAVE_F_CALL)) {
+          for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
+            wave_regset_set(&defs, r);
+        } else {
+          wave_instr_defs(in, &defs);
+        }
+        wave_regset *into = &c->loop_writes[open[num_open - 1]];
+        *into = wave_regset_union(*into, defs);
+      }
+    }
+  }
+  free(open);
+  return ok;
+}
+
+static void visit_cond(cse *c, wave_node *node) {
+  wave_operand *cond = &node->u.if_.cond;
+  if (cond->kind != WAVE_OPERAND_PRED)
+    return;
+  uint32_t reg = WAVE_REG_PRED(cond->value);
+  uint32_t to = read_target(c, reg);
+  if (to != reg)
+    redirect(c, &node->u.if_.if_src.loc, "if", cond, reg, to);
+}
+
+static void walk(cse *c, wave_region *region) {
+  size_t loop = 0;
+  wave_walker w;
+  wave_walk_init(&w, &region->body);
+  while (!c->out_of_memory && wave_walk_next(&w)) {
+    switch (w.event) {
+    case WAVE_WALK_BLOCK:
+      wave_foreach_instr(in, w.node) visit_instr(c, in);
+      break;
+    case WAVE_WALK_IF:
+      visit_cond(c, w.node);
+      push_scope(c);
+      break;
+    case WAVE_WALK_ELSE: {
+      scope *s = &c->scopes[c->num_scopes - 1];
+      undo_to(c, s->mark, &s->written);
+      break;
+    }
+    case WAVE_WALK_ENDIF: {
+      scope s = c->scopes[--c->num_scopes];
+      undo_to(c, s.mark, &s.written);
+      set_fresh_all(c, s.written);
+      break;
+    }
+    case WAVE_WALK_LOOP:
+      set_fresh_all(c, c->loop_writes[loop]);
+      if (push_scope(c))
+        c->scopes[c->num_scopes - 1].written = c->loop_writes[loop];
+      loop++;
+      break;
+    case WAVE_WALK_ENDLOOP: {
+      scope s = c->scopes[--c->num_scopes];
+      wave_regset ignored = wave_regset_empty();
+      undo_to(c, s.mark, &ignored);
+      set_fresh_all(c, s.written);
+      break;
+    }
+    }
+  }
+}
+
+/* Removes an instruction, and its block if that empties it, merging the blocks that then meet. */
+static void unlink_instr(wave_instr *in) {
+  wave_node *block = in->block;
+  wave_instr_remove(in);
+  if (!wave_block_is_empty(block))
+    return;
+  wave_node *prev = block->prev, *next = block->next;
+  wave_node_remove(block);
+  if (prev && next && prev->kind == WAVE_NODE_BLOCK && next->kind == WAVE_NODE_BLOCK)
+    wave_block_merge(prev, next);
+}
+
+static void cse_free(cse *c) {
+  free(c->leader);
+  free(c->buckets);
+  free(c->entries);
+  free(c->values);
+  free(c->log);
+  free(c->scopes);
+  free(c->loop_writes);
+  free(c->removed);
+}
+
+bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites) {
+  cse c = {.ctx = ctx, .explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED)};
+  size_t num_instrs;
+  if (!collect_loop_writes(&c, region, &num_instrs)) {
+    cse_free(&c);
+    return false;
+  }
+  c.num_buckets = 64;
+  while (c.num_buckets < 2 * num_instrs)
+    c.num_buckets *= 2;
+  c.buckets = malloc(c.num_buckets * sizeof(*c.buckets));
+  if (!c.buckets ||
+      !wave_grow((void **)&c.leader, &c.leader_cap, WAVE_NUM_REGS, sizeof(*c.leader))) {
+    cse_free(&c);
+    return false;
+  }
+  memset(c.buckets, 0xff, c.num_buckets * sizeof(*c.buckets));
+  /* Nothing is known at a region's start: each register holds a value of its own. */
+  for (uint32_t r = 0; r < WAVE_NUM_REGS; r++) {
+    c.vn[r] = r;
+    c.leader[r] = r;
+  }
+  c.next_vn = WAVE_NUM_REGS;
+  walk(&c, region);
+  /* Removal comes last: the walk's loop numbering needs the tree as the pre-pass saw it. */
+  for (size_t i = 0; i < c.num_removed; i++)
+    unlink_instr(c.removed[i]);
+  *rewrites += c.rewrites;
+  bool ok = !c.out_of_memory;
+  cse_free(&c);
+  return ok;
+}
+
+static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
+                            wave_pass_context *ctx) {
+  (void)am;
+  unsigned rewrites = 0;
+  wave_foreach_region(r, kernel) {
+    if (!wave_early_cse_region(r, ctx, &rewrites))
+      return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in early-cse");
+  }
+  return wave_pass_done(rewrites > 0, WAVE_PRESERVE_NONE);
+}
+
+const wave_pass_info wave_pass_early_cse = {
+    .name = "early-cse",
+    .help = "redirect reads of recomputed values and copies to the register already holding "
+            "them; remove writes of the value a register holds",
+    .run = run,
+};

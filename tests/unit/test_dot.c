@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libwaveopt-dot: for every kernel of tests/corpus and tests/bench/kernels the graph is built,
+ * written as DOT, read back with cgraph's own parser, and its blocks and edges are checked
+ * against counts taken here straight from the region tree (the rules of libwaveopt/dot/
+ * blocks.c, recounted without it): how many blocks, how many edges of each kind, which of
+ * them carry the divergent colour.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "waveopt/dot.h"
+#include "waveopt/uniformity.h"
+
+enum { THEN, ELSE, FALL, BACK, BREAK, CONTINUE, RECONVERGE, KINDS };
+static const char *const kind_names[KINDS] = {"then",  "else",     "fall",      "back",
+                                              "break", "continue", "reconverge"};
+
+typedef struct counts {
+  size_t blocks, divergent_blocks;
+  size_t edges[KINDS], divergent_edges[KINDS];
+} counts;
+
+static bool region_falls_through(const wave_region *r) {
+  const wave_node *n = r->body.last;
+  if (!n || n->kind != WAVE_NODE_BLOCK || !n->u.block.last)
+    return true;
+  const wave_instr *i = n->u.block.last;
+  return !((i->op == WAVE_OP_HALT || i->op == WAVE_OP_RETURN) && i->guard == WAVE_NO_GUARD);
+}
+
+/* What the graph must hold, from the region tree and the uniformity verdicts alone. */
+static counts expected_counts(const wave_kernel *k, const wave_uniformity *u) {
+  counts c = {0};
+  for (const wave_region *r = k->first_region; r; r = r->next) {
+    c.blocks++;   /* its entry */
+    if (r->next && region_falls_through(r))
+      c.edges[FALL]++;
+    size_t open_divergent = 0;   /* divergent ifs and loops around the walk's position */
+    wave_const_walker w;
+    wave_const_walk_init(&w, &r->body);
+    while (wave_const_walk_next(&w)) {
+      const wave_node *n = w.node;
+      bool outer = open_divergent > 0;
+      bool div = w.event != WAVE_WALK_BLOCK && wave_uniformity_node_divergent(u, n);
+      switch (w.event) {
+      case WAVE_WALK_BLOCK:
+        for (const wave_instr *i = n->u.block.first; i; i = i->next) {
+          if (i->op != WAVE_OP_BREAK && i->op != WAVE_OP_CONTINUE)
+            continue;
+          int kind = i->op == WAVE_OP_BREAK ? BREAK : CONTINUE;
+          c.edges[kind]++;
+          c.divergent_edges[kind] += wave_uniformity_branch_divergent(u, i);
+          if (i->next) {
+            c.blocks++;
+            c.divergent_blocks += outer;
+            c.edges[FALL]++;
+          }
+        }
+        break;
+      case WAVE_WALK_IF: {
+        bool has_else = n->u.if_.has_else || n->u.if_.else_body.first;
+        c.blocks += 2 + has_else;   /* then, else, endif */
+        c.divergent_blocks += (outer || div) * (1 + has_else);
+        c.edges[THEN]++;
+        c.edges[ELSE]++;
+        c.edges[RECONVERGE] += 1 + has_else;
+        c.divergent_edges[THEN] += div;
+        c.divergent_edges[ELSE] += div;
+        c.divergent_edges[RECONVERGE] += div * (1 + has_else);
+        open_divergent += div;
+        break;
+      }
+      case WAVE_WALK_ENDIF:
+        open_divergent -= div;
+        c.divergent_blocks += open_divergent > 0;   /* the endif block, outside the if */
+        break;
+      case WAVE_WALK_LOOP:
+        c.blocks += 2;   /* its first block and its exit */
+        c.divergent_blocks += outer || div;
+        c.edges[FALL]++;
+        c.edges[BACK]++;
+        c.edges[RECONVERGE]++;
+        c.divergent_edges[BACK] += div;
+        c.divergent_edges[RECONVERGE] += div;
+        open_divergent += div;
+        break;
+      case WAVE_WALK_ENDLOOP:
+        open_divergent -= div;
+        c.divergent_blocks += open_divergent > 0;
+        break;
+      case WAVE_WALK_ELSE:
+        break;
+      }
+    }
+  }
+  return c;
+}
+
+static bool is_legend(void *obj) {
+  return strncmp(agnameof(obj), "legend_", 7) == 0;
+}
+
+/* The counts of a graph read back from its DOT text, checking each object's colour against
+ * its class on the way. */
+static counts read_counts(Agraph_t *g, const char *what) {
+  counts c = {0};
+  for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n)) {
+    if (is_legend(n))
+      continue;
+    c.blocks++;
+    const char *div = agget(n, "wavediv");
+    cr_assert(div && (!strcmp(div, "divergent") || !strcmp(div, "uniform")), "%s: %s", what,
+              agnameof(n));
+    bool d = !strcmp(div, "divergent");
+    c.divergent_blocks += d;
+    cr_assert_str_eq(agget(n, "fillcolor"), d ? "#fde0dd" : "#deebf7", "%s: %s", what,
+                     agnameof(n));
+    cr_assert(aghtmlstr(agget(n, "label")), "%s: %s has no HTML label", what, agnameof(n));
+    for (Agedge_t *e = agfstout(g, n); e; e = agnxtout(g, e)) {
+      const char *kind = agget(e, "wavekind");
+      int k = 0;
+      while (k < KINDS && strcmp(kind, kind_names[k]) != 0)
+        k++;
+      cr_assert_lt(k, KINDS, "%s: edge of unknown kind '%s'", what, kind);
+      c.edges[k]++;
+      const char *color = agget(e, "color");
+      if (k == FALL) {
+        cr_assert_str_eq(color, "black", "%s", what);
+        continue;
+      }
+      bool ed = !strcmp(agget(e, "wavediv"), "divergent");
+      c.divergent_edges[k] += ed;
+      cr_assert_str_eq(color, ed ? "#d62728" : "#1f77b4", "%s: %s edge", what, kind);
+    }
+  }
+  return c;
+}
+
+static char *write_text(Agraph_t *g, wave_dot_format format, const char *what) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  cr_assert_not_null(out);
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_dot_renderer *renderer = NULL;
+  if (format != WAVE_DOT_FORMAT_DOT)
+    renderer = wave_dot_renderer_create(&diags);
+  int rc = wave_dot_write(g, format, renderer, out, &diags);
+  wave_dot_renderer_destroy(renderer);
+  tu_log_diags(&diags);
+  cr_assert_eq(rc, 0, "%s: writing failed", what);
+  cr_assert_eq(diags.count, 0, "%s", what);
+  wave_diags_free(&diags);
+  fclose(out);
+  return text;
+}
+
+static void check_kernel(const wave_kernel *k, const char *file) {
+  char what[256];
+  snprintf(what, sizeof(what), "%s: kernel %s", file, k->name);
+  wave_diags diags;
+  wave_diags_init(&diags);
+  Agraph_t *g = wave_dot_build(k, NULL, &diags);
+  tu_log_diags(&diags);
+  cr_assert_not_null(g, "%s: no graph", what);
+  cr_assert_eq(diags.count, 0, "%s", what);
+  wave_diags_free(&diags);
+  char *text = write_text(g, WAVE_DOT_FORMAT_DOT, what);
+  agclose(g);
+
+  Agraph_t *back = agmemread(text);
+  cr_assert_not_null(back, "%s: cgraph cannot read what was written", what);
+  cr_assert_str_eq(agnameof(back), k->name);
+  counts got = read_counts(back, what);
+  agclose(back);
+  free(text);
+
+  wave_uniformity *u = wave_uniformity_compute(k, NULL);
+  cr_assert_not_null(u);
+  counts want = expected_counts(k, u);
+  wave_uniformity_destroy(u);
+  cr_assert_eq(got.blocks, want.blocks, "%s: blocks", what);
+  cr_assert_eq(got.divergent_blocks, want.divergent_blocks, "%s: divergent blocks", what);
+  for (int kind = 0; kind < KINDS; kind++) {
+    cr_assert_eq(got.edges[kind], want.edges[kind], "%s: %s edges", what, kind_names[kind]);
+    cr_assert_eq(got.divergent_edges[kind], want.divergent_edges[kind],
+                 "%s: divergent %s edges", what, kind_names[kind]);
+  }
+}
+
+static size_t check_directory(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "cannot open %s", dir);
+  size_t kernels = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (n < 5 || strcmp(e->d_name + n - 5, ".wave") != 0)
+      continue;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    wave_diags diags;
+    wave_diags_init(&diags);
+    wave_module *m = wave_parse_file(path, &diags);
+    cr_assert(m && wave_verify_module(m, &diags), "%s does not verify", path);
+    wave_diags_free(&diags);
+    for (const wave_kernel *k = m->first_kernel; k; k = k->next, kernels++)
+      check_kernel(k, e->d_name);
+    wave_module_destroy(m);
+  }
+  closedir(d);
+  return kernels;
+}
+
+Test(dot, corpus_graphs_match_the_region_tree) {
+  cr_assert_gt(check_directory(TU_CORPUS_DIR), 0);
+}
+
+Test(dot, bench_kernel_graphs_match_the_region_tree) {
+  cr_assert_gt(check_directory(WAVE_SRCDIR "/tests/bench/kernels"), 0);
+}
+
+/* Each kind of construct once, hand-counted: the counts are not only self-consistent. */
+Test(dot, small_kernel_by_hand) {
+  wave_module *m = tu_parse_ok(".kernel k\n"
+                               "  mov_sr r1, sr_thread_id_x\n"
+                               "  icmp_lt p1, r1, r0\n"
+                               "  if p1\n"
+                               "    mov_imm r2, 1\n"
+                               "  endif\n"
+                               "  loop\n"
+                               "    break p1\n"
+                               "    mov_imm r3, 1\n"
+                               "  endloop\n"
+                               "  halt\n"
+                               ".end\n",
+                               "k.wave", false);
+  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  cr_assert_not_null(g);
+  char *text = write_text(g, WAVE_DOT_FORMAT_DOT, "k");
+  agclose(g);
+  Agraph_t *back = agmemread(text);
+  counts c = read_counts(back, "k");
+  /* entry, then, endif, loop, split after the break, exit */
+  cr_assert_eq(c.blocks, 6);
+  cr_assert_eq(c.divergent_blocks, 3);   /* the then block, and the loop's two (its break) */
+  cr_assert_eq(c.edges[THEN], 1);
+  cr_assert_eq(c.edges[ELSE], 1);
+  cr_assert_eq(c.edges[RECONVERGE], 2);
+  cr_assert_eq(c.edges[FALL], 2);
+  cr_assert_eq(c.edges[BACK], 1);
+  cr_assert_eq(c.edges[BREAK], 1);
+  cr_assert_eq(c.divergent_edges[BREAK], 1);
+  agclose(back);
+  free(text);
+  wave_module_destroy(m);
+}
+
+/* Comments hold anything: markup, quotes, bytes that are not UTF-8, control characters. */
+Test(dot, labels_escape_whatever_comments_hold) {
+  wave_module *m = tu_parse_ok(".kernel k\n"
+                               "  mov_imm r1, 1 ; <b>&amp; \"x\" ]> \xff\xfe \x01 done\n"
+                               "  halt\n"
+                               ".end\n",
+                               "k.wave", false);
+  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  char *text = write_text(g, WAVE_DOT_FORMAT_DOT, "k");
+  agclose(g);
+  cr_assert(strstr(text, "; &lt;b&gt;&amp;amp; &quot;x&quot; ]&gt; &#xFFFD;&#xFFFD; &#xFFFD; "
+                         "done"),
+            "%s", text);
+  Agraph_t *back = agmemread(text);
+  cr_assert_not_null(back);
+  agclose(back);
+  free(text);
+  wave_module_destroy(m);
+}
+
+Test(dot, renders_svg_through_gvc) {
+  wave_module *m = tu_parse_ok(TU_AXPY_TEXT, "axpy.wave", false);
+  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  char *svg = write_text(g, WAVE_DOT_FORMAT_SVG, "axpy");
+  cr_assert(strstr(svg, "<svg"), "%.200s", svg);
+  free(svg);
+  agclose(g);
+  wave_module_destroy(m);
+}
+
+/* What graphviz says goes into the caller's diags, never to stderr, and fails the call; a
+ * caller's attribute (a malformed HTML label) is what makes it speak here. stderr is pointed
+ * at a file for the call only (not Criterion's redirection, whose pipe is closed by the time
+ * LeakSanitizer reports at exit). */
+Test(dot, graphviz_errors_become_diagnostics) {
+  wave_module *m = tu_parse_ok(TU_AXPY_TEXT, "axpy.wave", false);
+  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  cr_assert_not_null(g);
+  char *bad = agstrdup_html(g, "<TABLE><TR><TD>unclosed");
+  agsafeset(agfstnode(g), "label", bad, "");
+  agstrfree(g, bad);
+  wave_diags diags;
+  wave_diags_init(&diags);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  FILE *err = tmpfile();
+  cr_assert(out && err);
+  fflush(stderr);
+  int saved = dup(STDERR_FILENO);
+  cr_assert(saved >= 0 && dup2(fileno(err), STDERR_FILENO) >= 0);
+  wave_dot_renderer *renderer = wave_dot_renderer_create(&diags);
+  int rc = renderer ? wave_dot_write(g, WAVE_DOT_FORMAT_SVG, renderer, out, &diags) : 0;
+  wave_dot_renderer_destroy(renderer);
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  cr_assert_not_null(renderer);
+  cr_assert_eq(rc, -1);
+  cr_assert_eq(ftell(err), 0, "graphviz wrote to stderr");
+  fclose(err);
+  fclose(out);
+  free(text);
+  cr_assert_gt(diags.num_errors, 0);
+  cr_assert(strncmp(diags.items[0].message, "graphviz: ", 10) == 0, "%s",
+            diags.items[0].message);
+  cr_assert(!strchr(diags.items[0].message, '\n'));
+  wave_diags_free(&diags);
+  agclose(g);
+  wave_module_destroy(m);
+}
+
+Test(dot, file_stems) {
+  char buf[WAVE_DOT_STEM_MAX + 1];
+  cr_assert_eq(wave_dot_file_stem("a.b/c d", buf, sizeof(buf)), 7);
+  cr_assert_str_eq(buf, "a_b_c_d");
+  cr_assert_eq(wave_dot_file_stem("", buf, sizeof(buf)), 1);
+  cr_assert_str_eq(buf, "_");
+  char long_name[300];
+  memset(long_name, 'x', sizeof(long_name) - 1);
+  long_name[sizeof(long_name) - 1] = '\0';
+  cr_assert_eq(wave_dot_file_stem(long_name, buf, sizeof(buf)), WAVE_DOT_STEM_MAX);
+  cr_assert_eq(strlen(buf), WAVE_DOT_STEM_MAX);
+  wave_dot_format f;
+  cr_assert(wave_dot_format_parse("svg", &f) && f == WAVE_DOT_FORMAT_SVG);
+  cr_assert(!wave_dot_format_parse("gif", &f));
+}
+
+/* 100 000 nested ifs: the blocks are cut with a heap stack, not the C stack. */
+Test(dot, deep_nest_builds, .timeout = 120) {
+  enum { DEPTH = 100000 };
+  size_t size = DEPTH * 16 + 64;
+  char *text = malloc(size);
+  cr_assert_not_null(text);
+  char *p = text;
+  p += sprintf(p, ".kernel deep\n");
+  for (int i = 0; i < DEPTH; i++)
+    p += sprintf(p, "if p1\n");
+  p += sprintf(p, "mov_imm r1, 1\n");
+  for (int i = 0; i < DEPTH; i++)
+    p += sprintf(p, "endif\n");
+  sprintf(p, "halt\n.end\n");
+  wave_module *m = tu_parse_ok(text, "deep.wave", false);
+  free(text);
+  wave_diags diags;
+  wave_diags_init(&diags);
+  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &diags);
+  tu_log_diags(&diags);
+  cr_assert_not_null(g);
+  int legend = 0;
+  for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
+    legend += is_legend(n);
+  cr_assert_eq(agnnodes(g) - legend, 1 + 2 * DEPTH);
+  agclose(g);
+  wave_diags_free(&diags);
+  wave_module_destroy(m);
+}

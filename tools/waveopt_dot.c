@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * waveopt's -dot flags. Files are named after the kernel: its file stem (wave_dot_file_stem:
+ * bytes outside [A-Za-z0-9_] as '_', cut to 200 bytes), ".2", ".3", ... added for a kernel
+ * whose stem an earlier kernel of the file already has, then ".before" for -dot-before, then
+ * the format's extension. Each file is written to a temporary name and renamed when complete.
+ */
+#include "waveopt_dot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tool_util.h"
+
+bool dot_take_flag(dot_request *req, const char *arg, int *status) {
+  const char *v;
+  if (strcmp(arg, "-dot") == 0 || strcmp(arg, "--dot") == 0) {
+    req->after = true;
+  } else if (strcmp(arg, "-dot-before") == 0 || strcmp(arg, "--dot-before") == 0) {
+    req->before = true;
+  } else if ((v = tool_option_value(arg, "dot-dir"))) {
+    if (!*v)
+      *status = tool_usage_error("waveopt", "-dot-dir needs a directory");
+    req->dir = v;
+  } else if ((v = tool_option_value(arg, "dot-format"))) {
+    if (!wave_dot_format_parse(v, &req->format))
+      *status = tool_usage_error("waveopt",
+                                 "unknown -dot-format '%s' (expected dot, svg, png or pdf)", v);
+    req->has_format = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int dot_check_flags(const dot_request *req) {
+  if ((req->dir || req->has_format) && !req->after && !req->before)
+    return tool_usage_error("waveopt", "-dot-dir and -dot-format need -dot or -dot-before");
+  return -1;
+}
+
+/* What libwaveopt-dot reported (graphviz's errors, running out of memory) concerns no line
+ * of the input: it is printed as the tool's own errors are, then dropped. */
+static void print_diags(wave_diags *diags) {
+  for (size_t i = 0; i < diags->count; i++)
+    fprintf(stderr, "waveopt: %s: %s\n",
+            diags->items[i].severity == WAVE_SEV_ERROR ? "error" : "warning",
+            diags->items[i].message);
+  if (diags->out_of_memory)
+    fprintf(stderr, "waveopt: error: out of memory\n");
+  wave_diags_free(diags);
+  wave_diags_init(diags);
+}
+
+static Agraph_t **draw_all(const wave_module *module, const wave_dot_options *options) {
+  Agraph_t **graphs = calloc(module->num_kernels ? module->num_kernels : 1, sizeof(*graphs));
+  if (!graphs) {
+    fprintf(stderr, "waveopt: error: out of memory\n");
+    return NULL;
+  }
+  wave_diags diags;
+  wave_diags_init(&diags);
+  size_t i = 0;
+  for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
+    graphs[i] = wave_dot_build(k, options, &diags);
+    if (!graphs[i]) {
+      print_diags(&diags);
+      for (size_t j = 0; j < i; j++)
+        agclose(graphs[j]);
+      free(graphs);
+      return NULL;
+    }
+  }
+  wave_diags_free(&diags);
+  return graphs;
+}
+
+bool dot_snapshot(dot_request *req, const wave_module *module, const wave_dot_options *options) {
+  if (!req->before)
+    return true;
+  req->before_graphs = draw_all(module, options);
+  req->num_before = module->num_kernels;
+  return req->before_graphs != NULL;
+}
+
+/* The directory the files go to: -dot-dir, else the -o file's, else the current one. */
+static char *target_dir(const dot_request *req, const char *output) {
+  if (req->dir)
+    return strdup(req->dir);
+  const char *slash = output && strcmp(output, "-") != 0 ? strrchr(output, '/') : NULL;
+  if (!slash)
+    return strdup(".");
+  if (slash == output)
+    return strdup("/");
+  return strndup(output, (size_t)(slash - output));
+}
+
+/* Every kernel's stem, made unique in kernel order; NULL when memory ran out. */
+static char **unique_stems(const wave_module *module) {
+  size_t n = module->num_kernels;
+  char **stems = calloc(n ? n : 1, sizeof(*stems));
+  if (!stems)
+    return NULL;
+  size_t i = 0;
+  for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
+    char base[WAVE_DOT_STEM_MAX + 1];
+    wave_dot_file_stem(k->name, base, sizeof(base));
+    size_t size = sizeof(base) + 24;
+    stems[i] = malloc(size);
+    if (!stems[i])
+      break;
+    snprintf(stems[i], size, "%s", base);
+    for (unsigned copy = 2;; copy++) {
+      size_t j = 0;
+      while (j < i && strcmp(stems[j], stems[i]) != 0)
+        j++;
+      if (j == i)
+        break;
+      snprintf(stems[i], size, "%s.%u", base, copy);
+    }
+  }
+  if (i < n) {
+    for (size_t j = 0; j < i; j++)
+      free(stems[j]);
+    free(stems);
+    return NULL;
+  }
+  return stems;
+}
+
+typedef struct write_ctx {
+  Agraph_t *graph;
+  wave_dot_format format;
+  wave_dot_renderer *renderer;
+  wave_diags *diags;
+} write_ctx;
+
+static int emit_graph(FILE *out, void *ctx) {
+  write_ctx *w = ctx;
+  return wave_dot_write(w->graph, w->format, w->renderer, out, w->diags);
+}
+
+static bool write_graphs(Agraph_t **graphs, char **stems, size_t n, const char *dir,
+                         const char *suffix, wave_dot_format format,
+                         wave_dot_renderer *renderer) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  bool ok = true;
+  for (size_t i = 0; ok && i < n; i++) {
+    size_t size = strlen(dir) + strlen(stems[i]) + strlen(suffix) + 16;
+    char *path = malloc(size);
+    if (!path) {
+      fprintf(stderr, "waveopt: error: out of memory\n");
+      ok = false;
+      break;
+    }
+    snprintf(path, size, "%s/%s%s.%s", dir, stems[i], suffix, wave_dot_format_name(format));
+    write_ctx ctx = {graphs[i], format, renderer, &diags};
+    ok = tool_write_output("waveopt", path, emit_graph, &ctx) == 0;
+    print_diags(&diags);
+    free(path);
+  }
+  wave_diags_free(&diags);
+  return ok;
+}
+
+bool dot_finish(dot_request *req, const wave_module *module, const wave_dot_options *options,
+                const char *output) {
+  if (!req->after && !req->before)
+    return true;
+  char *dir = target_dir(req, output);
+  char **stems = dir ? unique_stems(module) : NULL;
+  if (!stems) {
+    fprintf(stderr, "waveopt: error: out of memory\n");
+    free(dir);
+    return false;
+  }
+  bool ok = true;
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "waveopt: error: cannot write graphs into '%s': %s\n", dir,
+            stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
+    ok = false;
+  }
+  /* One renderer for every file (waveopt/dot.h says why). */
+  wave_dot_renderer *renderer = NULL;
+  if (ok && req->format != WAVE_DOT_FORMAT_DOT) {
+    wave_diags diags;
+    wave_diags_init(&diags);
+    renderer = wave_dot_renderer_create(&diags);
+    print_diags(&diags);
+    ok = renderer != NULL;
+  }
+  size_t n = module->num_kernels;
+  /* The pipeline keeps the kernels of the input, so the graphs drawn before still line up
+   * with the stems. */
+  if (ok && req->before)
+    ok = req->num_before == n &&
+         write_graphs(req->before_graphs, stems, n, dir, ".before", req->format, renderer);
+  if (ok && req->after) {
+    Agraph_t **graphs = draw_all(module, options);
+    ok = graphs && write_graphs(graphs, stems, n, dir, "", req->format, renderer);
+    for (size_t i = 0; graphs && i < n; i++)
+      agclose(graphs[i]);
+    free(graphs);
+  }
+  wave_dot_renderer_destroy(renderer);
+  for (size_t i = 0; i < n; i++)
+    free(stems[i]);
+  free(stems);
+  free(dir);
+  return ok;
+}
+
+void dot_request_free(dot_request *req) {
+  for (size_t i = 0; req->before_graphs && i < req->num_before; i++)
+    agclose(req->before_graphs[i]);
+  free(req->before_graphs);
+  req->before_graphs = NULL;
+}
