@@ -30,6 +30,10 @@
  * missed remark naming the if and why, where code beside the break cannot take a guard on the
  * target (a wave operation anywhere, memory on portable), where control flow or a second exit
  * sits beside it, or where no scratch is free; the break then stays and is reported below.
+ * Being needed for correct results, legalize's rewrites may grow .registers up to every
+ * encodable GPR unless -max-registers sets a lower limit
+ * (wave_pass_max_registers_to_legalize); the documentation-dialect lowering above grows it
+ * the same way.
  * A continue is not moved here: out of its if it still runs wrongly on the emulator.
  *
  * Then, where the target runs `continue`, or `halt` and `return` inside an if or loop, wrongly
@@ -48,7 +52,7 @@
  * and a halt inside a region into a done flag, each loop around breaking on it and a guarded
  * halt at the top level ending those lanes. This runs after the breaks are taken out of their
  * ifs (with liveness recomputed), and keeps every break directly in its loop body. The flags
- * need scratch GPRs: with none free within -max-registers, or where the rewrite would nest
+ * need scratch GPRs: with none free within that limit, or where the rewrite would nest
  * deeper than -max-divergence-depth, the pass fails with an error naming the exit, since the
  * target would otherwise run the kernel wrongly. A halt in a subroutine's region, and an exit
  * in a node that also holds a barrier or call, are refused with a missed remark and reported
@@ -197,7 +201,7 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
   }
   wave_exit_if_env env;
   wave_exit_if_env_init(&env, l->kernel, l->target, liveness,
-                        wave_pass_max_registers(l->ctx, l->kernel));
+                        wave_pass_max_registers_to_legalize(l->ctx, l->kernel));
   bool ok = true;
   for (size_t i = 0; ok && i < count; i++) {
     wave_node *node = ifs[i];
@@ -277,7 +281,7 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
                              liveness,
                              &reserved,
                              has_call(l->kernel),
-                             wave_pass_max_registers(l->ctx, l->kernel),
+                             wave_pass_max_registers_to_legalize(l->ctx, l->kernel),
                              wave_pass_max_divergence_depth(l->ctx),
                              !t->continue_ok,
                              !t->halt_per_lane,

@@ -61,6 +61,12 @@ uint32_t wave_pass_max_registers(const wave_pass_context *ctx, const wave_kernel
   return limit > kernel->registers ? limit : kernel->registers;
 }
 
+uint32_t wave_pass_max_registers_to_legalize(const wave_pass_context *ctx,
+                                             const wave_kernel *kernel) {
+  return ctx->run->options->max_registers ? wave_pass_max_registers(ctx, kernel)
+                                          : WAVE_MAX_GPR + 1;
+}
+
 uint32_t wave_pass_max_divergence_depth(const wave_pass_context *ctx) {
   uint32_t limit = ctx->run->options->max_divergence_depth;
   return limit ? limit : ctx->run->target->divergence_stack;

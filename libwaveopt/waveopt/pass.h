@@ -135,6 +135,11 @@ WAVE_API wave_diags *wave_pass_diags(wave_pass_context *ctx);
 /* How many GPRs the kernel may have once the pass has taken its scratch registers: the
  * pipeline's max_registers, never less than the kernel's own .registers. */
 WAVE_API uint32_t wave_pass_max_registers(const wave_pass_context *ctx, const wave_kernel *kernel);
+/* The same for a rewrite without which the target runs the kernel wrongly (legalize): the
+ * pipeline's max_registers when it sets one, else every encodable GPR. A kernel with fewer
+ * waves resident is better than one that computes the wrong result. */
+WAVE_API uint32_t wave_pass_max_registers_to_legalize(const wave_pass_context *ctx,
+                                                      const wave_kernel *kernel);
 /* The divergence-stack depth to keep within, 0 for no limit (wave_pipeline_options). */
 WAVE_API uint32_t wave_pass_max_divergence_depth(const wave_pass_context *ctx);
 /* The measured profile of the kernel the pass runs on, or NULL when the run has none for it.
