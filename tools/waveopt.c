@@ -61,6 +61,9 @@ static const char usage[] =
     "  -dot-before                   the same for the input as parsed: KERNEL.before.dot\n"
     "  -dot-dir=DIR                  write the graphs into DIR instead\n"
     "  -dot-format=dot|svg|png|pdf   DOT text (default) or rendered by graphviz's dot layout\n"
+    "  -profile=FILE                 fill the graphs' blocks by the SIMD efficiency that a\n"
+    "                                divergence profile of the input measured (wavesim\n"
+    "                                --profile); without it the graphs use -profile-use's\n"
     "  -Werror                       treat warnings as errors\n"
     "  -w                            suppress warnings\n"
     "  -fdiagnostics-format=text|json  diagnostics as text (default) or one JSON object a line\n"
@@ -750,6 +753,9 @@ static int run_tool(options *opt) {
     ok = (profile = read_profile(opt->profile_use, module, &diags)) != NULL;
     opt->run.profile = profile;
   }
+  wave_profile *dot_profile = NULL;
+  if (ok && opt->dot.profile)
+    ok = (dot_profile = read_profile(opt->dot.profile, module, &diags)) != NULL;
   /* The input's diagnostics come before anything the pipeline prints. */
   tool_print_diags(&diags, opt->diag_format);
   wave_diags run_diags;
@@ -762,7 +768,10 @@ static int run_tool(options *opt) {
   wave_dot_options dot_options;
   wave_dot_options_init(&dot_options);
   dot_options.assume_divergent = opt->run.assume_divergent;
-  ok = ok && dot_snapshot(&opt->dot, module, &dot_options);
+  /* The graphs take -profile's profile, else -profile-use's. */
+  const char *dot_profile_path = opt->dot.profile ? opt->dot.profile : opt->profile_use;
+  ok = ok && dot_snapshot(&opt->dot, module, &dot_options, dot_profile ? dot_profile : profile,
+                          dot_profile_path, &run_diags);
   ok = ok && optimize(opt, pipeline, module, &run_diags);
   /* A -passes pipeline need not end in legalize; the assembler's dialect still needs the
    * documentation forms lowered, and after legalize none are left. */
@@ -790,6 +799,7 @@ static int run_tool(options *opt) {
   dot_request_free(&opt->dot);
   wave_pipeline_destroy(pipeline);
   wave_module_destroy(module);
+  wave_profile_destroy(dot_profile);
   wave_profile_destroy(profile);
   wave_diags_free(&run_diags);
   wave_diags_free(&diags);

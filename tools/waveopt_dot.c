@@ -24,6 +24,10 @@ bool dot_take_flag(dot_request *req, const char *arg, int *status) {
     if (!*v)
       *status = tool_usage_error("waveopt", "-dot-dir needs a directory");
     req->dir = v;
+  } else if ((v = tool_option_value(arg, "profile"))) {
+    if (!*v)
+      *status = tool_usage_error("waveopt", "-profile needs a file name");
+    req->profile = v;
   } else if ((v = tool_option_value(arg, "dot-format"))) {
     if (!wave_dot_format_parse(v, &req->format))
       *status = tool_usage_error("waveopt",
@@ -36,8 +40,9 @@ bool dot_take_flag(dot_request *req, const char *arg, int *status) {
 }
 
 int dot_check_flags(const dot_request *req) {
-  if ((req->dir || req->has_format) && !req->after && !req->before)
-    return tool_usage_error("waveopt", "-dot-dir and -dot-format need -dot or -dot-before");
+  if ((req->dir || req->has_format || req->profile) && !req->after && !req->before)
+    return tool_usage_error("waveopt",
+                            "-dot-dir, -dot-format and -profile need -dot or -dot-before");
   return -1;
 }
 
@@ -54,7 +59,8 @@ static void print_diags(wave_diags *diags) {
   wave_diags_init(diags);
 }
 
-static Agraph_t **draw_all(const wave_module *module, const wave_dot_options *options) {
+static Agraph_t **draw_all(const dot_request *req, const wave_module *module,
+                           const wave_dot_options *options) {
   Agraph_t **graphs = calloc(module->num_kernels ? module->num_kernels : 1, sizeof(*graphs));
   if (!graphs) {
     fprintf(stderr, "waveopt: error: out of memory\n");
@@ -64,7 +70,9 @@ static Agraph_t **draw_all(const wave_module *module, const wave_dot_options *op
   wave_diags_init(&diags);
   size_t i = 0;
   for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
-    graphs[i] = wave_dot_build(k, options, &diags);
+    wave_dot_options each = *options;
+    each.profile = req->measured ? req->measured[i] : NULL;
+    graphs[i] = wave_dot_build(k, &each, &diags);
     if (!graphs[i]) {
       print_diags(&diags);
       for (size_t j = 0; j < i; j++)
@@ -77,10 +85,37 @@ static Agraph_t **draw_all(const wave_module *module, const wave_dot_options *op
   return graphs;
 }
 
-bool dot_snapshot(dot_request *req, const wave_module *module, const wave_dot_options *options) {
+/* The pipeline keeps the input's kernels in order and every statement's line, so what is
+ * matched here still finds its kernel by index, and its lines by number, after the passes. */
+static bool match_profile(dot_request *req, const wave_module *module,
+                          const wave_profile *profile, const char *profile_path,
+                          wave_diags *diags) {
+  req->measured = calloc(module->num_kernels ? module->num_kernels : 1,
+                         sizeof(*req->measured));
+  if (!req->measured) {
+    diags->out_of_memory = true;
+    return false;
+  }
+  size_t i = 0;
+  for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
+    req->measured[i] = wave_profile_match(profile, k, diags);
+    if (!req->measured[i] && !wave_diags_has_errors(diags))
+      wave_diag_report(diags, WAVE_SEV_WARNING, NULL, (wave_loc){profile_path, 0, 0}, NULL, 0,
+                       "the profile has no kernel '%s': its graph is drawn without "
+                       "measurements", k->name);
+  }
+  return !wave_diags_has_errors(diags);
+}
+
+bool dot_snapshot(dot_request *req, const wave_module *module, const wave_dot_options *options,
+                  const wave_profile *profile, const char *profile_path, wave_diags *diags) {
+  if (!req->after && !req->before)
+    return true;
+  if (profile && !match_profile(req, module, profile, profile_path, diags))
+    return false;
   if (!req->before)
     return true;
-  req->before_graphs = draw_all(module, options);
+  req->before_graphs = draw_all(req, module, options);
   req->num_before = module->num_kernels;
   return req->before_graphs != NULL;
 }
@@ -200,7 +235,7 @@ bool dot_finish(dot_request *req, const wave_module *module, const wave_dot_opti
     ok = req->num_before == n &&
          write_graphs(req->before_graphs, stems, n, dir, ".before", req->format, renderer);
   if (ok && req->after) {
-    Agraph_t **graphs = draw_all(module, options);
+    Agraph_t **graphs = draw_all(req, module, options);
     ok = graphs && write_graphs(graphs, stems, n, dir, "", req->format, renderer);
     for (size_t i = 0; graphs && i < n; i++)
       agclose(graphs[i]);
@@ -219,4 +254,6 @@ void dot_request_free(dot_request *req) {
     agclose(req->before_graphs[i]);
   free(req->before_graphs);
   req->before_graphs = NULL;
+  free(req->measured);
+  req->measured = NULL;
 }

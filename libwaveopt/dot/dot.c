@@ -14,7 +14,13 @@
  *   border;
  * - barriers and wave operations the barriers analysis finds not converged, and loops the
  *   deadlock analysis flags, are written in red on their lines and give their block a dashed
- *   red border; converged barriers are marked too.
+ *   red border; converged barriers are marked too;
+ * - with a profile (wave_dot_options.profile) the fill is a heat step of the SIMD efficiency
+ *   measured on the block's lines instead (block_heat), and the divergence class moves to the
+ *   border; if and loop lines give their measured split or divergent-exit rate, and a branch
+ *   the analysis calls divergent that ran but never split gives its block a dotted border.
+ *   Lines are looked up by number only, so that after passes a block shows what the input's
+ *   code on its lines measured.
  *
  * Every node and edge also carries `waveblock` / `wavekind` and `wavediv` attributes naming
  * its kind and class, for programs that read the graph back.
@@ -22,6 +28,7 @@
 #include "waveopt/dot.h"
 
 #include <gvc.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +46,22 @@
 #define UNIFORM_FILL "#deebf7"
 #define DEEPEST_COLOR "#6a3d9a"
 #define FINDING_COLOR "#d62728"
+#define PROFILE_COLOR "#8c510a"
+#define NOT_RUN_FILL "#eeeeee"
+
+/* The heat scale, low to high: a block's efficiency takes the first step it is below; only
+ * every lane active (1.0) reaches the last. Light enough for black text on each, and apart
+ * from the divergence blues and reds, which are borders when a profile is drawn. */
+static const struct {
+  double below;
+  const char *fill, *legend;
+} heat_steps[] = {
+    {0.25, "#f4a3a3", "SIMD efficiency below 25%"},
+    {0.50, "#f9c98f", "25% to 50%"},
+    {0.75, "#fbeb9a", "50% to 75%"},
+    {1.00, "#d9efa8", "75% to below 100%"},
+    {2.00, "#a9dba0", "100%: every lane"},
+};
 
 static const struct {
   const char *name, *style, *arrowhead, *legend;
@@ -215,6 +238,7 @@ typedef struct facts {
   wave_deadlock *deadlock;
   ptr_set deepest;      /* the nodes and calls of the highlighted deepest path */
   ptr_set deadlocked;   /* the loops with a WAVE_WAIT_DEADLOCK verdict */
+  const wave_profile_kernel *profile;
 } facts;
 
 static void facts_free(facts *f) {
@@ -228,7 +252,7 @@ static void facts_free(facts *f) {
 
 static bool facts_compute(facts *f, const wave_kernel *kernel, const wave_dot_options *o) {
   wave_uniformity_config config = {.assume_divergent = o->assume_divergent};
-  *f = (facts){.kernel = kernel};
+  *f = (facts){.kernel = kernel, .profile = o->profile};
   f->u = wave_uniformity_compute(kernel, &config);
   f->depth = f->u ? wave_depth_compute(kernel, f->u) : NULL;
   f->barriers = f->u ? wave_barriers_compute(kernel, f->u) : NULL;
@@ -343,10 +367,41 @@ static void put_deadlock(wave_strbuf *b, const facts *f, const wave_node *loop) 
   put_finding(b, "possible SIMT deadlock", why);
 }
 
-/* One row of the table; sets *finding when the row holds a barrier or deadlock finding and
- * *deepest when it holds a step of the deepest path. */
-static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, bool *finding,
-                    bool *deepest) {
+/* What a block's rows found, for its border. */
+typedef struct row_marks {
+  bool finding;       /* a barrier or deadlock finding */
+  bool deepest;       /* a step of the deepest path */
+  bool never_split;   /* a branch the analysis calls divergent that ran and never split */
+} row_marks;
+
+/* The measured rate of the if or loop on a row. */
+static void put_measured_branch(wave_strbuf *b, const facts *f, const wave_node *n,
+                                uint32_t line, row_marks *marks) {
+  bool is_if = n->kind == WAVE_NODE_IF;
+  const wave_profile_branch *br =
+      wave_profile_find_branch(f->profile, line, is_if ? WAVE_PROFILE_IF : WAVE_PROFILE_LOOP);
+  wave_strbuf_printf(b, "  <FONT COLOR=\"%s\">", PROFILE_COLOR);
+  if (!br) {
+    wave_strbuf_puts(b, "not in the profile</FONT>");
+    return;
+  }
+  if (!br->runs) {
+    wave_strbuf_puts(b, "never reached in the profile</FONT>");
+    return;
+  }
+  uint64_t count = is_if ? br->splits : br->divergent_exits;
+  wave_strbuf_printf(b, "%s %" PRIu64 "/%" PRIu64 " = %.1f%%",
+                     is_if ? "split" : "exits diverged", count, br->runs,
+                     100.0 * wave_profile_branch_rate(br));
+  if (!count && wave_uniformity_node_divergent(f->u, n)) {
+    wave_strbuf_puts(b, is_if ? ": <B>never split</B>" : ": <B>exits never diverged</B>");
+    marks->never_split = true;
+  }
+  wave_strbuf_puts(b, "</FONT>");
+}
+
+/* One row of the table, noting in marks what it holds. */
+static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, row_marks *marks) {
   char text[512], why[512];
   const wave_src *src = row_src(row);
   uint32_t line = src ? src->loc.line : 0;
@@ -382,26 +437,28 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, bool *fi
   } else if (n && (row->event == WAVE_WALK_IF || row->event == WAVE_WALK_LOOP)) {
     wave_uniformity_explain_node(f->u, n, why, sizeof(why));
     put_verdict(b, wave_uniformity_node_divergent(f->u, n), why);
+    if (f->profile)
+      put_measured_branch(b, f, n, line, marks);
   }
   if (i) {
     const wave_barrier_finding *found = wave_barriers_find(f->barriers, i);
     if (found) {
       put_finding(b, i->op == WAVE_OP_BARRIER ? "barrier not converged" : "not converged",
                   found->why);
-      *finding = true;
+      marks->finding = true;
     } else if (i->op == WAVE_OP_BARRIER) {
       wave_strbuf_puts(b, "  <B>[barrier]</B>");
     }
   }
   if (n && row->event == WAVE_WALK_LOOP && ptr_set_has(&f->deadlocked, n)) {
     put_deadlock(b, f, n);
-    *finding = true;
+    marks->finding = true;
   }
   if ((i && i->op == WAVE_OP_CALL && ptr_set_has(&f->deepest, i)) ||
       (n && (row->event == WAVE_WALK_IF || row->event == WAVE_WALK_LOOP) &&
        ptr_set_has(&f->deepest, n))) {
     wave_strbuf_printf(b, "  <FONT COLOR=\"%s\"><B>deepest path</B></FONT>", DEEPEST_COLOR);
-    *deepest = true;
+    marks->deepest = true;
   }
   wave_strbuf_puts(b, "</TD></TR>");
 }
@@ -444,10 +501,58 @@ static bool set_html(Agraph_t *g, void *obj, const char *name, char *html) {
   return true;
 }
 
-/* The fill of a block. A measured profile (wave_dot_options) will colour by SIMD efficiency
- * here; until then the static class decides. */
-static const char *block_fill(const dot_block *blk) {
-  return blk->divergent ? DIVERGENT_FILL : UNIFORM_FILL;
+/* What the profile measured on a block's lines: each line it holds counted once (a line may
+ * hold several statements, and after passes several blocks may hold one line). The else line
+ * is left out: it issues with the lanes of the then-side it ends. */
+typedef struct heat {
+  uint64_t issued, lanes;
+  double efficiency;   /* lanes / (issued * wave width); meaningless when issued is 0 */
+} heat;
+
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static bool block_heat(const facts *f, const dot_cfg *cfg, const dot_block *blk, heat *h) {
+  *h = (heat){0};
+  uint32_t *lines = malloc((blk->num_rows ? blk->num_rows : 1) * sizeof(*lines));
+  if (!lines)
+    return false;
+  size_t n = 0;
+  for (size_t r = 0; r < blk->num_rows; r++) {
+    const dot_row *row = &cfg->rows[blk->first_row + r];
+    const wave_src *src = row_src(row);
+    if (src && src->loc.line && row->event != WAVE_WALK_ELSE)
+      lines[n++] = src->loc.line;
+  }
+  qsort(lines, n, sizeof(*lines), compare_u32);
+  for (size_t i = 0; i < n; i++) {
+    const wave_profile_line *l = i && lines[i] == lines[i - 1]
+                                     ? NULL
+                                     : wave_profile_find_line(f->profile, lines[i]);
+    if (l) {
+      h->issued += l->issued;
+      h->lanes += l->lanes;
+    }
+  }
+  free(lines);
+  if (h->issued)
+    h->efficiency = (double)h->lanes / ((double)h->issued * wave_profile_wave_width(f->profile));
+  return true;
+}
+
+/* The fill of a block: its heat step with a profile, else its static class. */
+static const char *block_fill(const dot_block *blk, const heat *h) {
+  if (!h)
+    return blk->divergent ? DIVERGENT_FILL : UNIFORM_FILL;
+  if (!h->issued)
+    return NOT_RUN_FILL;
+  size_t step = 0;
+  while (step + 1 < sizeof(heat_steps) / sizeof(heat_steps[0]) &&
+         h->efficiency >= heat_steps[step].below)
+    step++;
+  return heat_steps[step].fill;
 }
 
 static bool add_block(Agraph_t *g, Agraph_t *cluster, const facts *f, const dot_cfg *cfg,
@@ -458,29 +563,48 @@ static bool add_block(Agraph_t *g, Agraph_t *cluster, const facts *f, const dot_
   Agnode_t *node = agnode(cluster, name, 1);
   if (!node)
     return false;
+  heat h = {0};
+  if (f->profile && !block_heat(f, cfg, blk, &h))
+    return false;
   wave_strbuf b = {0};
-  bool finding = false, deepest = false;
+  row_marks marks = {0};
   wave_strbuf_puts(&b, "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\">");
   put_title(&b, cfg, index, region);
   wave_strbuf_puts(&b, "<TR><TD ALIGN=\"LEFT\"><FONT POINT-SIZE=\"10\">");
   put_block_depth(&b, f, blk, region);
+  if (f->profile && h.issued)
+    wave_strbuf_printf(&b, "; SIMD efficiency %.1f%% over %" PRIu64 " issues",
+                       100.0 * h.efficiency, h.issued);
+  else if (f->profile)
+    wave_strbuf_puts(&b, "; not run in the profile");
   wave_strbuf_puts(&b, "</FONT></TD></TR>");
   for (size_t r = 0; r < blk->num_rows; r++)
-    put_row(&b, f, &cfg->rows[blk->first_row + r], &finding, &deepest);
+    put_row(&b, f, &cfg->rows[blk->first_row + r], &marks);
   wave_strbuf_puts(&b, "</TABLE>");
   if (!set_html(g, node, "label", wave_strbuf_take(&b, NULL)))
     return false;
-  set(node, "fillcolor", block_fill(blk));
+  set(node, "fillcolor", block_fill(blk, f->profile ? &h : NULL));
   set(node, "waveblock", block_kinds[blk->kind]);
   set(node, "wavediv", blk->divergent ? "divergent" : "uniform");
-  if (finding) {
+  if (f->profile) {
+    char eff[32];
+    snprintf(eff, sizeof(eff), "%.6f", h.efficiency);
+    set(node, "waveeff", h.issued ? eff : "none");
+    set(node, "color", blk->divergent ? DIVERGENT_COLOR : UNIFORM_COLOR);
+    set(node, "penwidth", "2");
+  }
+  if (marks.never_split) {
+    set(node, "style", "filled,dotted");
+    set(node, "wavenever_split", "1");
+  }
+  if (marks.finding) {
     set(node, "color", FINDING_COLOR);
     set(node, "style", "filled,dashed");
     set(node, "wavefinding", "1");
-  } else if (deepest) {
+  } else if (marks.deepest) {
     set(node, "color", DEEPEST_COLOR);
   }
-  if (deepest) {
+  if (marks.deepest) {
     set(node, "penwidth", "3");
     set(node, "wavedeepest", "1");
   }
@@ -512,18 +636,65 @@ static bool place(Agraph_t *g, Agnode_t *from, Agnode_t *to) {
   return true;
 }
 
+typedef struct swatch {
+  const char *text, *fill, *border, *style, *penwidth;
+} swatch;
+
+static const swatch static_swatches[] = {
+    {"block under a divergent if or loop", DIVERGENT_FILL, "black", "filled", "1"},
+    {"block under uniform control", UNIFORM_FILL, "black", "filled", "1"},
+    {"holds a step of the deepest path", UNIFORM_FILL, DEEPEST_COLOR, "filled", "3"},
+    {"barrier or deadlock finding", UNIFORM_FILL, FINDING_COLOR, "filled,dashed", "3"}};
+
+/* With a profile the fill is the heat and the class is the border. */
+static const swatch profiled_swatches[] = {
+    {"red border: under a divergent if or loop", "white", DIVERGENT_COLOR, "filled", "2"},
+    {"blue border: under uniform control", "white", UNIFORM_COLOR, "filled", "2"},
+    {"dotted: a divergent branch that never split in the profile", "white", DIVERGENT_COLOR,
+     "filled,dotted", "2"},
+    {"holds a step of the deepest path", "white", DEEPEST_COLOR, "filled", "3"},
+    {"barrier or deadlock finding", "white", FINDING_COLOR, "filled,dashed", "3"}};
+
+/* One row of sample blocks, nodes prefix0, prefix1, ... in subgraph `name`, placed under
+ * *below; *below becomes its first block. */
+static bool add_swatches(Agraph_t *legend, const char *name, const char *prefix,
+                         const swatch *list, size_t count, Agnode_t **below) {
+  Agraph_t *row = agsubg(legend, (char *)name, 1);
+  if (!row)
+    return false;
+  set(row, "rank", "same");
+  Agnode_t *prev = NULL, *first = NULL;
+  for (size_t i = 0; i < count; i++) {
+    char node_name[64];
+    snprintf(node_name, sizeof(node_name), "%s%zu", prefix, i);
+    Agnode_t *n = agnode(row, node_name, 1);
+    if (!n || !(prev ? place(row, prev, n) : place(legend, *below, n)))
+      return false;
+    set(n, "label", list[i].text);
+    set(n, "fillcolor", list[i].fill);
+    set(n, "color", list[i].border);
+    set(n, "style", list[i].style);
+    set(n, "penwidth", list[i].penwidth);
+    prev = n;
+    first = first ? first : n;
+  }
+  *below = first;
+  return true;
+}
+
 /* Explains every edge style and every fill and border: a row of example edges, each from a
- * point down to its description, in kind order, and below them a row of sample blocks. */
-static bool add_legend(Agraph_t *g) {
+ * point down to its description, in kind order, and below them rows of sample blocks (with a
+ * profile, the heat scale first). */
+static bool add_legend(Agraph_t *g, bool profiled) {
   Agraph_t *legend = agsubg(g, "cluster_legend", 1);
   Agraph_t *texts = legend ? agsubg(legend, "legend_texts", 1) : NULL;
-  Agraph_t *samples = legend ? agsubg(legend, "legend_samples", 1) : NULL;
-  if (!texts || !samples)
+  if (!texts)
     return false;
-  set(legend, "label", "legend");
+  set(legend, "label", profiled ? "legend: fill = SIMD efficiency measured in the profile, "
+                                  "border = divergence class"
+                                : "legend");
   set(legend, "style", "rounded");
   set(texts, "rank", "same");
-  set(samples, "rank", "same");
   char name[32];
   Agnode_t *prev = NULL, *first_text = NULL;
   for (int k = 0; k <= DOT_EDGE_KINDS; k++) {
@@ -551,27 +722,18 @@ static bool add_legend(Agraph_t *g) {
     prev = to;
     first_text = first_text ? first_text : to;
   }
-  static const struct {
-    const char *text, *fill, *border, *style, *penwidth;
-  } swatches[] = {
-      {"block under a divergent if or loop", DIVERGENT_FILL, "black", "filled", "1"},
-      {"block under uniform control", UNIFORM_FILL, "black", "filled", "1"},
-      {"holds a step of the deepest path", UNIFORM_FILL, DEEPEST_COLOR, "filled", "3"},
-      {"barrier or deadlock finding", UNIFORM_FILL, FINDING_COLOR, "filled,dashed", "3"}};
-  prev = NULL;
-  for (size_t i = 0; i < sizeof(swatches) / sizeof(swatches[0]); i++) {
-    snprintf(name, sizeof(name), "legend_swatch%zu", i);
-    Agnode_t *n = agnode(samples, name, 1);
-    if (!n || !(prev ? place(samples, prev, n) : place(legend, first_text, n)))
-      return false;
-    set(n, "label", swatches[i].text);
-    set(n, "fillcolor", swatches[i].fill);
-    set(n, "color", swatches[i].border);
-    set(n, "style", swatches[i].style);
-    set(n, "penwidth", swatches[i].penwidth);
-    prev = n;
-  }
-  return true;
+  Agnode_t *below = first_text;
+  if (!profiled)
+    return add_swatches(legend, "legend_samples", "legend_swatch", static_swatches,
+                        sizeof(static_swatches) / sizeof(static_swatches[0]), &below);
+  enum { STEPS = sizeof(heat_steps) / sizeof(heat_steps[0]) };
+  swatch scale[STEPS + 1];
+  for (size_t i = 0; i < STEPS; i++)
+    scale[i] = (swatch){heat_steps[i].legend, heat_steps[i].fill, "black", "filled", "1"};
+  scale[STEPS] = (swatch){"not run in the profile", NOT_RUN_FILL, "black", "filled", "1"};
+  return add_swatches(legend, "legend_heat", "legend_heat", scale, STEPS + 1, &below) &&
+         add_swatches(legend, "legend_samples", "legend_swatch", profiled_swatches,
+                      sizeof(profiled_swatches) / sizeof(profiled_swatches[0]), &below);
 }
 
 static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
@@ -623,7 +785,7 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
       style_edge(e, d->kind, d->divergent);
   }
   free(nodes);
-  return ok && add_legend(g);
+  return ok && add_legend(g, f->profile != NULL);
 }
 
 Agraph_t *wave_dot_build(const wave_kernel *kernel, const wave_dot_options *options,

@@ -27,6 +27,7 @@
 #include "waveopt/depth.h"
 #include "waveopt/diag.h"
 #include "waveopt/ir.h"
+#include "waveopt/profile.h"
 #include "waveopt/regset.h"
 
 #ifdef __cplusplus
@@ -41,9 +42,14 @@ typedef struct wave_dot_options {
   /* Which deepest path to highlight: every frame (the hardware stack, the default) or the
    * divergent ones only. */
   wave_depth_kind deepest;
-  /* Place for a measured profile (wavesim --profile): when one is given, blocks will be
-   * filled by the SIMD efficiency measured on them instead of the static divergence colour.
-   * Not implemented yet; block_fill in libwaveopt/dot/dot.c is the one place it will go. */
+  /* A divergence profile (wavesim --profile; waveopt/profile.h) of this kernel, already
+   * checked with wave_profile_match against the code it measured; NULL: none. With one, a
+   * block is filled by the SIMD efficiency measured on the lines it holds (a heat scale), its
+   * border takes the divergence colour instead, and every if and loop line says how often it
+   * split. Only line numbers are looked up, so the kernel drawn may be the profiled code after
+   * passes: its statements keep their lines, and a block then shows what the input's code on
+   * those lines measured (docs/dot.md). */
+  const wave_profile_kernel *profile;
 } wave_dot_options;
 
 WAVE_API void wave_dot_options_init(wave_dot_options *options);

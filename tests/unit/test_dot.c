@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <math.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 
 #include "test_util.h"
 #include "waveopt/dot.h"
+#include "waveopt/interp.h"
+#include "waveopt/profile.h"
 #include "waveopt/uniformity.h"
 
 enum { THEN, ELSE, FALL, BACK, BREAK, CONTINUE, RECONVERGE, KINDS };
@@ -377,5 +380,150 @@ Test(dot, deep_nest_builds, .timeout = 120) {
   cr_assert_eq(agnnodes(g) - legend, 1 + 2 * DEPTH);
   agclose(g);
   wave_diags_free(&diags);
+  wave_module_destroy(m);
+}
+
+/* A profiled kernel, two waves of 32 lanes: an if that splits (a quarter of the lanes), a loop whose lanes leave at
+ * different iterations, and an if the analysis calls divergent that no lane takes. */
+static const char profiled_text[] = ".kernel k\n"
+                                    ".workgroup_size 64\n"
+                                    "  mov_sr r1, sr_thread_id_x\n"
+                                    "  mov_imm r2, 3\n"
+                                    "  and r3, r1, r2\n"
+                                    "  mov_imm r4, 0\n"
+                                    "  icmp_eq p1, r3, r4\n"
+                                    "  if p1\n"                  /* 8: splits */
+                                    "    iadd r5, r1, r1\n"
+                                    "  else\n"
+                                    "    isub r5, r1, r1\n"
+                                    "  endif\n"
+                                    "  mov_imm r7, 0\n"
+                                    "  mov_imm r8, 1\n"
+                                    "  loop\n"                   /* 15: t & 3 iterations */
+                                    "    icmp_ge p3, r7, r3\n"
+                                    "    break p3\n"
+                                    "    iadd r7, r7, r8\n"
+                                    "  endloop\n"
+                                    "  mov_imm r6, 100\n"
+                                    "  icmp_gt p2, r1, r6\n"
+                                    "  if p2\n"                  /* 22: never splits */
+                                    "    iadd r5, r5, r5\n"
+                                    "  endif\n"
+                                    "  halt\n"
+                                    ".end\n";
+
+/* The heat steps of docs/dot.md. */
+static const char *expected_fill(uint64_t issued, double efficiency) {
+  if (!issued)
+    return "#eeeeee";
+  return efficiency < 0.25 ? "#f4a3a3" : efficiency < 0.5 ? "#f9c98f"
+         : efficiency < 0.75 ? "#fbeb9a" : efficiency < 1.0 ? "#d9efa8" : "#a9dba0";
+}
+
+/* Each block's fill and waveeff, read back, against the efficiency computed here from the
+ * profile's counts of the lines its label lists (each line once; else lines issue with the
+ * then-side's lanes and are left out); and the never-split marking on the block of line 22. */
+Test(dot, profile_fills_follow_measured_efficiency) {
+  wave_module *m = tu_parse_ok(profiled_text, "k.wave", false);
+  wave_launch_config cfg;
+  wave_launch_config_init(&cfg);
+  wave_machine *machine = wave_simulate(m->first_kernel, &cfg, NULL);
+  cr_assert_not_null(machine);
+  cr_assert_eq(wave_machine_status(machine), WAVE_RUN_OK);
+  char *json = wave_profile_write(machine, "k.wave");
+  wave_machine_destroy(machine);
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_profile *p = wave_profile_parse(json, strlen(json), "k.prof", &diags);
+  free(json);
+  const wave_profile_kernel *pk = p ? wave_profile_match(p, m->first_kernel, &diags) : NULL;
+  tu_log_diags(&diags);
+  cr_assert_not_null(pk);
+
+  wave_dot_options options;
+  wave_dot_options_init(&options);
+  options.profile = pk;
+  Agraph_t *g = wave_dot_build(m->first_kernel, &options, &diags);
+  cr_assert_not_null(g);
+  cr_assert_eq(diags.count, 0);
+  char *text = write_text(g, WAVE_DOT_FORMAT_DOT, "k");
+  agclose(g);
+  Agraph_t *back = agmemread(text);
+  cr_assert_not_null(back);
+
+  uint32_t width = wave_profile_wave_width(pk);
+  size_t blocks = 0, measured = 0, not_run = 0, never_split = 0, steps = 0;
+  const char *fills[16];
+  for (Agnode_t *n = agfstnode(back); n; n = agnxtnode(back, n)) {
+    if (is_legend(n))
+      continue;
+    blocks++;
+    const char *label = agget(n, "label");
+    bool seen[64] = {false};
+    bool holds_line_22 = false, holds_line_8 = false;
+    uint64_t issued = 0, lanes = 0;
+    static const char row[] = "<TR><TD ALIGN=\"LEFT\">";
+    for (const char *r = strstr(label, row); r; r = strstr(r + 1, row)) {
+      char *end;
+      unsigned long line = strtoul(r + strlen(row), &end, 10);
+      if (end == r + strlen(row) || line == 0)
+        continue;   /* the title, the depth, or a line a pass made */
+      cr_assert_lt(line, 64);
+      holds_line_22 |= line == 22;
+      holds_line_8 |= line == 8;
+      if (seen[line] || strncmp(end, "  else", 6) == 0)
+        continue;
+      seen[line] = true;
+      const wave_profile_line *l = wave_profile_find_line(pk, (uint32_t)line);
+      cr_assert_not_null(l, "line %lu is not in the profile", line);
+      issued += l->issued;
+      lanes += l->lanes;
+    }
+    double efficiency = issued ? (double)lanes / ((double)issued * width) : 0;
+    const char *fill = expected_fill(issued, efficiency);
+    cr_assert_str_eq(agget(n, "fillcolor"), fill, "%s: %.4f", agnameof(n), efficiency);
+    size_t f = 0;
+    while (f < steps && strcmp(fills[f], fill) != 0)
+      f++;
+    if (f == steps && steps < 16)
+      fills[steps++] = fill;
+    const char *eff = agget(n, "waveeff");
+    if (issued) {
+      measured++;
+      cr_assert_lt(fabs(strtod(eff, NULL) - efficiency), 1e-6, "%s: %s, not %f", agnameof(n),
+                   eff, efficiency);
+    } else {
+      not_run++;
+      cr_assert_str_eq(eff, "none");
+    }
+    /* The divergence class is the border now. */
+    const char *div = agget(n, "wavediv");
+    if (!agget(n, "wavedeepest") || !*agget(n, "wavedeepest"))
+      cr_assert_str_eq(agget(n, "color"), !strcmp(div, "divergent") ? "#d62728" : "#1f77b4",
+                       "%s", agnameof(n));
+    const char *never = agget(n, "wavenever_split");
+    bool marked = never && !strcmp(never, "1");
+    cr_assert_eq(marked, holds_line_22, "%s", agnameof(n));
+    if (marked) {
+      never_split++;
+      cr_assert(strstr(agget(n, "style"), "dotted"), "%s", agnameof(n));
+      cr_assert(strstr(label, "split 0/2 = 0.0%: <B>never split</B>"), "%s", label);
+    }
+    if (holds_line_8)
+      cr_assert(strstr(label, "split 2/2 = 100.0%"), "%s", label);
+    if (strstr(label, "  loop  "))
+      cr_assert(strstr(label, "exits diverged 2/2 = 100.0%"), "%s", label);
+  }
+  /* entry, then, else, endif, loop, split after the break, exit, then of line 22 (never
+   * run), endif */
+  cr_assert_eq(blocks, 9);
+  cr_assert_eq(not_run, 1);
+  cr_assert_eq(measured, 8);
+  cr_assert_eq(never_split, 1);
+  cr_assert_eq(steps, 5, "the kernel shows four heat steps and the not-run grey");
+  agclose(back);
+  free(text);
+  wave_diags_free(&diags);
+  wave_profile_destroy(p);
   wave_module_destroy(m);
 }
