@@ -9,17 +9,29 @@
  * bound-depth's (the divergence-stack depth cannot be brought within the limit); any other
  * failure, a result that does not verify, or one whose assembler-dialect print does not parse
  * and verify again, traps so that libFuzzer reports it with its input.
+ *
+ * A kernel that also runs without error in the reference interpreter (one workgroup of at most
+ * MAX_THREADS threads, zeroed registers, random memory, a small step budget) must leave the
+ * same memory and finished lanes after the pipeline, at every wave width the differential
+ * harness tries (tests/harness/difftest.h does the comparison).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "difftest.h"
 #include "waveopt/pass.h"
 #include "waveopt/waveopt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_INPUT 4096
+#define MAX_THREADS 256
+/* Steps of the original's run; the optimized kernel gets a multiple (flattened ifs issue
+ * both sides). */
+#define MAX_STEPS 20000
+#define STEP_FACTOR 4
 
 /* bound-depth's refusal, worded in passes/bound_depth.c. */
 static bool documented_refusal(const wave_diags *diags) {
@@ -33,6 +45,27 @@ static bool documented_refusal(const wave_diags *diags) {
     any = true;
   }
   return any;
+}
+
+/* A launch the kernel can run under, or false when its workgroup is too large to run fast. */
+static bool launch_for(const wave_kernel *kernel, wave_gen_launch *launch) {
+  memset(launch, 0, sizeof(*launch));
+  launch->grid[0] = launch->grid[1] = launch->grid[2] = 1;
+  launch->workgroup[0] = 32;
+  launch->workgroup[1] = launch->workgroup[2] = 1;
+  if (kernel->has_workgroup_size)
+    memcpy(launch->workgroup, kernel->workgroup_size, sizeof(launch->workgroup));
+  uint64_t threads =
+      (uint64_t)launch->workgroup[0] * launch->workgroup[1] * launch->workgroup[2];
+  launch->device_memory_size = 1u << 16;
+  return threads > 0 && threads <= MAX_THREADS;
+}
+
+/* The most steps the original takes at any width, or 0 when it does not run cleanly. */
+static uint64_t original_steps(wave_difftest *test, const wave_module *module) {
+  test->max_steps = MAX_STEPS;
+  uint64_t steps = 0;
+  return wave_difftest_original_ok(test, module, &steps) ? steps : 0;
 }
 
 static void check_printed(const wave_module *module) {
@@ -65,6 +98,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   wave_diags_free(&diags);
+  wave_difftest test;
+  wave_gen_launch launch;
+  const wave_kernel *first = wave_module_find_kernel(module, NULL);
+  bool compare = first && launch_for(first, &launch);
+  if (compare) {
+    wave_difftest_init(&test, &launch);
+    uint64_t steps = original_steps(&test, module);
+    compare = steps > 0;
+    test.max_steps = steps * STEP_FACTOR + MAX_STEPS;
+  }
 
   wave_pass_registry *registry = wave_pass_registry_create();
   wave_diags_init(&diags);
@@ -86,6 +129,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!wave_lower_docs_dialect(module, &diags) || !wave_verify_module(module, &diags))
       __builtin_trap();
     check_printed(module);
+    if (compare) {
+      wave_difftest_pipeline ctx = {0};
+      ctx.pipeline = pipeline;
+      test.transform = wave_transform_pipeline;
+      test.transform_ctx = &ctx;
+      wave_diff_report report;
+      if (wave_difftest_run(&test, (const char *)data, size, &report) != WAVE_DIFF_PASS) {
+        fprintf(stderr, "fuzz_pipeline: %s\n", report.message);
+        __builtin_trap();
+      }
+    }
   }
   wave_diags_free(&diags);
   wave_pipeline_destroy(pipeline);
