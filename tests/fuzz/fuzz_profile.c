@@ -4,8 +4,8 @@
  * docs/profile.md). When the bytes are a profile, every lookup is exercised over all its
  * kernels, lines and branches (by index and by line number, efficiencies and rates), and the
  * profile is matched against a fixed small kernel, as waveopt -profile-use does (under the name
- * of each profiled kernel in turn). A crash, a
- * leak, a hang, or a lookup that does not find what the index walk returned is a bug.
+ * of each profiled kernel in turn). A crash, a leak, a hang, or a lookup that does not find
+ * what the index walk returned is a bug.
  */
 #include <stdint.h>
 #include <stdlib.h>
