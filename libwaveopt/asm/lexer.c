@@ -318,9 +318,16 @@ static void lex_word(wave_lexer *lx, wave_token *t, size_t start) {
   }
 }
 
+/* A comment is kept as a C string (the printer writes it back), so a NUL byte in it would cut
+ * it short: it is an error, as outside comments. */
 static void lex_comment(wave_lexer *lx, wave_token *t, size_t start) {
   const char *nl = memchr(lx->text + start, '\n', lx->len - start);
   size_t end = nl ? (size_t)(nl - lx->text) : lx->len;
+  const char *nul = memchr(lx->text + start, '\0', end - start);
+  if (nul) {
+    fail(lx, t, (size_t)(nul - lx->text), end, "unexpected byte 0x00 in a comment");
+    return;
+  }
   size_t trimmed = end;
   while (trimmed > start && (is_blank(lx->text[trimmed - 1]) || lx->text[trimmed - 1] == '\f' ||
                              lx->text[trimmed - 1] == '\v'))

@@ -370,6 +370,13 @@ Test(lexer, stray_characters_and_bytes) {
   cr_assert_str_eq(l.t[1].message, "unexpected byte 0x00");
   cr_assert_eq(l.t[1].col, 2);
   cr_assert_eq(l.t[2].kind, WAVE_TOK_IDENT, "lexing resumes after a bad byte");
+  /* Found by fuzz_parse: a comment cut at its NUL did not print back the same. */
+  lex_n(&l, "; a\0b\nx", 8);
+  cr_assert_eq(l.t[0].kind, WAVE_TOK_ERROR);
+  cr_assert_str_eq(l.t[0].message, "unexpected byte 0x00 in a comment");
+  cr_assert_eq(l.t[0].col, 4);
+  cr_assert_eq(l.t[1].kind, WAVE_TOK_NEWLINE, "lexing resumes at the end of the line");
+  cr_assert_eq(l.t[2].kind, WAVE_TOK_IDENT);
 }
 
 /* The buffer is not NUL-terminated: nothing past len may be read. */
