@@ -74,6 +74,21 @@ wave_module *tool_parse_input(const char *tool, const char *path, wave_diags *di
   return module;
 }
 
+static int write_in_place(const char *tool, const char *path, int (*emit)(FILE *out, void *ctx),
+                          void *ctx) {
+  FILE *out = fopen(path, "w");
+  if (!out) {
+    fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, path, strerror(errno));
+    return -1;
+  }
+  int rc = emit(out, ctx);
+  if (fclose(out) != 0)
+    rc = -1;
+  if (rc != 0)
+    fprintf(stderr, "%s: error: cannot write '%s': %s\n", tool, path, strerror(errno));
+  return rc;
+}
+
 int tool_write_output(const char *tool, const char *path, int (*emit)(FILE *out, void *ctx),
                       void *ctx) {
   if (!path || strcmp(path, "-") == 0) {
@@ -83,6 +98,12 @@ int tool_write_output(const char *tool, const char *path, int (*emit)(FILE *out,
     }
     return 0;
   }
+  /* Writing beside the file and renaming keeps a failed run from leaving half a file, but
+   * renaming over a device or a pipe (-o /dev/null) would replace it with a plain file:
+   * anything that is not a regular file is written in place. */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return write_in_place(tool, path, emit, ctx);
   size_t n = strlen(path);
   char *tmp = malloc(n + sizeof(".tmpXXXXXX"));
   if (!tmp) {

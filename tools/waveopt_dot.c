@@ -120,10 +120,15 @@ bool dot_snapshot(dot_request *req, const wave_module *module, const wave_dot_op
   return req->before_graphs != NULL;
 }
 
-/* The directory the files go to: -dot-dir, else the -o file's, else the current one. */
+/* The directory the files go to: -dot-dir, else the -o file's, else the current one. An -o
+ * that names something other than a regular file (-o /dev/null) says nothing about where
+ * files belong, so it counts as standard output rather than putting graphs into /dev. */
 static char *target_dir(const dot_request *req, const char *output) {
   if (req->dir)
     return strdup(req->dir);
+  struct stat st;
+  if (output && stat(output, &st) == 0 && !S_ISREG(st.st_mode))
+    output = NULL;
   const char *slash = output && strcmp(output, "-") != 0 ? strrchr(output, '/') : NULL;
   if (!slash)
     return strdup(".");
