@@ -103,6 +103,7 @@
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
 #include "xform/comments.h"
+#include "xform/xform.h"
 
 static const char *mnemonic(const wave_instr *in) {
   return wave_opcode_get((wave_opcode)in->op)->mnemonic;
@@ -876,18 +877,6 @@ static bool remove_constants(dce *d) {
 
 /* ---- the pass ----------------------------------------------------------------------------- */
 
-static wave_regset read_by_other_lanes(wave_kernel *kernel) {
-  wave_regset set = wave_regset_empty();
-  wave_foreach_block(b, kernel) {
-    wave_foreach_instr(in, b) {
-      wave_regset other;
-      wave_instr_other_lane_uses(in, &other);
-      set = wave_regset_union(set, other);
-    }
-  }
-  return set;
-}
-
 /* Sweeps every region once with d->lv; the count of instructions removed in *removed. */
 static bool sweep_kernel(dce *d, buffers *b, uint64_t *removed) {
   d->removed = 0;
@@ -963,7 +952,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   d->kernel = kernel;
   d->ctx = ctx;
   d->lv = lv;
-  d->other_lanes = read_by_other_lanes(kernel);
+  d->other_lanes = wave_xform_other_lane_reads(kernel);
   int64_t max_rounds = wave_pass_option(ctx, 0);
   bool ok = sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds);
   d->changed |= wave_normalize_kernel(kernel);
