@@ -17,11 +17,17 @@ fi
 [ -f Makefile ] || ./configure --quiet
 make -j"$(nproc)" >/dev/null
 
-optimized=$(mktemp)
-trap 'rm -f "$optimized"' EXIT
-echo "== waveopt -O2 examples/loop_demo.wave: documentation dialect in, optimized assembler dialect out:"
-./tools/waveopt -O2 examples/loop_demo.wave -o "$optimized"
-cat "$optimized"
-echo "== running the optimized kernel in the reference interpreter (out[0..15]):"
-./tools/wavesim "$optimized" -w --workgroup 32,1,1 --set-reg 0:0 --dump-u32 0:16 | tr '\n' ' '
-echo
+# The demo's files stay in setup-demo/ (git ignores it) so the graphs can be opened afterwards.
+demo=setup-demo
+rm -rf "$demo" && mkdir "$demo"
+echo "== waveopt -O2 -dot examples/divergent_if.wave -o $demo/divergent_if.wave:"
+./tools/waveopt -O2 -dot examples/divergent_if.wave -o "$demo/divergent_if.wave"
+cat "$demo/divergent_if.wave"
+echo "== the control-flow graph it drew, coloured by divergence ($demo/divergent_if.dot), rendered by graphviz:"
+dot -Tsvg "$demo/divergent_if.dot" -o "$demo/divergent_if.svg"
+ls "$demo"
+echo "== the reference interpreter, input then output (out[0..15]; 60 for even lanes, 52 for odd):"
+for kernel in examples/divergent_if.wave "$demo/divergent_if.wave"; do
+  ./tools/wavesim "$kernel" -w --dump-u32 0:16 | tr '\n' ' '
+  echo
+done
