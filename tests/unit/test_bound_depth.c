@@ -93,25 +93,11 @@ static void check_generated(const char *target, uint32_t limit, unsigned seeds, 
     wave_gen_options_init(&gopt);
     gopt.seed = seed;
     gopt.size = 400;
-    wave_gen_launch launch;
-    wave_module *m = wave_generate(&gopt, &launch, &diags);
-    cr_assert_not_null(m);
-    wave_print_options po = {0};
-    size_t len = 0;
-    char *text = wave_print_to_string(m, &po, &len);
-    wave_module_destroy(m);
-    cr_assert_not_null(text);
-    wave_difftest test;
-    wave_difftest_init(&test, &launch);
-    test.transform = run_bounded;
-    test.transform_ctx = &b;
-    test.input_seed = seed;
     wave_diff_report report;
-    if (wave_difftest_run(&test, text, len, &report) != WAVE_DIFF_PASS) {
+    if (tu_difftest_generated(&gopt, run_bounded, &b, &report) != WAVE_DIFF_PASS) {
       cr_log_error("%s, limit %u, seed %u: %s", target, limit, seed, report.message);
       failed++;
     }
-    free(text);
   }
   cr_log_info("bound-depth on %s, limit %u: %u seeds, reduced %u, refused %u, within %u; "
               "%llu ifs removed",

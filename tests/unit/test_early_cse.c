@@ -224,25 +224,16 @@ static void check_generated(const char *target, const char *pipeline_text, unsig
   cr_assert_not_null(ctx.target);
   unsigned failed = 0, fired = 0;
   for (unsigned seed = 0; seed < seeds; seed++) {
-    wave_gen_launch launch;
-    wave_module *m = generated(seed, &launch);
-    wave_print_options po = {0};
-    size_t len = 0;
-    char *text = wave_print_to_string(m, &po, &len);
-    wave_module_destroy(m);
-    cr_assert_not_null(text);
-    wave_difftest test;
-    wave_difftest_init(&test, &launch);
-    test.transform = wave_transform_pipeline;
-    test.transform_ctx = &ctx;
-    test.input_seed = seed;
+    wave_gen_options g;
+    wave_gen_options_init(&g);
+    g.seed = seed;
+    g.size = 400;
     wave_diff_report report;
-    if (wave_difftest_run(&test, text, len, &report) != WAVE_DIFF_PASS) {
+    if (tu_difftest_generated(&g, wave_transform_pipeline, &ctx, &report) != WAVE_DIFF_PASS) {
       cr_log_error("%s on %s, seed %u: %s", pipeline_text, target, seed, report.message);
       failed++;
     }
     fired += ctx.changed;
-    free(text);
   }
   cr_log_info("%s on %s: %u seeds, fired on %u", pipeline_text, target, seeds, fired);
   cr_assert_eq(failed, 0);

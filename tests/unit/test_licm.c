@@ -26,13 +26,6 @@ static void teardown(void) {
 
 TestSuite(licm, .init = setup, .fini = teardown);
 
-static uint64_t stat(const wave_pipeline_result *r, const char *name) {
-  for (size_t i = 0; i < r->num_stats; i++)
-    if (strcmp(r->stats[i].name, name) == 0)
-      return r->stats[i].value;
-  return 0;
-}
-
 /* `depth` nested loops, each body mov_imm r3, 1; iadd r4, r4, r3; break p1; then the next
  * loop, and the innermost body also mov_sr r5, lane; iadd r4, r4, r5 at its end. */
 Test(licm, loop_nest_100000_deep_in_one_run, .timeout = 120) {
@@ -70,7 +63,7 @@ Test(licm, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   cr_assert(ok);
   /* Every loop writes r3, its own and those inside it: only the innermost loop's mov_imm
    * leaves, and its mov_sr, after the break but with r5 dead after the loop, leaves too. */
-  cr_assert_eq(stat(&r, "constants-hoisted"), 2);
+  cr_assert_eq(tu_stat(&r, "constants-hoisted"), 2);
   wave_node *parent = wave_node_parent(inner);
   cr_assert_not_null(parent);
   wave_node *before = inner->prev;
@@ -95,25 +88,12 @@ static void check_generated(const char *target, const char *pipeline_text, unsig
     wave_gen_options_init(&g);
     g.seed = seed;
     g.size = 400;
-    wave_gen_launch launch;
-    wave_module *m = tu_generate(&g, &launch);
-    wave_print_options po = {0};
-    size_t len = 0;
-    char *text = wave_print_to_string(m, &po, &len);
-    wave_module_destroy(m);
-    cr_assert_not_null(text);
-    wave_difftest test;
-    wave_difftest_init(&test, &launch);
-    test.transform = wave_transform_pipeline;
-    test.transform_ctx = &ctx;
-    test.input_seed = seed;
     wave_diff_report report;
-    if (wave_difftest_run(&test, text, len, &report) != WAVE_DIFF_PASS) {
+    if (tu_difftest_generated(&g, wave_transform_pipeline, &ctx, &report) != WAVE_DIFF_PASS) {
       cr_log_error("%s on %s, seed %u: %s", pipeline_text, target, seed, report.message);
       failed++;
     }
     fired += ctx.pass_changed[0];
-    free(text);
   }
   cr_log_info("%s on %s: %u seeds, licm fired on %u", pipeline_text, target, seeds, fired);
   cr_assert_eq(failed, 0);

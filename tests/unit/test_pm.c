@@ -99,9 +99,9 @@ static const wave_analysis_info nop_count = {
     "nop-count", "counts the nops", compute_nop_count, free, equal_counts, print_nop_count,
     diagnose_nops};
 static const wave_analysis_info nop_parity = {
-    "nop-parity", "whether the nops are odd", compute_nop_parity, free, equal_counts, NULL};
+    "nop-parity", "whether the nops are odd", compute_nop_parity, free, equal_counts, NULL, NULL};
 static const wave_analysis_info self_analysis = {
-    "self", "needs itself", compute_self, free, NULL, NULL};
+    "self", "needs itself", compute_self, free, NULL, NULL, NULL};
 
 enum { OPT_MAX };
 static const wave_pass_option_info remove_nops_options[] = {

@@ -224,26 +224,11 @@ static void check_generated(const gen_case *c) {
     gopt.seed = seed;
     gopt.size = 400;
     gopt.docs_dialect = c->docs_dialect;
-    wave_gen_launch launch;
-    wave_module *m = wave_generate(&gopt, &launch, &diags);
-    cr_assert_not_null(m);
-    wave_print_options po = {0};
-    po.dialect = c->docs_dialect ? WAVE_DIALECT_DOCS : WAVE_DIALECT_ASM;
-    size_t len = 0;
-    char *text = wave_print_to_string(m, &po, &len);
-    wave_module_destroy(m);
-    cr_assert_not_null(text);
-    wave_difftest test;
-    wave_difftest_init(&test, &launch);
-    test.transform = run_on_target;
-    test.transform_ctx = &t;
-    test.input_seed = seed;
     wave_diff_report report;
-    if (wave_difftest_run(&test, text, len, &report) != WAVE_DIFF_PASS) {
+    if (tu_difftest_generated(&gopt, run_on_target, &t, &report) != WAVE_DIFF_PASS) {
       cr_log_error("%s, seed %u: %s", c->target, seed, report.message);
       failed++;
     }
-    free(text);
   }
   cr_log_info("predicated-break on %s (max-registers %u%s): %u seeds, hoisted on %llu, "
               "trailing on %llu",

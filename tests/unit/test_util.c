@@ -223,6 +223,26 @@ wave_module *tu_generate(const wave_gen_options *options, wave_gen_launch *launc
   return m;
 }
 
+wave_diff_status tu_difftest_generated(const wave_gen_options *options, wave_transform_fn transform,
+                                       void *transform_ctx, wave_diff_report *report) {
+  wave_gen_launch launch;
+  wave_module *m = tu_generate(options, &launch);
+  wave_print_options print = {0};
+  print.dialect = options->docs_dialect ? WAVE_DIALECT_DOCS : WAVE_DIALECT_ASM;
+  size_t len = 0;
+  char *text = wave_print_to_string(m, &print, &len);
+  wave_module_destroy(m);
+  cr_assert_not_null(text);
+  wave_difftest test;
+  wave_difftest_init(&test, &launch);
+  test.transform = transform;
+  test.transform_ctx = transform_ctx;
+  test.input_seed = options->seed;
+  wave_diff_status status = wave_difftest_run(&test, text, len, report);
+  free(text);
+  return status;
+}
+
 void tu_gen_launch_config(const wave_gen_launch *launch, wave_launch_config *config,
                           wave_reg_value presets[WAVE_GEN_MAX_ARGS]) {
   memcpy(config->grid, launch->grid, sizeof(config->grid));

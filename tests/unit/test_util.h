@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../harness/difftest.h"
 #include "waveopt/gen.h"
 #include "waveopt/interp.h"
 #include "waveopt/pass.h"
@@ -75,6 +76,12 @@ uint64_t tu_stat(const wave_pipeline_result *result, const char *name);
 
 /* The kernel that options describe, failing the test when it cannot be built. */
 wave_module *tu_generate(const wave_gen_options *options, wave_gen_launch *launch);
+
+/* Holds transform (tests/harness/difftest.h) to the interpreter on the kernel that options
+ * describe, printed in its dialect, with memory and argument values drawn from its seed: the
+ * harness's verdict, explained in *report. */
+wave_diff_status tu_difftest_generated(const wave_gen_options *options, wave_transform_fn transform,
+                                       void *transform_ctx, wave_diff_report *report);
 
 /* Fills in config (initialised by the caller) for the launch a generated kernel expects: its
  * grid and workgroup shape, its memory, and each argument preset to its base in every lane.
