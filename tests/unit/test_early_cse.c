@@ -218,27 +218,8 @@ Test(early_cse, remarks_do_not_change_the_output, .timeout = 120) {
 
 /* Generated kernels, before and after, in the interpreter at W = 8, 32 and 64. */
 static void check_generated(const char *target, const char *pipeline_text, unsigned seeds) {
-  wave_pipeline *pipeline = wave_pipeline_parse(registry, pipeline_text, &diags);
-  cr_assert_not_null(pipeline);
-  wave_difftest_pipeline ctx = {.pipeline = pipeline, .target = wave_target_lookup(target)};
-  cr_assert_not_null(ctx.target);
-  unsigned failed = 0, fired = 0;
-  for (unsigned seed = 0; seed < seeds; seed++) {
-    wave_gen_options g;
-    wave_gen_options_init(&g);
-    g.seed = seed;
-    g.size = 400;
-    wave_diff_report report;
-    if (tu_difftest_generated(&g, wave_transform_pipeline, &ctx, &report) != WAVE_DIFF_PASS) {
-      cr_log_error("%s on %s, seed %u: %s", pipeline_text, target, seed, report.message);
-      failed++;
-    }
-    fired += ctx.changed;
-  }
-  cr_log_info("%s on %s: %u seeds, fired on %u", pipeline_text, target, seeds, fired);
-  cr_assert_eq(failed, 0);
+  unsigned fired = tu_check_generated_pipeline(registry, target, pipeline_text, seeds, "early-cse");
   cr_assert_geq(fired, seeds * 9 / 10);
-  wave_pipeline_destroy(pipeline);
 }
 
 Test(early_cse, generated_on_portable, .timeout = 300) {

@@ -243,6 +243,36 @@ wave_diff_status tu_difftest_generated(const wave_gen_options *options, wave_tra
   return status;
 }
 
+unsigned tu_check_generated_pipeline(const wave_pass_registry *registry, const char *target,
+                                     const char *pipeline_text, unsigned seeds, const char *pass) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_pipeline *pipeline = wave_pipeline_parse(registry, pipeline_text, &diags);
+  tu_log_diags(&diags);
+  wave_diags_free(&diags);
+  cr_assert_not_null(pipeline);
+  wave_difftest_pipeline ctx = {.pipeline = pipeline, .target = wave_target_lookup(target)};
+  cr_assert_not_null(ctx.target);
+  unsigned failed = 0, fired = 0;
+  for (unsigned seed = 0; seed < seeds; seed++) {
+    wave_gen_options g;
+    wave_gen_options_init(&g);
+    g.seed = seed;
+    g.size = 400;
+    wave_diff_report report;
+    if (tu_difftest_generated(&g, wave_transform_pipeline, &ctx, &report) != WAVE_DIFF_PASS) {
+      cr_log_error("%s on %s, seed %u: %s", pipeline_text, target, seed, report.message);
+      failed++;
+    }
+    for (unsigned i = 0; i < ctx.num_passes; i++)
+      fired += strcmp(ctx.passes[i], pass) == 0 && ctx.pass_changed[i];
+  }
+  cr_log_info("%s on %s: %u seeds, %s fired on %u", pipeline_text, target, seeds, pass, fired);
+  wave_pipeline_destroy(pipeline);
+  cr_assert_eq(failed, 0);
+  return fired;
+}
+
 void tu_gen_launch_config(const wave_gen_launch *launch, wave_launch_config *config,
                           wave_reg_value presets[WAVE_GEN_MAX_ARGS]) {
   memcpy(config->grid, launch->grid, sizeof(config->grid));

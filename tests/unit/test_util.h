@@ -83,6 +83,12 @@ wave_module *tu_generate(const wave_gen_options *options, wave_gen_launch *launc
 wave_diff_status tu_difftest_generated(const wave_gen_options *options, wave_transform_fn transform,
                                        void *transform_ctx, wave_diff_report *report);
 
+/* Runs pipeline_text (registry's passes, writing for target) on the generated kernels of seeds
+ * 0 to seeds - 1, each held to the interpreter by tu_difftest_generated, and fails the test on
+ * any mismatch. Returns on how many kernels the pass named `pass` changed something. */
+unsigned tu_check_generated_pipeline(const wave_pass_registry *registry, const char *target,
+                                     const char *pipeline_text, unsigned seeds, const char *pass);
+
 /* Fills in config (initialised by the caller) for the launch a generated kernel expects: its
  * grid and workgroup shape, its memory, and each argument preset to its base in every lane.
  * presets receives the argument values and must live as long as config. */
