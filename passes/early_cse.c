@@ -64,6 +64,7 @@
 #include "waveopt/instr.h"
 #include "waveopt/pass.h"
 #include "xform/early_cse.h"
+#include "xform/xform.h"
 
 /* A key: word 0 is the opcode and whether the operands are value numbers or their text, word 1
  * each source operand's kind and negation (4 bits a slot), then one word per source slot. */
@@ -422,14 +423,7 @@ static void rewrite_reads(cse *c, wave_instr *in) {
 }
 
 static void set_defs_fresh(cse *c, const wave_instr *in) {
-  wave_regset defs = wave_regset_empty();
-  if (wave_opcode_has(in->op, WAVE_F_CALL)) {
-    for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-      wave_regset_set(&defs, r);
-  } else {
-    wave_instr_defs(in, &defs);
-  }
-  set_fresh_all(c, defs);
+  set_fresh_all(c, wave_xform_may_write(in));
 }
 
 /* The value number the instruction computes, with the table entry it repeats in *earlier
@@ -541,15 +535,8 @@ static bool collect_loop_writes(cse *c, wave_region *region, size_t *num_instrs)
         ++*num_instrs;
         if (num_open == 0)
           continue;
-        wave_regset defs = wave_regset_empty();
-        if (wave_opcode_has(in->op, WAVE_F_CALL)) {
-          for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-            wave_regset_set(&defs, r);
-        } else {
-          wave_instr_defs(in, &defs);
-        }
         wave_regset *into = &c->loop_writes[open[num_open - 1]];
-        *into = wave_regset_union(*into, defs);
+        *into = wave_regset_union(*into, wave_xform_may_write(in));
       }
     }
   }

@@ -105,12 +105,9 @@ static void note_instr(licm *l, wave_instr *in, bool top_level) {
     l->candidates[l->num_candidates++] =
         (candidate){in, wave_regset_test(f->read, r), f->exit_seen, f->return_seen};
   }
-  wave_regset uses, defs;
-  wave_instr_uses_defs(in, &uses, &defs);
-  if (wave_opcode_has(in->op, WAVE_F_CALL)) {
-    for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-      wave_regset_set(&defs, r);
-  }
+  wave_regset uses;
+  wave_instr_uses(in, &uses);
+  wave_regset defs = wave_xform_may_write(in);
   f->read = wave_regset_union(f->read, uses);
   f->written_twice =
       wave_regset_union(f->written_twice, wave_regset_intersect(f->written, defs));

@@ -2,7 +2,8 @@
 /*
  * The ifs of a kernel as a worklist (xform/xform.h): the passes that rewrite one if at a time
  * take them from an array made before the first rewrite, so that rewriting never disturbs the
- * walk that finds them. And the registers read in other lanes, collected over the kernel once.
+ * walk that finds them. And the registers read in other lanes, collected over the kernel once,
+ * and those an instruction may write, a call counted as writing all.
  */
 #include <stdlib.h>
 
@@ -48,4 +49,15 @@ wave_regset wave_xform_other_lane_reads(const wave_kernel *kernel) {
     }
   }
   return set;
+}
+
+wave_regset wave_xform_may_write(const wave_instr *in) {
+  wave_regset defs = wave_regset_empty();
+  if (wave_opcode_has(in->op, WAVE_F_CALL)) {
+    for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
+      wave_regset_set(&defs, r);
+  } else {
+    wave_instr_defs(in, &defs);
+  }
+  return defs;
 }

@@ -83,6 +83,10 @@ wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, siz
  * register holding another value where liveness calls it dead asks here too. */
 wave_regset wave_xform_other_lane_reads(const wave_kernel *kernel);
 
+/* The registers the instruction may write: its definitions, or every register for a call,
+ * whose subroutine may write any of them. */
+wave_regset wave_xform_may_write(const wave_instr *in);
+
 /* ---- conditions --------------------------------------------------------------------------- */
 
 /* A predicate test as an if, break or guard makes it: pN, or !pN. */
