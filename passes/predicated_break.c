@@ -537,68 +537,58 @@ static const char *inverted_text(const wave_exit_if_result *r, char *buf, size_t
   return buf;
 }
 
+/* What an attempt that did not rewrite leaves to say: a refusal becomes the missed remark
+ * `name` ("<if> <kept>: <why>"); false when the rewrite ran out of memory. */
+static bool not_done(state *st, wave_exit_if_status status, const wave_exit_if_result *r,
+                     wave_loc loc, const char *name, const char *kept) {
+  if (status == WAVE_EXIT_IF_REFUSED)
+    wave_remark_missed(st->ctx, name, loc, "if at %u:%u %s: %s", loc.line, loc.col, kept,
+                       r->what);
+  return status != WAVE_EXIT_IF_NO_MEMORY;
+}
+
 /* Returns false when the rewrite ran out of memory. */
 static bool try_hoist(state *st, wave_node *node) {
   wave_exit_if_result r;
   wave_loc loc = node->u.if_.if_src.loc;
-  switch (wave_exit_if_hoist(&st->env, node, &r)) {
-  case WAVE_EXIT_IF_DONE: {
-    char inv[48];
-    bool brk = r.exit->op == WAVE_OP_BREAK;
-    st->changed = true;
-    note_inversion(st, &r);
-    wave_pass_stat_add(st->ctx, brk ? "breaks-hoisted" : "continues-hoisted",
-                       brk ? "Number of breaks taken out of the if around them"
-                           : "Number of continues taken out of the if around them",
-                       1);
-    wave_remark_passed(st->ctx, brk ? "break-hoisted" : "continue-hoisted", loc,
-                       "if at %u:%u removed: its %s at %u:%u now %s on %s%s", loc.line, loc.col,
-                       mnemonic(r.exit), r.exit->src.loc.line, r.exit->src.loc.col,
-                       brk ? "breaks" : "continues", r.what, inverted_text(&r, inv, sizeof(inv)));
-    return true;
-  }
-  case WAVE_EXIT_IF_REFUSED:
-    wave_remark_missed(st->ctx, "exit-if-kept", loc, "if at %u:%u not converted: %s", loc.line,
-                       loc.col, r.what);
-    return true;
-  case WAVE_EXIT_IF_NOT_SHAPE:
-    return true;
-  case WAVE_EXIT_IF_NO_MEMORY:
-    break;
-  }
-  return false;
+  wave_exit_if_status status = wave_exit_if_hoist(&st->env, node, &r);
+  if (status != WAVE_EXIT_IF_DONE)
+    return not_done(st, status, &r, loc, "exit-if-kept", "not converted");
+  char inv[48];
+  bool brk = r.exit->op == WAVE_OP_BREAK;
+  st->changed = true;
+  note_inversion(st, &r);
+  wave_pass_stat_add(st->ctx, brk ? "breaks-hoisted" : "continues-hoisted",
+                     brk ? "Number of breaks taken out of the if around them"
+                         : "Number of continues taken out of the if around them",
+                     1);
+  wave_remark_passed(st->ctx, brk ? "break-hoisted" : "continue-hoisted", loc,
+                     "if at %u:%u removed: its %s at %u:%u now %s on %s%s", loc.line, loc.col,
+                     mnemonic(r.exit), r.exit->src.loc.line, r.exit->src.loc.col,
+                     brk ? "breaks" : "continues", r.what, inverted_text(&r, inv, sizeof(inv)));
+  return true;
 }
 
 static bool try_trailing(state *st, wave_node *node) {
   wave_node *loop = wave_node_parent(node);
   wave_exit_if_result r;
   wave_loc loc = node->u.if_.if_src.loc;
-  switch (wave_trailing_if_continue(&st->env, node, &r)) {
-  case WAVE_EXIT_IF_DONE: {
-    char inv[48];
-    st->changed = true;
-    note_inversion(st, &r);
-    wave_pass_stat_add(st->ctx, "trailing-ifs", "Number of ifs ending a loop body turned into "
-                                                "a continue", 1);
-    wave_remark_passed(st->ctx, "trailing-if-continued", loc,
-                       "if at %u:%u ending the loop body removed: continue on %s takes the lanes "
-                       "that skipped it%s",
-                       loc.line, loc.col, r.what, inverted_text(&r, inv, sizeof(inv)));
-    wave_node *last = loop->u.loop.body.last;
-    if (last && last->kind == WAVE_NODE_IF)
-      st->queue[st->len++] = (work){last, true};
-    return true;
-  }
-  case WAVE_EXIT_IF_REFUSED:
-    wave_remark_missed(st->ctx, "trailing-if-kept", loc,
-                       "if at %u:%u ending the loop body kept: %s", loc.line, loc.col, r.what);
-    return true;
-  case WAVE_EXIT_IF_NOT_SHAPE:
-    return true;
-  case WAVE_EXIT_IF_NO_MEMORY:
-    break;
-  }
-  return false;
+  wave_exit_if_status status = wave_trailing_if_continue(&st->env, node, &r);
+  if (status != WAVE_EXIT_IF_DONE)
+    return not_done(st, status, &r, loc, "trailing-if-kept", "ending the loop body kept");
+  char inv[48];
+  st->changed = true;
+  note_inversion(st, &r);
+  wave_pass_stat_add(st->ctx, "trailing-ifs",
+                     "Number of ifs ending a loop body turned into a continue", 1);
+  wave_remark_passed(st->ctx, "trailing-if-continued", loc,
+                     "if at %u:%u ending the loop body removed: continue on %s takes the lanes "
+                     "that skipped it%s",
+                     loc.line, loc.col, r.what, inverted_text(&r, inv, sizeof(inv)));
+  wave_node *last = loop->u.loop.body.last;
+  if (last && last->kind == WAVE_NODE_IF)
+    st->queue[st->len++] = (work){last, true};
+  return true;
 }
 
 /* Every if of the kernel, inner ones before the ifs around them (wave_xform_collect_ifs), with
