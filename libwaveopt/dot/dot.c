@@ -655,17 +655,27 @@ static const swatch profiled_swatches[] = {
     {"holds a step of the deepest path", "white", DEEPEST_COLOR, "filled", "3"},
     {"barrier or deadlock finding", "white", FINDING_COLOR, "filled,dashed", "3"}};
 
-/* One row of sample blocks, nodes prefix0, prefix1, ... in subgraph `name`, placed under
- * *below; *below becomes its first block. */
+/* The legend is a grid a few entries wide rather than one long row: in one row it came out
+ * wider than the graph of most kernels, which graphviz then shrank to fit beside it. */
+enum { LEGEND_EDGES_PER_ROW = 3, LEGEND_SWATCHES_PER_ROW = 3 };
+
+/* Rows of sample blocks, nodes prefix0, prefix1, ... in subgraphs `name`0, `name`1, ..., the
+ * first placed under *below and each next one under the one before; *below becomes the first
+ * block of the last row. */
 static bool add_swatches(Agraph_t *legend, const char *name, const char *prefix,
                          const swatch *list, size_t count, Agnode_t **below) {
-  Agraph_t *row = agsubg(legend, (char *)name, 1);
-  if (!row)
-    return false;
-  set(row, "rank", "same");
-  Agnode_t *prev = NULL, *first = NULL;
+  Agraph_t *row = NULL;
+  Agnode_t *prev = NULL;
   for (size_t i = 0; i < count; i++) {
     char node_name[64];
+    if (i % LEGEND_SWATCHES_PER_ROW == 0) {
+      snprintf(node_name, sizeof(node_name), "%s%zu", name, i / LEGEND_SWATCHES_PER_ROW);
+      row = agsubg(legend, node_name, 1);
+      if (!row)
+        return false;
+      set(row, "rank", "same");
+      prev = NULL;
+    }
     snprintf(node_name, sizeof(node_name), "%s%zu", prefix, i);
     Agnode_t *n = agnode(row, node_name, 1);
     if (!n || !(prev ? place(row, prev, n) : place(legend, *below, n)))
@@ -675,35 +685,42 @@ static bool add_swatches(Agraph_t *legend, const char *name, const char *prefix,
     set(n, "color", list[i].border);
     set(n, "style", list[i].style);
     set(n, "penwidth", list[i].penwidth);
+    if (!prev)
+      *below = n;
     prev = n;
-    first = first ? first : n;
   }
-  *below = first;
   return true;
 }
 
-/* Explains every edge style and every fill and border: a row of example edges, each from a
- * point down to its description, in kind order, and below them rows of sample blocks (with a
- * profile, the heat scale first). */
+/* Explains every edge style and every fill and border: example edges in kind order, each from
+ * a point down to its description, a few to a row, and below them rows of sample blocks (with
+ * a profile, the heat scale first). */
 static bool add_legend(Agraph_t *g, bool profiled) {
   Agraph_t *legend = agsubg(g, "cluster_legend", 1);
-  Agraph_t *texts = legend ? agsubg(legend, "legend_texts", 1) : NULL;
-  if (!texts)
+  if (!legend)
     return false;
   set(legend, "label", profiled ? "legend: fill = SIMD efficiency measured in the profile, "
                                   "border = divergence class"
                                 : "legend");
   set(legend, "style", "rounded");
-  set(texts, "rank", "same");
   char name[32];
-  Agnode_t *prev = NULL, *first_text = NULL;
+  Agraph_t *texts = NULL;
+  Agnode_t *prev = NULL, *below = NULL;
   for (int k = 0; k <= DOT_EDGE_KINDS; k++) {
+    if (k % LEGEND_EDGES_PER_ROW == 0) {
+      snprintf(name, sizeof(name), "legend_texts%d", k / LEGEND_EDGES_PER_ROW);
+      texts = agsubg(legend, name, 1);
+      if (!texts)
+        return false;
+      set(texts, "rank", "same");
+      prev = NULL;
+    }
     snprintf(name, sizeof(name), "legend_%d_from", k);
     Agnode_t *from = agnode(legend, name, 1);
     snprintf(name, sizeof(name), "legend_%d_to", k);
     Agnode_t *to = agnode(texts, name, 1);
     Agedge_t *e = from && to ? agedge(legend, from, to, NULL, 1) : NULL;
-    if (!e || (prev && !place(texts, prev, to)))
+    if (!e || (prev && !place(texts, prev, to)) || (!prev && below && !place(legend, below, from)))
       return false;
     set(from, "shape", "point");
     set(to, "shape", "plaintext");
@@ -719,10 +736,10 @@ static bool add_legend(Agraph_t *g, bool profiled) {
     }
     set(e, "label", "");
     set(e, "wavelegend", "1");
+    if (!prev)
+      below = to;
     prev = to;
-    first_text = first_text ? first_text : to;
   }
-  Agnode_t *below = first_text;
   if (!profiled)
     return add_swatches(legend, "legend_samples", "legend_swatch", static_swatches,
                         sizeof(static_swatches) / sizeof(static_swatches[0]), &below);
