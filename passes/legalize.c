@@ -29,15 +29,16 @@
  * body. The rewrite removes frames and adds none, so depth never grows. It is refused, with a
  * missed remark naming the if and why, where code beside the break cannot take a guard on the
  * target (a wave operation anywhere, memory on portable), where control flow or a second exit
- * sits beside it, or where no scratch is free; the break then stays and is reported below.
+ * sits beside it, or where no scratch is free; the break then becomes a flag below.
  * Being needed for correct results, legalize's rewrites may grow .registers up to every
  * encodable GPR unless -max-registers sets a lower limit
  * (wave_pass_max_registers_to_legalize); the documentation-dialect lowering above grows it
  * the same way.
  * A continue is not moved here: out of its if it still runs wrongly on the emulator.
  *
- * Then, where the target runs `continue`, or `halt` and `return` inside an if or loop, wrongly
- * (docs/toolchain.md "Continue", "Halt and return inside regions": wave-emu, portable), it
+ * Then, where the target runs `continue`, a break still nested in an if, or `halt` and
+ * `return` inside an if or loop, wrongly (docs/toolchain.md "Continue", "Break inside an if",
+ * "Halt and return inside regions": wave-emu, portable), it
  * rewrites them into per-lane flags, one top-level if or loop at a time (wave_exit_flags_lower;
  * libwaveopt/xform/exit_flags.c says why it is safe):
  *
@@ -49,7 +50,8 @@
  *     T
  *   endloop
  *
- * and a halt inside a region into a done flag, each loop around breaking on it and a guarded
+ * a break into a break flag the loop body breaks on right after the part that holds it, and
+ * a halt inside a region into a done flag, each loop around breaking on it and a guarded
  * halt at the top level ending those lanes. This runs after the breaks are taken out of their
  * ifs (with liveness recomputed), and keeps every break directly in its loop body. The flags
  * need scratch GPRs: with none free within that limit, or where the rewrite would nest
@@ -234,26 +236,33 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
   return ok;
 }
 
-/* ---- continue, and halt or return inside regions ------------------------------------------ */
+/* ---- continue, a break left in an if, and halt or return inside regions --------------------- */
+
+/* What each kind of exit rewritten into flags counts and says. */
+typedef struct flag_rewrite {
+  const char *stat, *stat_help, *remark, *effect;
+} flag_rewrite;
+
+static const flag_rewrite break_rewrite = {
+    "breaks-rewritten", "Number of breaks nested in an if rewritten into a per-lane flag",
+    "break-rewritten",
+    "its lanes skip the rest of the loop body under a per-lane flag and break there"};
+static const flag_rewrite continue_rewrite = {
+    "continues-rewritten", "Number of continues rewritten into a per-lane flag",
+    "continue-rewritten", "the rest of its iteration runs under a per-lane flag"};
+static const flag_rewrite halt_rewrite = {
+    "exits-rewritten", "Number of halts and returns inside regions rewritten into a done flag",
+    "exit-rewritten", "its lanes skip the rest under a per-lane done flag"};
 
 static void exit_rewritten(void *arg, const wave_instr *exit) {
   legalize *l = arg;
   wave_loc loc = exit->src.loc;
-  if (exit->op == WAVE_OP_CONTINUE) {
-    wave_pass_stat_add(l->ctx, "continues-rewritten",
-                       "Number of continues rewritten into a per-lane flag", 1);
-    wave_remark_passed(l->ctx, "continue-rewritten", loc,
-                       "continue at %u:%u rewritten for %s: the rest of its iteration runs "
-                       "under a per-lane flag",
-                       loc.line, loc.col, l->target->name);
-  } else {
-    wave_pass_stat_add(l->ctx, "exits-rewritten",
-                       "Number of halts and returns inside regions rewritten into a done flag", 1);
-    wave_remark_passed(l->ctx, "exit-rewritten", loc,
-                       "%s at %u:%u rewritten for %s: its lanes skip the rest under a per-lane "
-                       "done flag",
-                       mnemonic(exit), loc.line, loc.col, l->target->name);
-  }
+  const flag_rewrite *r = exit->op == WAVE_OP_BREAK      ? &break_rewrite
+                          : exit->op == WAVE_OP_CONTINUE ? &continue_rewrite
+                                                         : &halt_rewrite;
+  wave_pass_stat_add(l->ctx, r->stat, r->stat_help, 1);
+  wave_remark_passed(l->ctx, r->remark, loc, "%s at %u:%u rewritten for %s: %s", mnemonic(exit),
+                     loc.line, loc.col, l->target->name, r->effect);
 }
 
 static bool has_call(wave_kernel *kernel) {
@@ -285,6 +294,7 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
                              wave_pass_max_divergence_depth(l->ctx),
                              !t->continue_ok,
                              !t->halt_per_lane,
+                             !t->break_in_if_ok,
                              exit_rewritten,
                              l};
   bool edited = false;
@@ -336,7 +346,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     if (!hoist_breaks(&l, am, &changed))
       return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in legalize");
   }
-  if (!l.target->continue_ok || !l.target->halt_per_lane) {
+  if (!l.target->continue_ok || !l.target->halt_per_lane || !l.target->break_in_if_ok) {
     if (changed)
       wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
     if (!lower_exits(&l, am, &changed))

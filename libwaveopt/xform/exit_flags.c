@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Exits through per-lane flags (xform/exit_flags.h). The emulator runs `continue` wrongly (a
- * partial continue sends every lane back to the loop head, a full one spins on an empty mask)
- * and ends the whole wave at a `halt` or `return` inside a region (docs/toolchain.md
- * "Continue", "Halt and return inside regions"). Both are rewritten into code every tool runs,
+ * partial continue sends every lane back to the loop head, a full one spins on an empty mask),
+ * lets the lanes of a `break` nested in an `if` run the rest of the iteration, and ends the
+ * whole wave at a `halt` or `return` inside a region (docs/toolchain.md "Continue", "Break
+ * inside an if", "Halt and return inside regions"). Both are rewritten into code every tool runs,
  * as spirv-opt's merge-return does for returns:
  *
  *   - rK, one scratch GPR per top-level node, is 1 in a lane that has left "the rest": set by a
@@ -17,6 +18,13 @@
  *   - in a loop body a run also ends at each `break p` of the body, which stays directly in the
  *     body and breaks on p and rK == 0 (select rT, p, rK, rO ; icmp_eq p, rT, rZ ; break p), so
  *     that no break lands in an if (docs/toolchain.md "Break inside an if").
+ *   - a break nested in an if (one legalize could not take out of its ifs: code beside it
+ *     cannot take a guard) sets rK and rB, the break flag, to its predicate's number + 1.
+ *     Right after the part of the loop body that holds it, `mov_imm rT, p+1 ; icmp_eq p, rB,
+ *     rT ; break p` takes exactly those lanes out of the loop, from the body, where every target
+ *     runs a break right. After the loop rK and rB go back to what they held for the lanes that
+ *     left (rK to rD where a halt may have set it, else 0; rB to 0), so the code after the loop
+ *     runs for them as before.
  *   - a halt or return inside a loop also sets rD, the done flag, and every loop around it
  *     breaks on rD right after the part that holds it; lanes that continued keep rD at 0.
  *   - at the region's top level, after the node, `@pS halt` on rK != 0 ends the lanes that
@@ -31,7 +39,7 @@
  * serves every node of a pass run.
  * Wave operations run with the same lanes: the lanes that skip are those the exit removed.
  *
- * Scratch. rK, rD, rZ, rO (0 and 1), rS and rT come from wave_xform_taken of the node (dead
+ * Scratch. rK, rD, rB, rZ, rO (0 and 1), rS and rT come from wave_xform_taken of the node (dead
  * around it, unused in it), growing .registers up to the budget; none left is an error, since
  * the rewrite is required for correctness. Each check takes a predicate dead right there and
  * at the top of the loop body around (the lanes that continued carry it into the next
@@ -69,14 +77,19 @@ typedef struct item {
   wave_node *node;
   bool cont;               /* lanes leave it skipping the rest of their loop's iteration */
   bool done;               /* lanes leave it for good (halt or return) */
+  uint8_t brk;             /* lanes leave it to break out of their loop, on these predicates */
+  bool reset;              /* a loop its breaks leave: rK and rB are reset after it */
   wave_regset busy_after;  /* registers a check right after it may not take */
 } item;
 
 typedef struct frame {
   wave_node *node;
   size_t first;            /* its items in `pending` */
-  bool cont, done, target;
-  wave_regset loop_top;    /* live at the top of the innermost loop body around its lists */
+  bool cont, done, target, left;   /* left: a loop that breaks in its ifs leave */
+  uint8_t brk;
+  /* Live at the top of the innermost loop body around its lists, or after that loop: where the
+   * lanes that continue or break through the checks inside go on. */
+  wave_regset loop_top;
 } frame;
 
 typedef struct job {
@@ -100,9 +113,10 @@ typedef struct lowering {
   job *jobs;
   size_t num_jobs, cap_jobs;
   wave_scratch scratch;
-  /* rK, rD: the flags; rZ, rO: 0 and 1; rS: a victim predicate's value; rT: a break's test. */
-  uint32_t rk, rd, rz, ro, rs, rt;
-  bool need_rd, top_done;
+  /* rK, rD, rB: the flags; rZ, rO: 0 and 1; rS: a victim predicate's value; rT: a break's
+   * test. */
+  uint32_t rk, rd, rb, rz, ro, rs, rt;
+  bool need_rd, need_rb, top_done, top_reset;
   const wave_instr *first_exit;   /* named in messages */
   const wave_instr *refused_by;   /* a barrier or call beside a halt, or a subroutine's halt */
   const wave_instr *sync;         /* the first barrier or call in the node */
@@ -115,6 +129,9 @@ static const char *exit_name(const wave_instr *exit) {
 static bool is_exit(const lowering *l, const wave_instr *in) {
   if (in->op == WAVE_OP_CONTINUE)
     return l->env->continues;
+  if (in->op == WAVE_OP_BREAK)
+    return l->env->breaks && in->block->list->parent &&
+           in->block->list->parent->kind == WAVE_NODE_IF && !in->operands[0].negated;
   return (in->op == WAVE_OP_HALT || in->op == WAVE_OP_RETURN) && l->env->halts;
 }
 
@@ -159,9 +176,12 @@ static bool push_frame(lowering *l, wave_node *node) {
   frame *f = &l->frames[l->num_frames++];
   f->node = node;
   f->first = l->num_pending;
-  f->cont = f->done = f->target = false;
+  f->cont = f->done = f->target = f->left = false;
+  f->brk = 0;
   if (node->kind == WAVE_NODE_LOOP)
-    f->loop_top = wave_liveness_at(l->env->liveness, wave_cursor_list_start(&node->u.loop.body));
+    f->loop_top = wave_regset_union(
+        wave_liveness_at(l->env->liveness, wave_cursor_list_start(&node->u.loop.body)),
+        wave_liveness_at(l->env->liveness, wave_cursor_after_node(node)));
   else
     f->loop_top = l->num_frames > 1 ? f[-1].loop_top : wave_regset_empty();
   return true;
@@ -190,10 +210,12 @@ static bool pop_frame(lowering *l) {
   }
   l->num_pending = f.first;
   bool loop = f.node->kind == WAVE_NODE_LOOP;
-  bool cont = !loop && f.cont;   /* a loop's continues stay inside it */
+  bool cont = !loop && f.cont;   /* a loop's continues and breaks stay inside it */
+  uint8_t brk = loop ? 0 : f.brk;
   l->need_rd |= loop && f.done;
   if (!l->num_frames) {
     l->top_done = f.done;
+    l->top_reset = f.left;
     return true;
   }
   frame *p = &l->frames[l->num_frames - 1];
@@ -202,9 +224,13 @@ static bool pop_frame(lowering *l) {
     p->target = true;
   else
     p->cont |= cont;
-  if (!cont && !f.done)
+  if (p->node->kind == WAVE_NODE_LOOP)
+    p->left |= brk != 0;
+  else
+    p->brk |= brk;
+  if (!cont && !f.done && !brk && !f.left)
     return true;
-  item it = {NULL, f.node, cont, f.done, wave_regset_empty()};
+  item it = {NULL, f.node, cont, f.done, brk, f.left, wave_regset_empty()};
   it.busy_after = with_kernel(
       l, wave_regset_union(wave_liveness_at(l->env->liveness, wave_cursor_after_node(f.node)),
                            p->loop_top));
@@ -221,16 +247,20 @@ static bool plan_block(lowering *l, wave_node *block) {
       continue;
     if (!l->first_exit)
       l->first_exit = in;
-    bool cont = in->op == WAVE_OP_CONTINUE;
+    bool cont = in->op == WAVE_OP_CONTINUE, brk = in->op == WAVE_OP_BREAK;
+    uint8_t brk_pred = brk ? (uint8_t)(1u << in->operands[0].value) : 0;
     if (cont && f->node->kind == WAVE_NODE_LOOP)
       f->target = true;
     else if (cont)
       f->cont = true;
+    else if (brk)
+      f->brk |= brk_pred;
     else
       f->done = true;
+    l->need_rb |= brk;
     if (in->op == WAVE_OP_HALT && in_subroutine(block) && !l->refused_by)
       l->refused_by = in;
-    item it = {in, NULL, cont, !cont,
+    item it = {in, NULL, cont, !cont && !brk, brk_pred, false,
                with_kernel(l, wave_regset_union(wave_liveness_out(lv, in), f->loop_top))};
     if (!add_item(l, &it))
       return false;
@@ -335,11 +365,16 @@ static wave_exit_flags_status lower_exit(lowering *l, const item *it) {
   wave_operand guard = wave_pred(e->guard >= 0 ? (uint32_t)e->guard : 0);
   guard.negated = e->guard_negated;
   const wave_operand *cond = NULL;
-  if (it->cont)
+  if (it->cont || it->brk)
     cond = &e->operands[0];
   else if (e->guard != WAVE_NO_GUARD && !(e->guard == 0 && !e->guard_negated))
     cond = &guard;
-  if (!set_flag(l, &b, l->rk, cond) || (it->done && l->need_rd && !set_flag(l, &b, l->rd, cond)))
+  if (it->brk && !scratch_gpr(l, &l->rt))
+    return no_gpr(l);
+  /* rB = the break's predicate + 1, which the check at the loop body tests. */
+  if (!set_flag(l, &b, l->rk, cond) || (it->done && l->need_rd && !set_flag(l, &b, l->rd, cond)) ||
+      (it->brk && (!wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rt), wave_imm(cond->value + 1)) ||
+                   !build_select(&b, l->rb, cond->value, l->rt, l->rb))))
     return WAVE_EXIT_FLAGS_NO_MEMORY;
   if (l->env->rewritten)
     l->env->rewritten(l->env->arg, e);
@@ -411,20 +446,58 @@ static wave_exit_flags_status close_run(lowering *l, run *r, wave_cursor *tail, 
 
 /* After an item in a loop body: the lanes that halted leave the loop. They keep the victim's
  * value of the check, which nothing reads: they end at the top level. */
-static wave_exit_flags_status break_on_done(lowering *l, const item *it, wave_cursor tail,
+static wave_exit_flags_status break_on_done(lowering *l, const item *it, wave_cursor *tail,
                                             wave_loc at, wave_node **next) {
   check_pred c;
   wave_exit_flags_status s = check_pred_at(l, it->busy_after, false, &c);
   if (s != WAVE_EXIT_FLAGS_DONE)
     return s;
-  wave_builder b = wave_builder_at(l->module, tail, at);
+  wave_builder b = wave_builder_at(l->module, *tail, at);
   wave_instr *last;
   if (!save_pred(l, &b, &c) || !build_compare(&b, WAVE_OP_ICMP_NE, c.p, l->rd, l->rz) ||
       !(last = wave_build(&b, WAVE_OP_BREAK, wave_pred(c.p))) || !restore_pred(l, &b, &c))
     return WAVE_EXIT_FLAGS_NO_MEMORY;
   if (c.saved)
     last = last->next;
+  *tail = wave_cursor_after_instr(last);
   return end_block_at(l, last, next) ? WAVE_EXIT_FLAGS_DONE : WAVE_EXIT_FLAGS_NO_MEMORY;
+}
+
+/* After an item in a loop body that its breaks leave: for each predicate p they broke on,
+ *   mov_imm rT, p+1 ; icmp_eq p, rB, rT ; break p
+ * written into p itself, as the breaks had it set; the lanes that stay get p back from rS where
+ * it is still read. */
+static wave_exit_flags_status break_on_brk(lowering *l, const item *it, wave_cursor tail,
+                                           wave_loc at, wave_node **next) {
+  wave_builder b = wave_builder_at(l->module, tail, at);
+  wave_instr *last = NULL;
+  if (!scratch_gpr(l, &l->rt))
+    return no_gpr(l);
+  for (uint32_t p = 0; p < WAVE_NUM_PREDS; p++) {
+    if (!(it->brk >> p & 1))
+      continue;
+    check_pred c = {p, wave_regset_test(it->busy_after, WAVE_REG_PRED(p))};
+    if (c.saved && !scratch_gpr(l, &l->rs))
+      return no_gpr(l);
+    if (!save_pred(l, &b, &c) ||
+        !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rt), wave_imm(p + 1)) ||
+        !build_compare(&b, WAVE_OP_ICMP_EQ, p, l->rb, l->rt) ||
+        !(last = wave_build(&b, WAVE_OP_BREAK, wave_pred(p))) || !restore_pred(l, &b, &c))
+      return WAVE_EXIT_FLAGS_NO_MEMORY;
+    if (c.saved)
+      last = last->next;
+  }
+  return end_block_at(l, last, next) ? WAVE_EXIT_FLAGS_DONE : WAVE_EXIT_FLAGS_NO_MEMORY;
+}
+
+/* After a loop that breaks in its ifs leave: those lanes go on as before (rK = 0, or rD for
+ * the lanes that halted, which left too), and rB is 0 again. The code ends its block; *last
+ * is its last instruction. */
+static bool reset_after(lowering *l, wave_cursor at, wave_loc loc, wave_instr **last) {
+  wave_builder b = wave_builder_at(l->module, at, loc);
+  bool ok = l->need_rd ? wave_build(&b, WAVE_OP_MOV, wave_gpr(l->rk), wave_gpr(l->rd)) != NULL
+                       : wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rk), wave_imm(0)) != NULL;
+  return ok && (*last = wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rb), wave_imm(0)));
 }
 
 /* `break pB` of a loop body in the skipped part breaks on pB and rK == 0, written into pB
@@ -527,14 +600,26 @@ static wave_exit_flags_status lower_list(lowering *l, const job *j, wave_node_li
     }
     /* node is the item (an exit's block now holding its flag code, or an if or loop). */
     wave_loc at = item_loc(it);
-    wave_cursor tail = wave_cursor_after_node(node);
-    if (zone)
+    wave_node *reset = NULL;
+    wave_instr *last;
+    if (it->reset) {
+      if (!reset_after(l, wave_cursor_after_node(node), at, &last) || !end_block_at(l, last, &next))
+        return WAVE_EXIT_FLAGS_NO_MEMORY;
+      reset = last->block;
+    }
+    wave_cursor tail = wave_cursor_after_node(reset ? reset : node);
+    if (zone) {
       run_add(&r, node);
+      if (reset)
+        run_add(&r, reset);
+    }
     if ((s = close_run(l, &r, &tail, &next)) != WAVE_EXIT_FLAGS_DONE)
       return s;
-    if (loop && it->done && (s = break_on_done(l, it, tail, at, &next)) != WAVE_EXIT_FLAGS_DONE)
+    if (loop && it->done && (s = break_on_done(l, it, &tail, at, &next)) != WAVE_EXIT_FLAGS_DONE)
       return s;
-    zone |= it->cont || !loop;
+    if (loop && it->brk && (s = break_on_brk(l, it, tail, at, &next)) != WAVE_EXIT_FLAGS_DONE)
+      return s;
+    zone |= it->cont || (!loop && (it->done || it->brk));
     r.busy = it->busy_after;
     r.at = at;
     k++;
@@ -593,8 +678,17 @@ static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node *
   if (!wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rz), wave_imm(0)) ||
       !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->ro), wave_imm(1)) ||
       !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rk), wave_imm(0)) ||
-      (l->need_rd && !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rd), wave_imm(0))))
+      (l->need_rd && !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rd), wave_imm(0))) ||
+      (l->need_rb && !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rb), wave_imm(0))))
     return WAVE_EXIT_FLAGS_NO_MEMORY;
+  wave_cursor after = wave_cursor_after_node(top);
+  wave_node *rest = top->next;
+  if (l->top_reset) {
+    wave_instr *last;
+    if (!reset_after(l, after, at, &last) || !end_block_at(l, last, &rest))
+      return WAVE_EXIT_FLAGS_NO_MEMORY;
+    after = wave_cursor_after_instr(last);
+  }
   if (!l->top_done)
     return WAVE_EXIT_FLAGS_DONE;
   wave_regset busy =
@@ -605,7 +699,7 @@ static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node *
     wave_node *stop = end ? wave_block_split(l->module, end) : NULL;
     if (end && !stop)
       return WAVE_EXIT_FLAGS_NO_MEMORY;
-    for (wave_node *n = top->next; n && n != stop; n = n->next)
+    for (wave_node *n = rest; n && n != stop; n = n->next)
       run_add(&r, n);
     wave_cursor tail;
     wave_node *next, *first = r.first;
@@ -617,7 +711,7 @@ static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node *
   wave_exit_flags_status s = check_pred_at(l, busy, true, &c);
   if (s != WAVE_EXIT_FLAGS_DONE)
     return s;
-  b = wave_builder_at(l->module, wave_cursor_after_node(top), at);
+  b = wave_builder_at(l->module, after, at);
   wave_instr *halt;
   if (!save_pred(l, &b, &c) || !build_compare(&b, WAVE_OP_ICMP_NE, c.p, l->rk, l->rz) ||
       !(halt = wave_build(&b, WAVE_OP_HALT)) || !restore_pred(l, &b, &c))
@@ -674,9 +768,9 @@ static wave_exit_flags_status lower(lowering *l, wave_node *top) {
   wave_scratch_init(&l->scratch, l->kernel,
                     wave_xform_taken_with(env->liveness, top, *env->reserved),
                     env->max_registers);
-  l->rk = l->rd = l->rz = l->ro = l->rs = l->rt = NO_REG;
+  l->rk = l->rd = l->rb = l->rz = l->ro = l->rs = l->rt = NO_REG;
   if (!scratch_gpr(l, &l->rk) || !scratch_gpr(l, &l->rz) || !scratch_gpr(l, &l->ro) ||
-      (l->need_rd && !scratch_gpr(l, &l->rd)))
+      (l->need_rd && !scratch_gpr(l, &l->rd)) || (l->need_rb && !scratch_gpr(l, &l->rb)))
     return no_gpr(l);
   wave_loc first = e->src.loc;
   char first_name[16];

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Exits that leave through per-lane flags instead of `continue`, and instead of `halt` or
- * `return` inside a region, for targets that run those wrongly (docs/toolchain.md "Continue",
- * "Halt and return inside regions"). Legalize calls it for each if or loop at the top level
+ * Exits that leave through per-lane flags instead of `continue`, a `break` nested in an `if`,
+ * and `halt` or `return` inside a region, for targets that run those wrongly
+ * (docs/toolchain.md "Continue", "Break inside an if", "Halt and return inside regions"). Legalize calls it for each if or loop at the top level
  * of a region; the story of the rewrite, and why it is safe, opens exit_flags.c.
  *
  *                                     mov_imm rZ, 0 ; mov_imm rO, 1 ; mov_imm rK, 0
@@ -16,7 +16,9 @@
  *                                       icmp_eq p3, rK, rZ ; if p3  D  endif
  *                                     endloop
  *
- * and a halt or return inside the node sets rK and (where a loop is around it) a done flag rD
+ * a break nested in an if sets rK and a break flag rB (its predicate's number + 1), tested by a
+ * break right after the part of the loop body that holds it; and a halt or return inside the
+ * node sets rK and (where a loop is around it) a done flag rD
  * as well: each loop around breaks on rD right after the part that holds the exit, and at the
  * region's top level `@p3 halt` on rK ends those lanes for good (in a subroutine, the code up
  * to the subroutine's return runs under rK == 0 instead).
@@ -44,6 +46,7 @@ typedef struct wave_exit_flags_env {
   uint32_t max_depth;             /* divergence-stack frames allowed; 0: no limit */
   bool continues;                 /* rewrite every continue */
   bool halts;                     /* rewrite halt and return inside ifs and loops */
+  bool breaks;                    /* rewrite breaks nested in ifs */
   /* Called once for each exit rewritten (its opcode and place), before it is removed. */
   void (*rewritten)(void *arg, const wave_instr *exit);
   void *arg;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* legalize's rewrite of continue and of halt inside regions (xform/exit_flags.h) where the lit
- * test cannot reach: nests 100 000 deep (no recursion on the C stack, and each level's rest
+/* legalize's rewrite of continue, of a break it cannot take out of its ifs, and of halt inside
+ * regions (xform/exit_flags.h) where the lit test cannot reach: nests 100 000 deep (no recursion on the C stack, and each level's rest
  * under its flag check), compared with the original in the interpreter; and the rewrite
  * function called directly, which changes nothing where it has nothing to do or refuses. */
 #include <criterion/criterion.h>
@@ -38,8 +38,13 @@ static void run(const wave_kernel *k, uint32_t words[WORDS]) {
   wave_diags_free(&diags);
 }
 
-/* Runs legalize for wave-emu with room to grow and no depth limit; the stats it kept. */
-static void legalize(wave_module *m, uint64_t *continues, uint64_t *exits) {
+/* What legalize counted: continues, halts and returns, and breaks rewritten into flags. */
+typedef struct rewrites {
+  uint64_t continues, exits, breaks;
+} rewrites;
+
+/* Runs legalize for wave-emu with room to grow and no depth limit. */
+static rewrites legalize(wave_module *m) {
   wave_pass_registry *registry = wave_pass_registry_create();
   wave_diags diags;
   wave_diags_init(&diags);
@@ -53,17 +58,13 @@ static void legalize(wave_module *m, uint64_t *continues, uint64_t *exits) {
   bool ok = wave_pipeline_run(pipeline, m, &options, &result, &diags);
   tu_log_diags(&diags);
   cr_assert(ok);
-  *continues = *exits = 0;
-  for (size_t i = 0; i < result.num_stats; i++) {
-    if (strcmp(result.stats[i].name, "continues-rewritten") == 0)
-      *continues = result.stats[i].value;
-    if (strcmp(result.stats[i].name, "exits-rewritten") == 0)
-      *exits = result.stats[i].value;
-  }
+  rewrites r = {tu_stat(&result, "continues-rewritten"), tu_stat(&result, "exits-rewritten"),
+                tu_stat(&result, "breaks-rewritten")};
   wave_pipeline_result_free(&result);
   wave_pipeline_destroy(pipeline);
   wave_pass_registry_destroy(registry);
   wave_diags_free(&diags);
+  return r;
 }
 
 /* `if p1 / if p2 / if p1 ...` DEEP times around `exit`, each level followed by `iadd r8, r8,
@@ -91,7 +92,7 @@ static char *deep_kernel(const char *exit, bool loop) {
   return text;
 }
 
-static void check_deep(const char *exit, bool loop, uint64_t want_continues, uint64_t want_exits,
+static void check_deep(const char *exit, bool loop, rewrites want_rewrites,
                        const uint32_t want[WORDS]) {
   char *text = deep_kernel(exit, loop);
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
@@ -100,10 +101,10 @@ static void check_deep(const char *exit, bool loop, uint64_t want_continues, uin
   run(k, before);
   for (unsigned lane = 0; lane < WORDS; lane++)
     cr_assert_eq(before[lane], want[lane], "lane %u: %u", lane, before[lane]);
-  uint64_t continues, exits;
-  legalize(m, &continues, &exits);
-  cr_assert_eq(continues, want_continues);
-  cr_assert_eq(exits, want_exits);
+  rewrites r = legalize(m);
+  cr_assert_eq(r.continues, want_rewrites.continues);
+  cr_assert_eq(r.exits, want_rewrites.exits);
+  cr_assert_eq(r.breaks, want_rewrites.breaks);
   tu_assert_valid(k);
   run(k, after);
   cr_assert_arr_eq(after, before, sizeof(before));
@@ -117,7 +118,7 @@ Test(legalize_exits, continue_100000_deep, .timeout = 300) {
   uint32_t want[WORDS];
   for (unsigned t = 0; t < WORDS; t++)
     want[t] = t < 4 ? 6 : t < 10 ? DEEP : 3;
-  check_deep("continue p3", true, 1, 0, want);
+  check_deep("continue p3", true, (rewrites){1, 0, 0}, want);
 }
 
 /* Lanes 4..9 halt at the bottom, having stored nothing; the others add as above, once. */
@@ -125,7 +126,7 @@ Test(legalize_exits, halt_100000_deep, .timeout = 300) {
   uint32_t want[WORDS];
   for (unsigned t = 0; t < WORDS; t++)
     want[t] = t < 4 ? 2 : t < 10 ? 0 : 1;
-  check_deep("halt", false, 0, 1, want);
+  check_deep("halt", false, (rewrites){0, 1, 0}, want);
 }
 
 /* The same halt in the loop: lanes 4..9 halt at k = 1 (the loop breaks on the done flag at
@@ -134,7 +135,17 @@ Test(legalize_exits, halt_in_loop_100000_deep, .timeout = 300) {
   uint32_t want[WORDS];
   for (unsigned t = 0; t < WORDS; t++)
     want[t] = t < 4 ? 6 : t < 10 ? 0 : 3;
-  check_deep("halt", true, 0, 1, want);
+  check_deep("halt", true, (rewrites){0, 1, 0}, want);
+}
+
+/* A break beside a wave operation, which may not gain a guard, so the break cannot leave its
+ * ifs and becomes a flag: lanes 4..9 break at k = 1 having added nothing (the wave operation
+ * runs for them alone, as before), the others go round three times. */
+Test(legalize_exits, break_beside_a_wave_op_100000_deep, .timeout = 300) {
+  uint32_t want[WORDS];
+  for (unsigned t = 0; t < WORDS; t++)
+    want[t] = t < 4 ? 6 : t < 10 ? 0 : 3;
+  check_deep("wave_reduce_add r10, r7\n    break p1", true, (rewrites){0, 0, 1}, want);
 }
 
 /* ---- the rewrite function directly --------------------------------------------------------- */
@@ -156,7 +167,7 @@ static wave_exit_flags_status lower_first(wave_module *m, wave_exit_flags_result
   cr_assert_not_null(lv);
   wave_regset reserved = wave_xform_kernel_taken(k);
   wave_exit_flags_env env = {wave_target_lookup("wave-emu"), lv, &reserved, false,
-                             k->registers, 32, true, true, NULL, NULL};
+                             k->registers, 32, true, true, true, NULL, NULL};
   wave_exit_flags_status s = wave_exit_flags_lower(&env, top, r);
   wave_liveness_destroy(lv);
   return s;
@@ -200,7 +211,7 @@ Test(legalize_exits, refused_in_a_subroutine) {
   wave_liveness *lv = wave_liveness_compute(k);
   wave_regset reserved = wave_xform_kernel_taken(k);
   wave_exit_flags_env env = {wave_target_lookup("wave-emu"), lv, &reserved, true,
-                             64, 32, true, true, NULL, NULL};
+                             64, 32, true, true, true, NULL, NULL};
   wave_exit_flags_result r;
   cr_assert_eq(wave_exit_flags_lower(&env, top, &r), WAVE_EXIT_FLAGS_REFUSED);
   cr_assert(strstr(r.what, "halt at 9:9 not rewritten for wave-emu: it is in a subroutine"), "%s",
