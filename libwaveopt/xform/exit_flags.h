@@ -2,8 +2,9 @@
 /*
  * Exits that leave through per-lane flags instead of `continue`, a `break` nested in an `if`,
  * and `halt` or `return` inside a region, for targets that run those wrongly
- * (docs/toolchain.md "Continue", "Break inside an if", "Halt and return inside regions"). Legalize calls it for each if or loop at the top level
- * of a region; the story of the rewrite, and why it is safe, opens exit_flags.c.
+ * (docs/toolchain.md "Continue", "Break inside an if", "Halt and return inside regions").
+ * Legalize calls it for each if or loop at the top level of a region; the story of the
+ * rewrite, and why it is safe, opens exit_flags.c.
  *
  *                                     mov_imm rZ, 0 ; mov_imm rO, 1 ; mov_imm rK, 0
  *   loop                              loop

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* legalize's rewrite of continue, of a break it cannot take out of its ifs, and of halt inside
- * regions (xform/exit_flags.h) where the lit test cannot reach: nests 100 000 deep (no recursion on the C stack, and each level's rest
- * under its flag check), compared with the original in the interpreter; and the rewrite
- * function called directly, which changes nothing where it has nothing to do or refuses. */
+ * regions (xform/exit_flags.h) where the lit test cannot reach: nests 100 000 deep (no
+ * recursion on the C stack, and each level's rest under its flag check), compared with the
+ * original in the interpreter; and the rewrite function called directly, which changes nothing
+ * where it has nothing to do or refuses. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
