@@ -191,6 +191,7 @@ static void end_iteration(wave_machine *m, simt_wave *w) {
  * wave has no live lane left anywhere. */
 static bool settle(wave_machine *m, simt_wave *w) {
   while (!w->active) {
+    uint32_t from = w->pc;
     if (w->num_calls && w->num_frames == w->calls[w->num_calls - 1].base) {
       /* every lane that entered the subroutine has ended: abandon the call */
       w->loop_top = w->calls[--w->num_calls].loop_top;
@@ -199,12 +200,18 @@ static bool settle(wave_machine *m, simt_wave *w) {
     if (!w->num_frames)
       return false;
     frame *f = &w->frames[w->num_frames - 1];
-    if (f->is_loop)
+    if (f->is_loop) {
+      /* the emulator walks the rest of the body and the endloop, whether lanes go round again
+       * (back to the top) or not (past the endloop) */
+      m->counters.emu_walked += m->prog.code[f->pc].target + 1 - from;
       end_iteration(m, w);
-    else if (!f->in_else && m->prog.code[f->pc].target != INTERP_NO_TARGET)
+      continue;
+    }
+    if (!f->in_else && m->prog.code[f->pc].target != INTERP_NO_TARGET)
       enter_else(m, w);
     else
       finish_if(m, w);
+    m->counters.emu_walked += w->pc - from;
   }
   return true;
 }
@@ -398,10 +405,12 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
     case WAVE_OP_IF:
       if (!do_if(r, w, in))
         return STEP_ERROR;
+      cnt->emu_walked += w->pc - pc - 1; /* a side no lane runs */
       settled = true; /* A is never empty after an if */
       break;
     case WAVE_OP_ELSE:
       enter_else(m, w);
+      cnt->emu_walked += w->pc - pc - 1;
       break;
     case WAVE_OP_ENDIF:
       finish_if(m, w);
@@ -952,10 +961,11 @@ char *wave_machine_counters_json(const wave_machine *m) {
                      ",\"lane_instructions\":%" PRIu64 ",\"simd_efficiency\":%.6f"
                      ",\"max_depth\":%" PRIu32 ",\"divergent_ifs\":%" PRIu64
                      ",\"divergent_loops\":%" PRIu64 ",\"mask_ops\":%" PRIu64
-                     ",\"barriers\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"instructions\":[",
+                     ",\"barriers\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"emu_walked\":%" PRIu64
+                     ",\"instructions\":[",
                      c->issued, c->empty_issues, c->lane_instructions,
                      wave_counters_simd_efficiency(c, m->width), c->max_depth, c->divergent_ifs,
-                     c->divergent_loops, c->mask_ops, c->barriers, c->steps);
+                     c->divergent_loops, c->mask_ops, c->barriers, c->steps, c->emu_walked);
   for (size_t i = 0; i < m->prog.len; i++) {
     const wave_program_entry *e = &m->prog.entries[i];
     const char *name = m->prog.code[i].op == INTERP_OP_END ? "<end>" : wave_opcode_table[e->op].mnemonic;

@@ -177,6 +177,11 @@ typedef struct wave_counters {
                                * break, continue, endloop, including implied reconvergence) */
   uint64_t barriers;          /* barrier releases */
   uint64_t steps;             /* SIMT: all issues; THREAD: thread-instructions */
+  /* SIMT: instructions this interpreter jumps over that the upstream emulator walks with an
+   * empty mask (the untaken side of an if, the rest of a loop body once its last lane left:
+   * docs/toolchain.md "Empty-mask execution in the emulator"). steps + emu_walked models the
+   * emulator's "Instructions executed" for a program it runs right. */
+  uint64_t emu_walked;
 } wave_counters;
 
 typedef enum wave_lane_state {

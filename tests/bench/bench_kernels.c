@@ -929,6 +929,7 @@ bool bk_run(const bk_kernel *k, const wave_kernel *kernel, uint32_t width, bk_me
   out->max_depth = c->max_depth;
   out->static_instrs = wave_machine_program_size(m) - 1;
   out->divergent_ifs = c->divergent_ifs;
+  out->emu_walks = c->steps + c->emu_walked;
   ok = true;
   why[0] = '\0';
 done:

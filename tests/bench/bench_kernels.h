@@ -77,6 +77,7 @@ typedef struct bk_measure {
   uint32_t max_depth;           /* deepest divergence stack, frames */
   size_t static_instrs;         /* instructions of the flattened program, structured ones too */
   uint64_t divergent_ifs;
+  uint64_t emu_walks;           /* the upstream emulator's count, modelled: steps + emu_walked */
 } bk_measure;
 
 /* Runs `kernel` with k's launch at wave width `width` and compares device memory with the

@@ -245,6 +245,35 @@ Test(cf, uniform_if_skips_the_untaken_side) {
   cr_assert_eq(issues_at(r, 17, WAVE_OP_IADD), 1);
   IU_EXPECT_REGS(r, 0, {2, 2}, {3, 0}, {5, 1});
   cr_assert_eq(wave_counters_simd_efficiency(c, 32), 1.0);
+  /* the upstream emulator walks all 20 instructions, the untaken sides with an empty mask */
+  cr_assert_eq(c->steps + c->emu_walked, 20);
+  iu_free(r);
+}
+
+/* What the upstream emulator walks with an empty mask (docs/toolchain.md "Empty-mask execution
+ * in the emulator"): the rest of a loop body after its last lane broke, the endloop, and an
+ * if-side no lane takes, each instruction once (the inner if too). */
+Test(cf, emu_walked_counts_the_code_the_emulator_walks_with_an_empty_mask) {
+  const char *text = ".kernel k\n.registers 8\n"
+                     "    mov_imm r1, 0\n"
+                     "    icmp_eq p1, r1, r1\n"
+                     "    loop\n"
+                     "        break p1\n"                /* every lane leaves */
+                     "        iadd r1, r1, 1\n"          /* walked: 5 up to the endloop */
+                     "        if p1\n"
+                     "            iadd r1, r1, 1\n"
+                     "        endif\n"
+                     "    endloop\n"
+                     "    icmp_ne p2, r1, r1\n"
+                     "    if p2\n"
+                     "        iadd r2, r2, 1\n"          /* walked: 2 with the endif */
+                     "    endif\n"
+                     "    halt\n.end\n";
+  iu_result *r = iu_ok_or_fail(run_wg(text, 32, 32));
+  const wave_counters *c = iu_counters(r);
+  /* mov icmp loop break | icmp if | halt */
+  cr_assert_eq(c->steps, 7, "steps %lu", (unsigned long)c->steps);
+  cr_assert_eq(c->emu_walked, 5 + 2, "walked %lu", (unsigned long)c->emu_walked);
   iu_free(r);
 }
 
