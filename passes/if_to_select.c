@@ -34,6 +34,10 @@
  *     negation (the instruction never ran, and goes); otherwise test-and-G is built into a
  *     second scratch predicate right before it (wave_cond_emit), reading G where the
  *     instruction read it, and guards it. Lanes of the other side compute false there.
+ * A constant load (mov_imm, mov_sr, unguarded in its side) whose register is dead after the
+ * if and, in the then-side, unread by the else-side stays unguarded: the lanes of the other
+ * side that get the constant never read the register again, and unguarded it is licm's to take
+ * out of a loop.
  * Scratch predicates are ones dead before and after the if and unused in it
  * (wave_xform_taken_with), never the one legalize keeps for lowering a negated operand; with
  * none free the form is refused.
@@ -423,8 +427,20 @@ static bool append_clone(rewrite *rw, wave_node *staging, const wave_instr *i, w
   return true;
 }
 
+/* Whether the unguarded constant load i of side k may stay unguarded: its register is dead
+ * after the if and the side after it does not read it, so only lanes that never look at the
+ * register again see the constant (and licm may then take the load out of a loop). */
+static bool constant_stays_unguarded(const rewrite *rw, unsigned k, const wave_instr *i,
+                                     wave_regset after) {
+  if (i->guard != WAVE_NO_GUARD || (i->op != WAVE_OP_MOV_IMM && i->op != WAVE_OP_MOV_SR))
+    return false;
+  unsigned d = WAVE_REG_GPR(wave_instr_operand(i, 0)->value);
+  return !wave_regset_test(after, d) && (k == 1 || !wave_regset_test(rw->sides[1].uses, d));
+}
+
 static bool emit_guarded(rewrite *rw, const guard_plan *gp, wave_node *staging, marks *mk) {
   const wave_target *t = rw->p->target;
+  wave_regset after = wave_liveness_at(rw->p->liveness, wave_cursor_after_node(rw->node));
   wave_scratch scratch = {0};
   if (gp->needs_gprs)
     scratch_init(rw, &scratch);
@@ -455,7 +471,8 @@ static bool emit_guarded(rewrite *rw, const guard_plan *gp, wave_node *staging, 
       wave_instr *c;
       if (!append_clone(rw, staging, i, &c))
         return false;
-      wave_instr_set_guard(c, (int)guard.pred, guard.negated);
+      if (!constant_stays_unguarded(rw, k, i, after))
+        wave_instr_set_guard(c, (int)guard.pred, guard.negated);
     }
     if (k == 1)
       mk->start[1] = added_after(staging, before);
