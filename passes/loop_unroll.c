@@ -44,8 +44,9 @@
  * together (default 64). A loop without a compare-and-break at its top is not a candidate and
  * gets no remark.
  *
- * Loops are taken innermost first (each loop after the ones inside it), in one run. One
- * liveness result serves the run (xform/xform.h's stale-liveness rule): an unrolled loop reads
+ * Loops are taken innermost first (each loop after the ones inside it), in one run. The write
+ * counts are taken at the first loop of the counted shape, liveness at the first that passes
+ * every other check. One liveness result serves the run (xform/xform.h's stale-liveness rule): an unrolled loop reads
  * its counter and bound no more and no longer writes pX, which was dead after it and, being
  * written first in every iteration, before it too, so liveness elsewhere only shrinks and the
  * only question asked (pX after a loop) stays safely answered; a loop in a copy is not asked
@@ -66,34 +67,45 @@
 
 #define UNROLL_VALUE_LIMIT (1u << 20)
 
+/* Adds `copies` writes of each GPR `in` writes (a call, which may write any, is noted apart:
+ * nothing is unrolled in its kernel). */
 static void count_writes(wave_unroll_env *env, const wave_instr *in, uint32_t copies) {
-  wave_regset w = wave_xform_may_write(in);
-  for (unsigned r = 0; r <= WAVE_MAX_GPR; r++) {
-    if (!wave_regset_test(w, WAVE_REG_GPR(r)))
+  env->has_call |= in->op == WAVE_OP_CALL;
+  wave_reg_ref refs[WAVE_MAX_REG_REFS];
+  unsigned n = wave_instr_reg_refs(in, refs);
+  for (unsigned i = 0; i < n; i++) {
+    if (!refs[i].is_def || refs[i].is_pred)
       continue;
-    env->writer[r] = env->writes[r] == 0 && copies == 1 ? in : NULL;
-    env->writes[r] = env->writes[r] + copies > env->writes[r] ? env->writes[r] + copies
-                                                               : UINT32_MAX;
+    for (uint32_t r = refs[i].first; r < refs[i].first + refs[i].count && r <= WAVE_MAX_GPR;
+         r++) {
+      env->writer[r] = env->writes[r] == 0 && copies == 1 ? in : NULL;
+      env->writes[r] = env->writes[r] + copies > env->writes[r] ? env->writes[r] + copies
+                                                                 : UINT32_MAX;
+    }
   }
 }
 
-void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, const wave_liveness *lv,
+void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analysis_manager *am,
                           uint32_t max_trips, uint32_t max_size) {
   env->kernel = kernel;
-  env->liveness = lv;
+  env->am = am;
+  env->liveness = NULL;
   env->max_trips = max_trips;
   env->max_size = max_size;
+  env->counted = false;
   env->has_call = false;
+}
+
+static void count_kernel(wave_unroll_env *env) {
   for (unsigned r = 0; r <= WAVE_MAX_GPR; r++) {
     env->writes[r] = 0;
     env->writer[r] = NULL;
   }
-  wave_foreach_block(b, kernel) {
-    wave_foreach_instr(in, b) {
-      env->has_call |= in->op == WAVE_OP_CALL;
+  wave_foreach_block(b, env->kernel) {
+    wave_foreach_instr(in, b)
       count_writes(env, in, 1);
-    }
   }
+  env->counted = true;
 }
 
 static wave_unroll_status refuse(wave_unroll_result *r, const char *fmt, ...)
@@ -305,6 +317,8 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   }
   if (!step)
     return refuse(r, "its body does not end by stepping the counter r%u", counter);
+  if (!env->counted)
+    count_kernel(env);
   if (env->has_call)
     return refuse(r, "the kernel has a call, which may write any register");
   uint32_t start, bound, step_value;
@@ -327,6 +341,9 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   if (size > env->max_size / trips)
     return refuse(r, "%u iterations of more than %u statements (limit %u in all)", trips,
                   env->max_size / trips, env->max_size);
+  if (!env->liveness &&
+      !(env->liveness = wave_analysis_get(env->am, env->kernel, WAVE_ANALYSIS_LIVENESS)))
+    return WAVE_UNROLL_NO_MEMORY;
   if (wave_regset_test(wave_liveness_at(env->liveness, wave_cursor_after_node(loop)),
                        WAVE_REG_PRED(pred)))
     return refuse(r, "its break's predicate p%u is read after it", pred);
@@ -415,21 +432,14 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   wave_node **loops = collect_loops(kernel, &count);
   if (!loops)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in loop-unroll");
-  wave_unroll_env *env = NULL;
-  bool changed = false, ok = true;
+  wave_unroll_env *env = count ? malloc(sizeof(*env)) : NULL;
+  bool changed = false, ok = !count || env;
+  if (env)
+    wave_unroll_env_init(env, kernel, am, option_value(ctx, OPT_MAX_TRIPS),
+                         option_value(ctx, OPT_MAX_SIZE));
   for (size_t i = 0; ok && i < count; i++) {
     wave_node *loop = loops[i];
     wave_loc loc = loop->u.loop.loop_src.loc;
-    if (!env) {
-      const wave_liveness *lv = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
-      env = lv ? malloc(sizeof(*env)) : NULL;
-      if (!env) {
-        ok = false;
-        break;
-      }
-      wave_unroll_env_init(env, kernel, lv, option_value(ctx, OPT_MAX_TRIPS),
-                           option_value(ctx, OPT_MAX_SIZE));
-    }
     wave_unroll_result r;
     switch (wave_loop_unroll(env, loop, &r)) {
     case WAVE_UNROLL_DONE:
