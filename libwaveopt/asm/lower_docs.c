@@ -601,6 +601,8 @@ static int by_worth(const void *a, const void *b) {
 /* Merges the uses into one entry per value and keeps those worth a register (weight 2 or
  * more: loaded twice, or in a loop), most valuable first. */
 static void merge_uses(tally *t) {
+  if (!t->num)
+    return;
   qsort(t->uses, t->num, sizeof(constant), by_value);
   size_t kept = 0;
   for (size_t i = 0; i < t->num;) {
@@ -619,8 +621,10 @@ static void merge_uses(tally *t) {
 static void own_first(lowering *lw, constant *worth, size_t count, size_t total, uint32_t base) {
   for (size_t i = 0; i < total; i++)
     worth[i].reg = i < count ? base + (uint32_t)i : UINT32_MAX;
-  memcpy(lw->owned, worth, count * sizeof(constant));
-  qsort(lw->owned, count, sizeof(constant), by_value);
+  if (count) {
+    memcpy(lw->owned, worth, count * sizeof(constant));
+    qsort(lw->owned, count, sizeof(constant), by_value);
+  }
   lw->num_owned = count;
 }
 
