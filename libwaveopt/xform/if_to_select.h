@@ -40,7 +40,11 @@ typedef struct wave_if_to_select_params {
 typedef enum wave_if_to_select_form {
   WAVE_IF_TO_SELECT_GUARDED,   /* the sides' instructions under @p guards */
   WAVE_IF_TO_SELECT_SELECT,    /* both sides computed, results picked by select */
+  WAVE_IF_TO_SELECT_MINMAX,    /* a clamp: the compare before it becomes imax or imin */
 } wave_if_to_select_form;
+
+/* "guarded", "select" or "min/max", as the remarks name the forms. */
+const char *wave_if_to_select_form_name(wave_if_to_select_form form);
 
 typedef enum wave_if_to_select_status {
   WAVE_IF_TO_SELECT_DONE,
