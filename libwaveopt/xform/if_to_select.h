@@ -2,7 +2,8 @@
 /*
  * The rewrite of the if-to-select pass for one if, for passes that dissolve ifs for their own
  * reasons (bound-depth: an if too deep for the divergence stack). The pass's opening comment
- * (passes/if_to_select.c) gives the two forms, the cost model and every refusal.
+ * (passes/if_to_select.c) gives the forms (guarded, select, and min/max for a clamp), the cost
+ * model and every refusal.
  *
  * The rewrite is all or nothing: it plans first, builds the straight-line code apart from the
  * tree, and only then puts it where the if was, so that a refusal, or memory running out,
