@@ -234,7 +234,7 @@ static outcome dissolve_if(state *st, const round_facts *f, wave_node *node) {
     wave_remark_passed(st->ctx, "if-converted", loc,
                        "if at %u:%u converted to %s code to keep the divergence-stack depth "
                        "within %u: %u instruction%s for %u",
-                       loc.line, loc.col, sel.form == WAVE_IF_TO_SELECT_GUARDED ? "guarded" : "select",
+                       loc.line, loc.col, wave_if_to_select_form_name(sel.form),
                        st->limit, sel.cost_after, sel.cost_after == 1 ? "" : "s", (unsigned)sel.cost_before);
     return REWRITTEN;
   case WAVE_IF_TO_SELECT_REFUSED:

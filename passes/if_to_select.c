@@ -34,6 +34,10 @@
  *     negation (the instruction never ran, and goes); otherwise test-and-G is built into a
  *     second scratch predicate right before it (wave_cond_emit), reading G where the
  *     instruction read it, and guards it. Lanes of the other side compute false there.
+ * A constant load (mov_imm, mov_sr, unguarded in its side) whose register is dead after the
+ * if and, in the then-side, unread by the else-side stays unguarded: the lanes of the other
+ * side that get the constant never read the register again, and unguarded it is licm's to take
+ * out of a loop.
  * Scratch predicates are ones dead before and after the if and unused in it
  * (wave_xform_taken_with), never the one legalize keeps for lowering a negated operand; with
  * none free the form is refused.
@@ -55,6 +59,14 @@
  * compare whose predicate must be renamed. A guarded instruction (@G X rd) keeps its guard;
  * when rd moves to a scratch register that first gets rd's value, as lanes outside G keep it.
  * Scratch GPRs come from wave_scratch, so .registers grows only within -max-registers.
+ *
+ * A clamp takes a third form, before either is planned: `icmp_lt p, x, c` right before
+ * `if p  mov x, c  endif` (or `mov_imm x, K` with c loaded with K earlier in the compare's
+ * block, unguarded) is `imax x, x, c` in place of the compare and the if, when p is dead after
+ * the if: lanes where x < c take c and the others keep x, which is the signed maximum (icmp is
+ * signed, docs/language.md "Compare and select"); icmp_le alike, icmp_gt and icmp_ge give
+ * imin, and c first in the compare mirrors them. imax and imin are pure and cannot trap; one
+ * instruction replaces the compare, the if and the move, whatever the if's cost.
  *
  * Cost model (instructions issued per run of the if; docs/language.md "If and else"): a
  * divergent if runs both sides plus its if, else and endif at target->mask_op_cost each; a
@@ -423,8 +435,20 @@ static bool append_clone(rewrite *rw, wave_node *staging, const wave_instr *i, w
   return true;
 }
 
+/* Whether the unguarded constant load i of side k may stay unguarded: its register is dead
+ * after the if and the side after it does not read it, so only lanes that never look at the
+ * register again see the constant (and licm may then take the load out of a loop). */
+static bool constant_stays_unguarded(const rewrite *rw, unsigned k, const wave_instr *i,
+                                     wave_regset after) {
+  if (i->guard != WAVE_NO_GUARD || (i->op != WAVE_OP_MOV_IMM && i->op != WAVE_OP_MOV_SR))
+    return false;
+  unsigned d = WAVE_REG_GPR(wave_instr_operand(i, 0)->value);
+  return !wave_regset_test(after, d) && (k == 1 || !wave_regset_test(rw->sides[1].uses, d));
+}
+
 static bool emit_guarded(rewrite *rw, const guard_plan *gp, wave_node *staging, marks *mk) {
   const wave_target *t = rw->p->target;
+  wave_regset after = wave_liveness_at(rw->p->liveness, wave_cursor_after_node(rw->node));
   wave_scratch scratch = {0};
   if (gp->needs_gprs)
     scratch_init(rw, &scratch);
@@ -455,7 +479,8 @@ static bool emit_guarded(rewrite *rw, const guard_plan *gp, wave_node *staging, 
       wave_instr *c;
       if (!append_clone(rw, staging, i, &c))
         return false;
-      wave_instr_set_guard(c, (int)guard.pred, guard.negated);
+      if (!constant_stays_unguarded(rw, k, i, after))
+        wave_instr_set_guard(c, (int)guard.pred, guard.negated);
     }
     if (k == 1)
       mk->start[1] = added_after(staging, before);
@@ -725,8 +750,95 @@ static const char *cost_text(double cost, char *buf, size_t size) {
   return buf;
 }
 
+const char *wave_if_to_select_form_name(wave_if_to_select_form form) {
+  return form == WAVE_IF_TO_SELECT_GUARDED ? "guarded"
+         : form == WAVE_IF_TO_SELECT_SELECT ? "select"
+                                            : "min/max";
+}
+
 static const char *form_name(wave_if_to_select_form form) {
-  return form == WAVE_IF_TO_SELECT_GUARDED ? "guarded" : "select";
+  return wave_if_to_select_form_name(form);
+}
+
+/* ---- the min/max form --------------------------------------------------------------------- */
+
+/* The last instruction before `before` in its block that may write GPR r, or NULL. */
+static const wave_instr *last_write_before(const wave_instr *before, uint32_t r) {
+  for (const wave_instr *in = before->prev; in; in = in->prev) {
+    if (wave_regset_test(wave_xform_may_write(in), WAVE_REG_GPR(r)))
+      return in;
+  }
+  return NULL;
+}
+
+/* A clamp: `cmp p, x, c` (or c, x) right before `if p  mov x, c  endif` (or `mov_imm x, K` with
+ * c loaded with K before the compare in its block), the compare a signed icmp_lt/le/gt/ge and
+ * p dead after the if. Lanes where x < c (x <= c) take c, the others keep x: x = imax(x, c);
+ * x > c (x >= c) gives imin. On the match *cmp is the compare, *x and *c the registers and
+ * *op the opcode to write. */
+static bool clamp_of(const rewrite *rw, wave_instr **cmp_out, uint32_t *x, uint32_t *c,
+                     wave_opcode *op) {
+  const wave_node *node = rw->node;
+  const wave_instr *mv = first_instr(&rw->sides[0]);
+  const wave_node *prev = node->prev;
+  if (rw->sides[0].count != 1 || rw->sides[1].count != 0 || node->u.if_.cond.negated ||
+      mv->guard != WAVE_NO_GUARD || (mv->op != WAVE_OP_MOV && mv->op != WAVE_OP_MOV_IMM) ||
+      !prev || prev->kind != WAVE_NODE_BLOCK || !rw->p->liveness)
+    return false;
+  wave_instr *cmp = prev->u.block.last;
+  const wave_operand *pd = cmp ? wave_instr_operand(cmp, 0) : NULL;
+  if (!cmp || cmp->guard != WAVE_NO_GUARD || wave_instr_num_operands(cmp) != 3 ||
+      pd->kind != WAVE_OPERAND_PRED || pd->value != rw->pred)
+    return false;
+  bool less;
+  switch ((wave_opcode)cmp->op) {
+  case WAVE_OP_ICMP_LT:
+  case WAVE_OP_ICMP_LE: less = true; break;
+  case WAVE_OP_ICMP_GT:
+  case WAVE_OP_ICMP_GE: less = false; break;
+  default: return false;
+  }
+  const wave_operand *a = wave_instr_operand(cmp, 1), *b = wave_instr_operand(cmp, 2);
+  const wave_operand *d = wave_instr_operand(mv, 0), *s = wave_instr_operand(mv, 1);
+  if (a->kind != WAVE_OPERAND_GPR || b->kind != WAVE_OPERAND_GPR || a->value == b->value ||
+      d->kind != WAVE_OPERAND_GPR || (d->value != a->value && d->value != b->value))
+    return false;
+  *x = d->value;
+  *c = d->value == a->value ? b->value : a->value;
+  if (mv->op == WAVE_OP_MOV) {
+    if (s->kind != WAVE_OPERAND_GPR || s->value != *c)
+      return false;
+  } else {
+    const wave_instr *load = last_write_before(cmp, *c);
+    if (!load || load->op != WAVE_OP_MOV_IMM || load->guard != WAVE_NO_GUARD ||
+        wave_instr_operand(load, 0)->value != *c || wave_instr_operand(load, 1)->value != s->value)
+      return false;
+  }
+  if (wave_regset_test(wave_liveness_at(rw->p->liveness, wave_cursor_after_node(rw->node)),
+                       WAVE_REG_PRED(rw->pred)))
+    return false;
+  /* x < c takes c: the maximum; c < x (x first as the compare's second operand) the minimum. */
+  *op = less == (a->value == *x) ? WAVE_OP_IMAX : WAVE_OP_IMIN;
+  *cmp_out = cmp;
+  return true;
+}
+
+/* Writes the clamp's imax or imin in place of the if and removes the compare, whose comments
+ * it takes; false when memory runs out (the kernel then unchanged). */
+static bool emit_clamp(rewrite *rw, wave_instr *cmp, uint32_t x, uint32_t c, wave_opcode op) {
+  wave_node *staging = wave_block_create(rw->kernel->module);
+  if (!staging)
+    return false;
+  wave_builder b = builder_at_end(rw, staging);
+  b.loc = cmp->src.loc;
+  wave_instr *m = wave_build(&b, op, wave_gpr(x), wave_gpr(x), wave_gpr(c));
+  marks mk = {{NULL, NULL, NULL}};
+  if (!m || !install(rw, staging, &mk))
+    return false;
+  m->src.comment = cmp->src.comment;
+  m->src.leading = cmp->src.leading;
+  wave_instr_remove(cmp);
+  return true;
 }
 
 bool wave_if_to_select_candidate(wave_node *node, wave_if_to_select_outcome *out) {
@@ -761,6 +873,15 @@ wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
     return WAVE_IF_TO_SELECT_REFUSED;
   }
   out->cost_before = cost_before(&rw);
+  wave_instr *clamp_cmp;
+  uint32_t clamp_x, clamp_c;
+  wave_opcode clamp_op;
+  if (clamp_of(&rw, &clamp_cmp, &clamp_x, &clamp_c, &clamp_op)) {
+    out->form = WAVE_IF_TO_SELECT_MINMAX;
+    out->cost_after = 1;
+    return emit_clamp(&rw, clamp_cmp, clamp_x, clamp_c, clamp_op) ? WAVE_IF_TO_SELECT_DONE
+                                                                  : WAVE_IF_TO_SELECT_NO_MEMORY;
+  }
   guard_plan gp;
   select_plan sp;
   plan_guarded(&rw, &gp);
@@ -872,8 +993,10 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       changed = true;
       if (out.form == WAVE_IF_TO_SELECT_GUARDED)
         wave_pass_stat_add(ctx, "ifs-guarded", "Number of ifs turned into guarded code", 1);
-      else
+      else if (out.form == WAVE_IF_TO_SELECT_SELECT)
         wave_pass_stat_add(ctx, "ifs-selected", "Number of ifs turned into selects", 1);
+      else
+        wave_pass_stat_add(ctx, "ifs-clamped", "Number of clamps turned into imax or imin", 1);
       wave_remark_passed(ctx, "if-converted", loc,
                          "if at %u:%u converted to %s code: %u instruction%s for %s", loc.line,
                          loc.col, form_name(out.form), out.cost_after, out.cost_after == 1 ? "" : "s",

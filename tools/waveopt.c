@@ -391,11 +391,14 @@ static int parse_args(int argc, char **argv, options *opt) {
   }
   if (status >= 0)
     return status;
-  /* Output in the documentation dialect shows its forms as written, so legalize must not
-   * lower them; an explicit -legalize-keep-docs still wins. */
-  if (opt->print.dialect == WAVE_DIALECT_DOCS && !has_option_value(opt, "legalize-keep-docs") &&
-      (status = add_option_value(opt, "legalize-keep-docs", 1)) >= 0)
-    return status;
+  /* Output in the documentation dialect shows its forms as written, so neither lower-docs nor
+   * legalize may lower them; an explicit -lower-docs-keep or -legalize-keep-docs still wins. */
+  static const char *const keep_docs[] = {"lower-docs-keep", "legalize-keep-docs"};
+  for (size_t i = 0; i < sizeof(keep_docs) / sizeof(keep_docs[0]); i++) {
+    if (opt->print.dialect == WAVE_DIALECT_DOCS && !has_option_value(opt, keep_docs[i]) &&
+        (status = add_option_value(opt, keep_docs[i], 1)) >= 0)
+      return status;
+  }
   if (opt->passes && opt->level >= 0)
     return tool_usage_error("waveopt", "-passes and -O%d cannot be used together", opt->level);
   if (opt->analyze && (opt->passes || opt->level >= 0))

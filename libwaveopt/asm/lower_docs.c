@@ -21,6 +21,24 @@
  * when they do not fit below it. When no register or predicate is free the rewrite is refused
  * with an error at the instruction, which is left as it was.
  *
+ * The lower-docs pass, which runs before the optimizing passes, asks for more
+ * (wave_lower_docs_kernel_owning): a constant that repays it (loaded more than once, or inside
+ * a loop) gets a register of its own, above the shared scratch-free ones, which then only ever
+ * loads that constant:
+ *
+ *   loop                          loop
+ *     iadd r9, r9, 1        ->      mov_imm r12, 1 ; iadd r9, r9, r12
+ *     and r10, r4, 1                mov_imm r12, 1 ; and r10, r4, r12
+ *
+ * so that early-cse drops the second load (r12 holds 1 already) and licm takes the first out of
+ * the loop. The most valuable constants come first (each use weighs 8 per enclosing loop), as
+ * many as fit below the register limit it is given together with the shared scratch registers
+ * the other rewrites still need; the others go through the shared scratch registers as above.
+ * Every load of an own register is the same constant, so a lane running one that the
+ * original guard would have skipped changes nothing: the register holds that constant or
+ * nothing anyone reads. None are given in a module with calls: a subroutine, lowered with
+ * another kernel, may run on the caller's registers.
+ *
  * The helper instructions are unguarded and write only scratch registers, so running them in
  * lanes the original guard would have skipped changes nothing observable. Only the instruction
  * that takes the original's place keeps its guard: lowering never adds a guard — least of all
@@ -28,13 +46,30 @@
  * mishandle (docs/language.md "Guards").
  */
 #include "asm/lower_docs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/grow.h"
 #include "waveopt/waveopt.h"
+
+/* A constant the kernel's rewrites materialise, with what a register of its own would repay. */
+typedef struct constant {
+  uint32_t value;
+  uint64_t weight;        /* uses, each 8 times more per enclosing loop */
+  size_t first;           /* order of its first use, for ties */
+  wave_loc loc;           /* its first use */
+  uint32_t reg;           /* its own register, UINT32_MAX when it shares the scratch ones */
+} constant;
 
 typedef struct lowering {
   wave_module *module;
   wave_diags *diags;
-  uint32_t scratch_base;  /* first GPR above every register the kernel mentions */
+  uint32_t scratch_base;  /* first shared scratch GPR: above every register the kernel
+                           * mentions and every own register */
   unsigned scratch_peak;  /* most scratch GPRs one rewrite has needed */
+  constant *owned;        /* constants with a register of their own, sorted by value */
+  size_t num_owned;
   unsigned free_preds;    /* predicates the kernel never mentions, one bit each */
   bool ok;
   bool changed;
@@ -97,6 +132,29 @@ static bool emit_mov_imm(emitter *e, wave_operand rd, wave_operand imm) {
   return emitted(e, wave_build(&e->b, WAVE_OP_MOV_IMM, rd, imm));
 }
 
+static int compare_value(const void *key, const void *c) {
+  uint32_t v = *(const uint32_t *)key, w = ((const constant *)c)->value;
+  return v < w ? -1 : v > w;
+}
+
+static const constant *own_constant(const lowering *lw, uint32_t value) {
+  return lw->num_owned ? bsearch(&value, lw->owned, lw->num_owned, sizeof(constant),
+                                 compare_value)
+                       : NULL;
+}
+
+/* The register that holds `imm` for one use: its own one, else the next shared scratch. */
+static bool emit_constant(emitter *e, wave_operand imm, wave_operand *reg) {
+  const constant *c = own_constant(e->lw, imm.value);
+  *reg = c ? wave_gpr(c->reg) : scratch(e);
+  return emit_mov_imm(e, *reg, imm);
+}
+
+/* How many shared scratch GPRs the constants 0 and 1 of a predicate rewrite take. */
+static unsigned shared_bool_constants(const lowering *lw) {
+  return !own_constant(lw, 0) + !own_constant(lw, 1);
+}
+
 /* rd = pred ? a : b, where pred may be a negated docs-dialect operand. */
 static bool emit_select(emitter *e, wave_operand rd, wave_operand pred, wave_operand a,
                         wave_operand b) {
@@ -111,9 +169,7 @@ typedef struct bool_regs {
 } bool_regs;
 
 static bool emit_bool_constants(emitter *e, bool_regs *c) {
-  c->zero = scratch(e);
-  c->one = scratch(e);
-  return emit_mov_imm(e, c->zero, wave_imm(0)) && emit_mov_imm(e, c->one, wave_imm(1));
+  return emit_constant(e, wave_imm(0), &c->zero) && emit_constant(e, wave_imm(1), &c->one);
 }
 
 /* Leaves rT = 1 where the predicate operand (possibly negated) holds and 0 elsewhere. */
@@ -148,7 +204,7 @@ static void lower_pred_logic(emitter *e, wave_instr *in) {
     return;
   }
   wave_opcode op = (wave_opcode)in->op;
-  if (!reserve_scratch(e, op == WAVE_OP_PXOR ? 4 : 3))
+  if (!reserve_scratch(e, shared_bool_constants(e->lw) + (op == WAVE_OP_PXOR ? 2 : 1)))
     return;
   bool_regs c;
   bool done = emit_bool_constants(e, &c);
@@ -246,14 +302,14 @@ static void lower_missing_compare(wave_instr *in) {
 static void lower_operands(emitter *e, wave_instr *in) {
   wave_opcode op = (wave_opcode)in->op;
   unsigned n = wave_instr_num_operands(in);
-  unsigned imms = 0, negated = 0;
+  unsigned shared_imms = 0, negated = 0;
   for (unsigned i = 0; i < n; i++) {
     if (is_docs_immediate(in, i)) {
       if (wave_opcode_slot_kind(op, i) != 'u' || wave_opcode_slot_width(op, i) != 1) {
         report(e, "this operand cannot be an immediate");
         return;
       }
-      imms++;
+      shared_imms += !own_constant(e->lw, wave_instr_operand(in, i)->value);
     }
     negated += is_negated_pred(wave_instr_operand(in, i));
   }
@@ -261,14 +317,14 @@ static void lower_operands(emitter *e, wave_instr *in) {
     report(e, "only one negated predicate operand can be lowered");
     return;
   }
-  if (!reserve_scratch(e, imms + 3 * negated))
+  if (!reserve_scratch(e, shared_imms + negated * (1 + shared_bool_constants(e->lw))))
     return;
   for (unsigned i = 0; i < n; i++) {
     if (!is_docs_immediate(in, i))
       continue;
     wave_operand imm = *wave_instr_operand(in, i);
-    wave_operand reg = scratch(e);
-    if (!emit_mov_imm(e, reg, imm))
+    wave_operand reg;
+    if (!emit_constant(e, imm, &reg))
       return;
     reg.col = imm.col;
     wave_instr_set_operand(in, i, reg);
@@ -315,7 +371,7 @@ static void lower_if_condition(lowering *lw, wave_node *node) {
   wave_src *src = &node->u.if_.if_src;
   emitter e = {lw, wave_builder_at(lw->module, wave_cursor_before_node(node), src->loc), src,
                &text, 0, false};
-  if (reserve_scratch(&e, 3))
+  if (reserve_scratch(&e, shared_bool_constants(lw) + 1))
     lower_negated_pred(&e, &node->u.if_.cond);
 }
 
@@ -355,9 +411,11 @@ static void note_kernel(usage *u, wave_kernel *k) {
   }
 }
 
-/* Returns how many scratch registers the kernel's rewrites needed. */
-static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
-  lw->scratch_base = (uint32_t)(u->highest_gpr + 1);
+/* Lowers with the shared scratch registers from `scratch_base` up; returns how many of them
+ * the kernel's rewrites needed. */
+static unsigned lower_kernel_from(lowering *lw, wave_kernel *k, const usage *u,
+                                  uint32_t scratch_base) {
+  lw->scratch_base = scratch_base;
   lw->scratch_peak = 0;
   lw->free_preds = ~u->preds & ((1u << WAVE_NUM_PREDS) - 1);
   for (wave_region *r = k->first_region; r; r = r->next) {
@@ -379,6 +437,10 @@ static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
     }
   }
   return lw->scratch_peak;
+}
+
+static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
+  return lower_kernel_from(lw, k, u, (uint32_t)(u->highest_gpr + 1));
 }
 
 static void make_room(wave_kernel *k, uint32_t registers) {
@@ -412,9 +474,219 @@ static unsigned lower_in_module(lowering *lw, wave_kernel *k, const usage *all) 
 }
 
 bool wave_lower_docs_kernel(wave_kernel *kernel, wave_diags *diags, bool *changed) {
-  lowering lw = {kernel->module, diags, 0, 0, 0, true, false};
+  lowering lw = {kernel->module, diags, 0, 0, NULL, 0, 0, true, false};
   usage all = module_usage(kernel->module);
   lower_in_module(&lw, kernel, &all);
+  *changed = lw.changed;
+  return lw.ok;
+}
+
+/* ---- constants with a register of their own ----------------------------------------------- */
+
+/* What lowering one statement materialises: the constants it loads, and how many other shared
+ * scratch GPRs (0/1 values of predicates) it needs. Mirrors lower_instr and lower_if_condition;
+ * a form they refuse counts as nothing. */
+typedef struct needs {
+  uint32_t values[WAVE_MAX_OPERANDS + 2];
+  unsigned num_values, temporaries;
+} needs;
+
+static void need_bool_constants(needs *n, unsigned temporaries) {
+  n->values[n->num_values++] = 0;
+  n->values[n->num_values++] = 1;
+  n->temporaries += temporaries;
+}
+
+static needs needs_of(const wave_instr *in) {
+  needs n = {{0}, 0, 0};
+  wave_opcode op = (wave_opcode)in->op;
+  unsigned count = wave_instr_num_operands(in);
+  if (wave_opcode_get(op)->category == WAVE_CAT_PRED) {
+    if (operands_are_preds(in))
+      need_bool_constants(&n, op == WAVE_OP_PXOR ? 2 : 1);
+    return n;
+  }
+  if (op == WAVE_OP_MOV && count == 2 && wave_instr_operand(in, 1)->kind == WAVE_OPERAND_IMM)
+    return n;
+  unsigned negated = 0;
+  for (unsigned i = 0; i < count; i++) {
+    const wave_operand *o = wave_instr_operand(in, i);
+    if (is_docs_immediate(in, i) && n.num_values < WAVE_MAX_OPERANDS)
+      n.values[n.num_values++] = o->value;
+    negated += is_negated_pred(o) && !(op == WAVE_OP_SELECT && i == 1);
+  }
+  if (negated == 1)
+    need_bool_constants(&n, 1);
+  return n;
+}
+
+/* The shared scratch GPRs one statement takes, given the constants that have their own. */
+static unsigned shared_need(const lowering *lw, const needs *n) {
+  unsigned shared = n->temporaries;
+  for (unsigned i = 0; i < n->num_values; i++)
+    shared += !own_constant(lw, n->values[i]);
+  return shared;
+}
+
+typedef struct tally {
+  constant *uses;         /* one per use, then merged into one per value */
+  size_t num, cap;
+  unsigned peak;          /* the most shared scratch GPRs one statement takes */
+} tally;
+
+static bool tally_statement(const lowering *lw, tally *t, const needs *n, wave_loc loc,
+                            unsigned loops, bool record) {
+  unsigned shared = shared_need(lw, n);
+  if (shared > t->peak)
+    t->peak = shared;
+  uint64_t weight = 1;
+  for (unsigned d = 0; d < loops && d < 8; d++)
+    weight *= 8;
+  for (unsigned i = 0; record && i < n->num_values; i++) {
+    if (!wave_grow((void **)&t->uses, &t->cap, t->num + 1, sizeof(constant)))
+      return false;
+    t->uses[t->num] = (constant){n->values[i], weight, t->num, loc, UINT32_MAX};
+    t->num++;
+  }
+  return true;
+}
+
+/* Walks the statements that lowering rewrites: with `record`, notes each constant use weighed
+ * by its loops; always, the peak of shared scratch GPRs under lw's own registers. False when
+ * memory runs out. */
+static bool walk_needs(const lowering *lw, wave_kernel *k, tally *t, bool record) {
+  t->peak = 0;
+  for (wave_region *r = k->first_region; r; r = r->next) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    unsigned loops = 0;
+    while (wave_walk_next(&w)) {
+      if (w.event == WAVE_WALK_LOOP) {
+        loops++;
+      } else if (w.event == WAVE_WALK_ENDLOOP) {
+        loops--;
+      } else if (w.event == WAVE_WALK_IF && is_negated_pred(&w.node->u.if_.cond)) {
+        needs n = {{0}, 0, 0};
+        need_bool_constants(&n, 1);
+        if (!tally_statement(lw, t, &n, w.node->u.if_.if_src.loc, loops, record))
+          return false;
+      } else if (w.event == WAVE_WALK_BLOCK) {
+        for (const wave_instr *in = w.node->u.block.first; in; in = in->next) {
+          if (!needs_lowering(in))
+            continue;
+          needs n = needs_of(in);
+          if (!tally_statement(lw, t, &n, in->src.loc, loops, record))
+            return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+static int by_value(const void *a, const void *b) {
+  const constant *x = a, *y = b;
+  if (x->value != y->value)
+    return x->value < y->value ? -1 : 1;
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int by_worth(const void *a, const void *b) {
+  const constant *x = a, *y = b;
+  if (x->weight != y->weight)
+    return x->weight > y->weight ? -1 : 1;
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Merges the uses into one entry per value and keeps those worth a register (weight 2 or
+ * more: loaded twice, or in a loop), most valuable first. */
+static void merge_uses(tally *t) {
+  if (!t->num)
+    return;
+  qsort(t->uses, t->num, sizeof(constant), by_value);
+  size_t kept = 0;
+  for (size_t i = 0; i < t->num;) {
+    constant c = t->uses[i];
+    for (i++; i < t->num && t->uses[i].value == c.value; i++)
+      c.weight += t->uses[i].weight;
+    if (c.weight >= 2)
+      t->uses[kept++] = c;
+  }
+  t->num = kept;
+  qsort(t->uses, t->num, sizeof(constant), by_worth);
+}
+
+/* Gives the `count` most valuable constants of `worth` registers from `base` up, and the
+ * others none; lw->owned is the first ones sorted by value. */
+static void own_first(lowering *lw, constant *worth, size_t count, size_t total, uint32_t base) {
+  for (size_t i = 0; i < total; i++)
+    worth[i].reg = i < count ? base + (uint32_t)i : UINT32_MAX;
+  if (count) {
+    memcpy(lw->owned, worth, count * sizeof(constant));
+    qsort(lw->owned, count, sizeof(constant), by_value);
+  }
+  lw->num_owned = count;
+}
+
+/* How many constants get a register of their own below `registers`, the shared scratch GPRs
+ * the other rewrites take included. The fewer own one, the more rewrites take shared ones,
+ * but never more than with none (`t->peak` then), so the search ends within that many
+ * steps; when even none fit below `registers` none is given, since the rewrites grow
+ * .registers then anyway. */
+static size_t fitting_count(lowering *lw, wave_kernel *k, tally *t, uint32_t base,
+                            uint32_t registers) {
+  if (registers <= base || base + t->peak > registers)
+    return 0;
+  size_t count = registers - base < t->num ? registers - base : t->num;
+  for (; count > 0; count--) {
+    own_first(lw, t->uses, count, t->num, base);
+    tally probe = {NULL, 0, 0, 0};
+    walk_needs(lw, k, &probe, false);
+    if (base + count + probe.peak <= registers)
+      break;
+  }
+  return count;
+}
+
+bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint32_t registers,
+                                   wave_lower_docs_owned_fn report_constant, void *arg,
+                                   bool *changed) {
+  lowering lw = {kernel->module, diags, 0, 0, NULL, 0, 0, true, false};
+  usage all = module_usage(kernel->module);
+  usage own = all;
+  if (!all.calls) {
+    own = (usage){-1, 0, false};
+    note_kernel(&own, kernel);
+  }
+  uint32_t base = (uint32_t)(own.highest_gpr + 1);
+  tally t = {NULL, 0, 0, 0};
+  bool memory = walk_needs(&lw, kernel, &t, true);
+  if (memory) {
+    merge_uses(&t);
+    lw.owned = malloc((t.num ? t.num : 1) * sizeof(constant));
+    memory = lw.owned != NULL;
+  }
+  if (!memory) {
+    free(t.uses);
+    wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
+                       "out of memory lowering the documentation dialect");
+    *changed = false;
+    return false;
+  }
+  size_t count = all.calls ? 0 : fitting_count(&lw, kernel, &t, base, registers);
+  own_first(&lw, t.uses, count, t.num, base);
+  uint32_t scratch_base = base + (uint32_t)count;
+  unsigned peak = lower_kernel_from(&lw, kernel, &own, scratch_base);
+  if (peak || count)
+    make_room(kernel, scratch_base + peak);
+  const char *why = all.calls ? "the module has a call, and a subroutine may run on its "
+                                "caller's registers"
+                              : "no register is free for it below the register limit";
+  for (size_t i = 0; report_constant && i < t.num; i++)
+    report_constant(arg, t.uses[i].value, t.uses[i].reg, t.uses[i].loc,
+                    t.uses[i].reg == UINT32_MAX ? why : NULL);
+  free(lw.owned);
+  free(t.uses);
   *changed = lw.changed;
   return lw.ok;
 }
@@ -423,7 +695,7 @@ bool wave_lower_docs_kernel(wave_kernel *kernel, wave_diags *diags, bool *change
  * there are calls, so that whichever kernel runs a subroutine has room for its scratch
  * registers. */
 bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
-  lowering lw = {module, diags, 0, 0, 0, true, false};
+  lowering lw = {module, diags, 0, 0, NULL, 0, 0, true, false};
   usage all = module_usage(module);
   unsigned module_peak = 0;
   for (wave_kernel *k = module->first_kernel; k; k = k->next) {

@@ -2,7 +2,8 @@
 /*
  * The rewrite of the if-to-select pass for one if, for passes that dissolve ifs for their own
  * reasons (bound-depth: an if too deep for the divergence stack). The pass's opening comment
- * (passes/if_to_select.c) gives the two forms, the cost model and every refusal.
+ * (passes/if_to_select.c) gives the forms (guarded, select, and min/max for a clamp), the cost
+ * model and every refusal.
  *
  * The rewrite is all or nothing: it plans first, builds the straight-line code apart from the
  * tree, and only then puts it where the if was, so that a refusal, or memory running out,
@@ -40,7 +41,11 @@ typedef struct wave_if_to_select_params {
 typedef enum wave_if_to_select_form {
   WAVE_IF_TO_SELECT_GUARDED,   /* the sides' instructions under @p guards */
   WAVE_IF_TO_SELECT_SELECT,    /* both sides computed, results picked by select */
+  WAVE_IF_TO_SELECT_MINMAX,    /* a clamp: the compare before it becomes imax or imin */
 } wave_if_to_select_form;
+
+/* "guarded", "select" or "min/max", as the remarks name the forms. */
+const char *wave_if_to_select_form_name(wave_if_to_select_form form);
 
 typedef enum wave_if_to_select_status {
   WAVE_IF_TO_SELECT_DONE,

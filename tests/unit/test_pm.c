@@ -405,10 +405,10 @@ Test(pm, fixpoint_nesting_is_capped) {
 Test(pm, levels_are_named_pipelines) {
   cr_assert_str_eq(wave_pipeline_for_level(0), "legalize");
   cr_assert_str_eq(wave_pipeline_for_level(1),
-                   "lint,simplify-cfg,early-cse,dce,predicated-break,legalize");
+                   "lint,lower-docs,simplify-cfg,early-cse,dce,predicated-break,legalize");
   static const char o2[] =
-      "lint,fixpoint(simplify-cfg,early-cse,licm,dce,hoist-common,flatten-ifs,predicated-break,"
-      "if-to-select),bound-depth,legalize";
+      "lint,lower-docs,fixpoint(simplify-cfg,early-cse,licm,loop-unroll,dce,hoist-common,"
+      "flatten-ifs,predicated-break,if-to-select),bound-depth,legalize";
   cr_assert_str_eq(wave_pipeline_for_level(2), o2);
   cr_assert_str_eq(wave_pipeline_for_level(3), o2);
   cr_assert_null(wave_pipeline_for_level(4));

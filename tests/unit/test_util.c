@@ -243,8 +243,9 @@ wave_diff_status tu_difftest_generated(const wave_gen_options *options, wave_tra
   return status;
 }
 
-unsigned tu_check_generated_pipeline(const wave_pass_registry *registry, const char *target,
-                                     const char *pipeline_text, unsigned seeds, const char *pass) {
+static unsigned check_generated(const wave_pass_registry *registry, const char *target,
+                                const char *pipeline_text, unsigned seeds, const char *pass,
+                                bool docs_dialect) {
   wave_diags diags;
   wave_diags_init(&diags);
   wave_pipeline *pipeline = wave_pipeline_parse(registry, pipeline_text, &diags);
@@ -259,6 +260,7 @@ unsigned tu_check_generated_pipeline(const wave_pass_registry *registry, const c
     wave_gen_options_init(&g);
     g.seed = seed;
     g.size = 400;
+    g.docs_dialect = docs_dialect;
     wave_diff_report report;
     if (tu_difftest_generated(&g, wave_transform_pipeline, &ctx, &report) != WAVE_DIFF_PASS) {
       cr_log_error("%s on %s, seed %u: %s", pipeline_text, target, seed, report.message);
@@ -271,6 +273,17 @@ unsigned tu_check_generated_pipeline(const wave_pass_registry *registry, const c
   wave_pipeline_destroy(pipeline);
   cr_assert_eq(failed, 0);
   return fired;
+}
+
+unsigned tu_check_generated_pipeline(const wave_pass_registry *registry, const char *target,
+                                     const char *pipeline_text, unsigned seeds, const char *pass) {
+  return check_generated(registry, target, pipeline_text, seeds, pass, false);
+}
+
+unsigned tu_check_generated_docs_pipeline(const wave_pass_registry *registry, const char *target,
+                                          const char *pipeline_text, unsigned seeds,
+                                          const char *pass) {
+  return check_generated(registry, target, pipeline_text, seeds, pass, true);
 }
 
 void tu_gen_launch_config(const wave_gen_launch *launch, wave_launch_config *config,

@@ -89,6 +89,11 @@ wave_diff_status tu_difftest_generated(const wave_gen_options *options, wave_tra
 unsigned tu_check_generated_pipeline(const wave_pass_registry *registry, const char *target,
                                      const char *pipeline_text, unsigned seeds, const char *pass);
 
+/* tu_check_generated_pipeline on kernels with documentation-dialect forms (docs_dialect). */
+unsigned tu_check_generated_docs_pipeline(const wave_pass_registry *registry, const char *target,
+                                          const char *pipeline_text, unsigned seeds,
+                                          const char *pass);
+
 /* Fills in config (initialised by the caller) for the launch a generated kernel expects: its
  * grid and workgroup shape, its memory, and each argument preset to its base in every lane.
  * presets receives the argument values and must live as long as config. */

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * loop-unroll: replaces a loop that counts a constant number of times by that many copies of
+ * its body, so that the counter's compare, the break and the endloop are no longer issued in
+ * every iteration.
+ *
+ *   mov_imm r13, 8                        mov_imm r13, 8
+ *   mov_imm r12, 1                        mov_imm r12, 1
+ *   ...                                   ...
+ *   mov_imm r9, 0                         mov_imm r9, 0
+ *   loop                                  and r10, r4, r12       (copy 1)
+ *     icmp_ge p2, r9, r13                 ...
+ *     break p2                  ->        iadd r9, r9, r12
+ *     and r10, r4, r12                    ...                    (copies 2 to 7)
+ *     ...                                 and r10, r4, r12       (copy 8)
+ *     iadd r9, r9, r12                    ...
+ *   endloop                               iadd r9, r9, r12
+ *
+ * (dce then drops the counter when nothing else reads it). A counted loop is one whose body
+ *   - starts with `cmp pX, ...` and `break pX`, both unguarded, where the compare exits once a
+ *     counter rC reaches a bound rN: icmp_ge rC, rN; icmp_le, ucmp_le rN, rC (C >= N);
+ *     icmp_gt rC, rN; icmp_lt, ucmp_lt rN, rC (C > N); icmp_eq on rC and rN;
+ *   - ends, at its top level, with the step `iadd rC, rC, rK` (or rK, rC), unguarded, the only
+ *     write of rC in the loop;
+ *   - has no other exit of this loop (break or continue outside the loops nested in it), no
+ *     halt, return or call, and nothing convergent, ordering or reading other lanes;
+ *   - does not read or write pX elsewhere, and pX is dead after the loop (liveness): the last
+ *     compare, which set it in every lane, is gone;
+ * where rC's start is an unguarded `mov_imm rC, S` in the block right before the loop (the last
+ * write of rC there), and rN and rK are written once in the whole kernel, by an unguarded
+ * `mov_imm` before the loop in its list or the list of an if or loop around it (so every lane
+ * that reaches the loop ran it, and nothing changes it after), and the kernel has no call.
+ * Then every lane entering the loop starts with the same counter and steps it the same way, so
+ * all of them run exactly T = ceil((N - S) / K) iterations (the values are kept below 2^20, so
+ * nothing wraps and signed and unsigned compares agree; for icmp_eq, N - S must be a multiple
+ * of K): the copies run the same instructions, in the same order, with the same active lanes
+ * and the same values, as the iterations did. Nothing is speculated, no guard, register or
+ * predicate is added, and a loop frame goes, so divergence depth never grows.
+ *
+ * Refused, with a missed remark naming the loop and why: a counted-loop header whose counter,
+ * start, bound or step is not as above, another exit, something that must not be copied, pX
+ * live after the loop or used in it, no iteration at all, more than -loop-unroll-max-trips
+ * iterations (default 16) or more than -loop-unroll-max-size statements in all the copies
+ * together (default 64). A loop without a compare-and-break at its top is not a candidate and
+ * gets no remark.
+ *
+ * Loops are taken innermost first (each loop after the ones inside it), in one run. The write
+ * counts are taken at the first loop of the counted shape, liveness at the first that passes
+ * every other check. One liveness result serves the run (xform/xform.h's stale-liveness rule): an unrolled loop reads
+ * its counter and bound no more and no longer writes pX, which was dead after it and, being
+ * written first in every iteration, before it too, so liveness elsewhere only shrinks and the
+ * only question asked (pX after a loop) stays safely answered; a loop in a copy is not asked
+ * about. The write counts are updated for each copy made.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pm/builtin.h"
+#include "support/grow.h"
+#include "waveopt/edit.h"
+#include "waveopt/instr.h"
+#include "waveopt/liveness.h"
+#include "waveopt/pass.h"
+#include "xform/loop_unroll.h"
+#include "xform/xform.h"
+
+#define UNROLL_VALUE_LIMIT (1u << 20)
+
+/* Adds `copies` writes of each GPR `in` writes (a call, which may write any, is noted apart:
+ * nothing is unrolled in its kernel). */
+static void count_writes(wave_unroll_env *env, const wave_instr *in, uint32_t copies) {
+  env->has_call |= in->op == WAVE_OP_CALL;
+  wave_reg_ref refs[WAVE_MAX_REG_REFS];
+  unsigned n = wave_instr_reg_refs(in, refs);
+  for (unsigned i = 0; i < n; i++) {
+    if (!refs[i].is_def || refs[i].is_pred)
+      continue;
+    for (uint32_t r = refs[i].first; r < refs[i].first + refs[i].count && r <= WAVE_MAX_GPR;
+         r++) {
+      env->writer[r] = env->writes[r] == 0 && copies == 1 ? in : NULL;
+      env->writes[r] = env->writes[r] + copies > env->writes[r] ? env->writes[r] + copies
+                                                                 : UINT32_MAX;
+    }
+  }
+}
+
+void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analysis_manager *am,
+                          uint32_t max_trips, uint32_t max_size) {
+  env->kernel = kernel;
+  env->am = am;
+  env->liveness = NULL;
+  env->max_trips = max_trips;
+  env->max_size = max_size;
+  env->counted = false;
+  env->has_call = false;
+}
+
+static void count_kernel(wave_unroll_env *env) {
+  for (unsigned r = 0; r <= WAVE_MAX_GPR; r++) {
+    env->writes[r] = 0;
+    env->writer[r] = NULL;
+  }
+  wave_foreach_block(b, env->kernel) {
+    wave_foreach_instr(in, b)
+      count_writes(env, in, 1);
+  }
+  env->counted = true;
+}
+
+static wave_unroll_status refuse(wave_unroll_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static wave_unroll_status refuse(wave_unroll_result *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->why, sizeof(r->why), fmt, ap);
+  va_end(ap);
+  return WAVE_UNROLL_REFUSED;
+}
+
+static bool is_gpr(const wave_operand *o) { return o->kind == WAVE_OPERAND_GPR; }
+
+/* Whether `block` lies before `loop` in the loop's list or in the list of an if or loop
+ * around it; at most 256 nodes and levels are looked at, which keeps the question cheap in
+ * long lists and deep nests (a constant further away is not found). */
+static bool precedes(const wave_node *block, const wave_node *loop) {
+  unsigned budget = 256;
+  for (const wave_node *n = loop; n && budget; n = wave_node_parent(n), budget--) {
+    for (const wave_node *p = n->prev; p && budget; p = p->prev, budget--) {
+      if (p == block)
+        return true;
+    }
+  }
+  return false;
+}
+
+/* The constant rN holds wherever `loop` runs: its one write in the kernel is an unguarded
+ * mov_imm that every lane reaching the loop ran. */
+static bool constant_at(const wave_unroll_env *env, uint32_t r, const wave_node *loop,
+                        uint32_t *value) {
+  const wave_instr *w = r <= WAVE_MAX_GPR && env->writes[r] == 1 ? env->writer[r] : NULL;
+  if (!w || w->op != WAVE_OP_MOV_IMM || w->guard != WAVE_NO_GUARD || !w->block ||
+      !precedes(w->block, loop))
+    return false;
+  *value = wave_instr_operand(w, 1)->value;
+  return true;
+}
+
+/* rC's value when the loop starts: the last write of rC in the block right before the loop,
+ * an unguarded mov_imm. */
+static bool start_value(const wave_node *loop, uint32_t r, uint32_t *value) {
+  const wave_node *before = loop->prev;
+  if (!before || before->kind != WAVE_NODE_BLOCK)
+    return false;
+  for (const wave_instr *in = before->u.block.last; in; in = in->prev) {
+    if (!wave_regset_test(wave_xform_may_write(in), WAVE_REG_GPR(r)))
+      continue;
+    if (in->op != WAVE_OP_MOV_IMM || in->guard != WAVE_NO_GUARD ||
+        wave_instr_operand(in, 0)->value != r)
+      return false;
+    *value = wave_instr_operand(in, 1)->value;
+    return true;
+  }
+  return false;
+}
+
+/* The compare's counter and bound registers and how it exits: `strict` for C > N, `equal` for
+ * C == N, else C >= N. False when it is no compare of this kind. */
+static bool read_compare(const wave_instr *cmp, uint32_t *counter, uint32_t *bound,
+                         bool *strict, bool *equal) {
+  const wave_operand *a = wave_instr_operand(cmp, 1), *b = wave_instr_operand(cmp, 2);
+  if (wave_instr_num_operands(cmp) != 3 || !is_gpr(a) || !is_gpr(b))
+    return false;
+  *strict = *equal = false;
+  switch ((wave_opcode)cmp->op) {
+  case WAVE_OP_ICMP_GT: *strict = true; /* fall through */
+  case WAVE_OP_ICMP_GE: *counter = a->value; *bound = b->value; return true;
+  case WAVE_OP_ICMP_LT:
+  case WAVE_OP_UCMP_LT: *strict = true; /* fall through */
+  case WAVE_OP_ICMP_LE:
+  case WAVE_OP_UCMP_LE: *counter = b->value; *bound = a->value; return true;
+  case WAVE_OP_ICMP_EQ: *equal = true; *counter = a->value; *bound = b->value; return true;
+  default: return false;
+  }
+}
+
+/* The step `iadd rC, rC, rK` (either order) ending the body; rK in *step_reg. */
+static const wave_instr *find_step(const wave_node *loop, uint32_t counter, uint32_t *step_reg) {
+  const wave_node *last = loop->u.loop.body.last;
+  const wave_instr *in = last && last->kind == WAVE_NODE_BLOCK ? last->u.block.last : NULL;
+  if (!in || in->op != WAVE_OP_IADD || in->guard != WAVE_NO_GUARD ||
+      wave_instr_num_operands(in) != 3)
+    return NULL;
+  const wave_operand *d = wave_instr_operand(in, 0), *a = wave_instr_operand(in, 1),
+                     *b = wave_instr_operand(in, 2);
+  if (!is_gpr(d) || !is_gpr(a) || !is_gpr(b) || d->value != counter)
+    return NULL;
+  if (a->value == counter && b->value != counter)
+    *step_reg = b->value;
+  else if (b->value == counter && a->value != counter)
+    *step_reg = a->value;
+  else
+    return NULL;
+  return in;
+}
+
+static const uint32_t never_copied = WAVE_F_CONVERGENT | WAVE_F_CALL | WAVE_F_EXIT |
+                                     WAVE_F_HIDDEN_STATE | WAVE_F_OTHER_LANES | WAVE_F_ORDERING;
+
+/* Checks the body past the header: its size in statements (the walk stops once it passes
+ * `limit`, so that deep nests cost no more than that per loop), no other exit of the loop,
+ * nothing that must not be copied, no other write of the counter, the predicate pX unused. */
+static bool check_body(const wave_node *loop, const wave_instr *cmp, const wave_instr *brk,
+                       const wave_instr *step, uint32_t counter, uint32_t pred, uint32_t limit,
+                       uint32_t *size, wave_unroll_result *r) {
+  unsigned pred_reg = WAVE_REG_PRED(pred);
+  wave_const_walker w;
+  wave_const_walk_init(&w, &loop->u.loop.body);
+  unsigned inner_loops = 0;
+  *size = 0;
+  while (wave_const_walk_next(&w)) {
+    if (*size > limit)
+      return true;
+    switch (w.event) {
+    case WAVE_WALK_LOOP:
+      inner_loops++;
+      *size += 2;
+      continue;
+    case WAVE_WALK_ENDLOOP:
+      inner_loops--;
+      continue;
+    case WAVE_WALK_IF:
+      *size += 3;
+      if (w.node->u.if_.cond.kind == WAVE_OPERAND_PRED && w.node->u.if_.cond.value == pred) {
+        wave_loc at = w.node->u.if_.if_src.loc;
+        refuse(r, "the if at %u:%u tests its break's predicate p%u", at.line, at.col, pred);
+        return false;
+      }
+      continue;
+    case WAVE_WALK_BLOCK:
+      break;
+    default:
+      continue;
+    }
+    for (const wave_instr *in = w.node->u.block.first; in; in = in->next) {
+      if (in == cmp || in == brk)
+        continue;
+      (*size)++;
+      wave_loc l = in->src.loc;
+      const char *name = wave_opcode_get((wave_opcode)in->op)->mnemonic;
+      if (wave_opcode_has((wave_opcode)in->op, never_copied)) {
+        refuse(r, "it holds %s at %u:%u, which must not be copied", name, l.line, l.col);
+        return false;
+      }
+      if ((in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE) && inner_loops == 0) {
+        refuse(r, "it has another exit, %s at %u:%u", name, l.line, l.col);
+        return false;
+      }
+      if (in != step && wave_regset_test(wave_xform_may_write(in), WAVE_REG_GPR(counter))) {
+        refuse(r, "its counter r%u is also written at %u:%u", counter, l.line, l.col);
+        return false;
+      }
+      if (in->guard == (int8_t)pred || wave_instr_reads_reg(in, pred_reg) ||
+          wave_instr_writes_reg(in, pred_reg)) {
+        refuse(r, "its break's predicate p%u is used at %u:%u", pred, l.line, l.col);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* T for a counter from start by step until the exit holds; false when it does not fit the
+ * limits the story gives. */
+static bool trip_count(uint32_t start, uint32_t bound, uint32_t step, bool strict, bool equal,
+                       uint32_t *trips, wave_unroll_result *r) {
+  if (start >= UNROLL_VALUE_LIMIT || bound >= UNROLL_VALUE_LIMIT || step == 0 ||
+      step >= UNROLL_VALUE_LIMIT) {
+    refuse(r, "its counter runs from %u to %u by %u, beyond what it reasons about", start,
+           bound, step);
+    return false;
+  }
+  if (strict)
+    bound++;
+  if (equal && (start > bound || (bound - start) % step)) {
+    refuse(r, "its counter, from %u by %u, may never equal %u", start, step, bound);
+    return false;
+  }
+  *trips = start >= bound ? 0 : (bound - start + step - 1) / step;
+  return true;
+}
+
+wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
+                                    wave_unroll_result *r) {
+  r->why[0] = '\0';
+  const wave_node *first = loop->u.loop.body.first;
+  wave_instr *cmp = first && first->kind == WAVE_NODE_BLOCK ? first->u.block.first : NULL;
+  wave_instr *brk = cmp ? cmp->next : NULL;
+  uint32_t counter, bound_reg;
+  bool strict, equal;
+  if (!brk || brk->op != WAVE_OP_BREAK || cmp->guard != WAVE_NO_GUARD ||
+      brk->guard != WAVE_NO_GUARD || wave_instr_operand(cmp, 0)->kind != WAVE_OPERAND_PRED ||
+      wave_instr_operand(brk, 0)->kind != WAVE_OPERAND_PRED ||
+      wave_instr_operand(brk, 0)->negated ||
+      wave_instr_operand(brk, 0)->value != wave_instr_operand(cmp, 0)->value ||
+      !read_compare(cmp, &counter, &bound_reg, &strict, &equal))
+    return WAVE_UNROLL_NOT_SHAPE;
+  uint32_t pred = wave_instr_operand(cmp, 0)->value;
+  uint32_t step_reg;
+  const wave_instr *step = find_step(loop, counter, &step_reg);
+  if (!step && equal) {
+    uint32_t t = counter;
+    counter = bound_reg;
+    bound_reg = t;
+    step = find_step(loop, counter, &step_reg);
+  }
+  if (!step)
+    return refuse(r, "its body does not end by stepping the counter r%u", counter);
+  if (!env->counted)
+    count_kernel(env);
+  if (env->has_call)
+    return refuse(r, "the kernel has a call, which may write any register");
+  uint32_t start, bound, step_value;
+  if (!start_value(loop, counter, &start))
+    return refuse(r, "its counter r%u is not set by a mov_imm right before it", counter);
+  if (!constant_at(env, bound_reg, loop, &bound))
+    return refuse(r, "its bound r%u is not a constant written once before it", bound_reg);
+  if (!constant_at(env, step_reg, loop, &step_value))
+    return refuse(r, "its step r%u is not a constant written once before it", step_reg);
+  uint32_t size, trips;
+  if (!trip_count(start, bound, step_value, strict, equal, &trips, r))
+    return WAVE_UNROLL_REFUSED;
+  *r = (wave_unroll_result){trips, start, bound, step_value, counter, {0}};
+  if (trips == 0)
+    return refuse(r, "it runs no iteration");
+  if (trips > env->max_trips)
+    return refuse(r, "%u iterations (limit %u)", trips, env->max_trips);
+  if (!check_body(loop, cmp, brk, step, counter, pred, env->max_size / trips, &size, r))
+    return WAVE_UNROLL_REFUSED;
+  if (size > env->max_size / trips)
+    return refuse(r, "%u iterations of more than %u statements (limit %u in all)", trips,
+                  env->max_size / trips, env->max_size);
+  if (!env->liveness &&
+      !(env->liveness = wave_analysis_get(env->am, env->kernel, WAVE_ANALYSIS_LIVENESS)))
+    return WAVE_UNROLL_NO_MEMORY;
+  if (wave_regset_test(wave_liveness_at(env->liveness, wave_cursor_after_node(loop)),
+                       WAVE_REG_PRED(pred)))
+    return refuse(r, "its break's predicate p%u is read after it", pred);
+
+  /* Every copy is made before anything changes, so that running out of memory leaves the
+   * kernel as it was. */
+  wave_module *m = env->kernel->module;
+  wave_node_list *copies = calloc(trips - 1 ? trips - 1 : 1, sizeof(*copies));
+  if (!copies)
+    return WAVE_UNROLL_NO_MEMORY;
+  for (uint32_t i = 0; i + 1 < trips; i++) {
+    if (!wave_node_list_clone(m, &loop->u.loop.body, &copies[i])) {
+      free(copies);
+      return WAVE_UNROLL_NO_MEMORY;
+    }
+  }
+  for (uint32_t i = 0; i + 1 < trips; i++) {
+    wave_node *head = copies[i].first;
+    wave_instr_remove(head->u.block.first->next);
+    wave_instr_remove(head->u.block.first);
+    if (!head->u.block.first)
+      wave_node_remove(head);
+  }
+  wave_node *head = loop->u.loop.body.first;
+  wave_instr_remove(brk);
+  wave_instr_remove(cmp);
+  if (!head->u.block.first)
+    wave_node_remove(head);
+  wave_walker w;
+  wave_walk_init(&w, &loop->u.loop.body);
+  while (wave_walk_next(&w)) {
+    if (w.event == WAVE_WALK_BLOCK) {
+      wave_foreach_instr(in, w.node)
+        count_writes(env, in, trips - 1);
+    }
+  }
+  bool ok = true;
+  for (uint32_t i = 0; i + 1 < trips; i++)
+    ok = ok && wave_node_list_reinsert(m, wave_cursor_after_node(loop), &copies[i]);
+  free(copies);
+  ok = ok && wave_node_replace(loop, &loop->u.loop.body);
+  return ok ? WAVE_UNROLL_DONE : WAVE_UNROLL_NO_MEMORY;
+}
+
+/* ---- the pass ----------------------------------------------------------------------------- */
+
+enum { OPT_MAX_TRIPS, OPT_MAX_SIZE };
+
+static const wave_pass_option_info options[] = {
+    [OPT_MAX_TRIPS] = {"loop-unroll-max-trips", "most iterations of a loop to unroll", 16},
+    [OPT_MAX_SIZE] = {"loop-unroll-max-size",
+                      "most statements all the copies of an unrolled body may hold", 64},
+};
+
+static uint32_t option_value(wave_pass_context *ctx, size_t index) {
+  int64_t v = wave_pass_option(ctx, index);
+  return v < 0 ? 0 : v > 1000000 ? 1000000 : (uint32_t)v;
+}
+
+/* The kernel's loops, each after the loops inside it. */
+static wave_node **collect_loops(wave_kernel *kernel, size_t *count) {
+  wave_node **loops = NULL;
+  size_t cap = 0;
+  *count = 0;
+  wave_foreach_region(r, kernel) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w)) {
+      if (w.event != WAVE_WALK_ENDLOOP)
+        continue;
+      if (!wave_grow((void **)&loops, &cap, *count + 1, sizeof(*loops))) {
+        free(loops);
+        return NULL;
+      }
+      loops[(*count)++] = w.node;
+    }
+  }
+  if (!loops)
+    loops = malloc(sizeof(*loops));
+  return loops;
+}
+
+static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
+                            wave_pass_context *ctx) {
+  size_t count;
+  wave_node **loops = collect_loops(kernel, &count);
+  if (!loops)
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in loop-unroll");
+  wave_unroll_env *env = count ? malloc(sizeof(*env)) : NULL;
+  bool changed = false, ok = !count || env;
+  if (env)
+    wave_unroll_env_init(env, kernel, am, option_value(ctx, OPT_MAX_TRIPS),
+                         option_value(ctx, OPT_MAX_SIZE));
+  for (size_t i = 0; ok && i < count; i++) {
+    wave_node *loop = loops[i];
+    wave_loc loc = loop->u.loop.loop_src.loc;
+    wave_unroll_result r;
+    switch (wave_loop_unroll(env, loop, &r)) {
+    case WAVE_UNROLL_DONE:
+      changed = true;
+      wave_pass_stat_add(ctx, "loops-unrolled", "Number of counted loops unrolled", 1);
+      wave_remark_passed(ctx, "unrolled", loc,
+                         "loop at %u:%u unrolled: %u copies of its body (r%u from %u to %u "
+                         "by %u)",
+                         loc.line, loc.col, r.trips, r.counter, r.start, r.bound, r.step);
+      break;
+    case WAVE_UNROLL_REFUSED:
+      wave_remark_missed(ctx, "kept", loc, "loop at %u:%u not unrolled: %s", loc.line, loc.col,
+                         r.why);
+      break;
+    case WAVE_UNROLL_NOT_SHAPE:
+      break;
+    case WAVE_UNROLL_NO_MEMORY:
+      ok = false;
+      break;
+    }
+  }
+  free(env);
+  free(loops);
+  if (changed)
+    wave_normalize_kernel(kernel);
+  if (!ok)
+    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in loop-unroll");
+  return wave_pass_done(changed, WAVE_PRESERVE_NONE);
+}
+
+const wave_pass_info wave_pass_loop_unroll = {
+    .name = "loop-unroll",
+    .help = "replace a loop that counts a constant number of times by copies of its body",
+    .options = options,
+    .num_options = sizeof(options) / sizeof(options[0]),
+    .run = run,
+};
