@@ -11,6 +11,10 @@
  * - Loops: on entry a counter register gets a small lane-dependent or uniform bound
  *   (x & 7 or x & 3); the body starts by leaving when the counter is below 1 and decrementing
  *   it, before any other break or continue. Nothing else writes counters, so each loop ends.
+ *   A counted loop (a shape, below) instead sets its counter to a constant S <= N + 1 right
+ *   before the loop, N being the bound r27; its body starts by leaving once the counter
+ *   reaches (or passes) N and ends by adding r7 = 1 to it, and holds no continue, no loop and
+ *   no other write of the counter, so it ends after at most N - S + 1 iterations.
  * - Division: the divisor is `or`ed with 1. Clamps: the bounds come from imin/imax. fclamp
  *   (NaN bounds) is never used.
  * - Barriers and local-memory exchanges: only at the kernel's top level and before the first
@@ -33,7 +37,8 @@
  * Register roles (fixed, so passes see realistic argument and pointer registers):
  *   r0 input area, r1 output area, r2 shared counters, r3 r4 uniform arguments (preset),
  *   r5 own output slot, r6 own local slot, r7 the constant 1, r8 r9 address temporaries,
- *   r10..r12 loop counters (one per loop nesting level), r13..r27 values.
+ *   r10..r12 loop counters (one per loop nesting level), r13..r26 values, r27 the bound of
+ *   counted loops (a constant from 20 to 83, written once, in the prologue).
  *
  * Recursion: gen_list recurses once per if/loop level it opens; the level is capped at
  * options->max_depth <= WAVE_GEN_MAX_DEPTH, so the C stack stays small and bounded.
@@ -50,8 +55,9 @@ enum {
   R_IN = 0, R_OUT = 1, R_ATOM = 2, R_ARG_A = 3, R_ARG_B = 4,
   R_SLOT = 5, R_LSLOT = 6, R_ONE = 7, R_T0 = 8, R_T1 = 9,
   R_COUNTER = 10, MAX_LOOP_NEST = 3,
-  R_POOL = 13, POOL_SIZE = 15,
-  NUM_REGS = R_POOL + POOL_SIZE,
+  R_POOL = 13, POOL_SIZE = 14,
+  R_BOUND = R_POOL + POOL_SIZE,
+  NUM_REGS = R_BOUND + 1,
 };
 _Static_assert(NUM_REGS % 4 == 0, "registers are dumped four at a time");
 
@@ -81,6 +87,7 @@ typedef struct gen {
   unsigned halts;
   bool halted;            /* a halt has been emitted: no barrier or shuffle may follow */
   unsigned loop_nest;     /* loops around the current position */
+  uint32_t bound;         /* R_BOUND's value */
   bool failed;            /* out of memory */
   /* While set, every instruction emitted is also appended here (up to record_cap), so that a
    * shape can repeat it elsewhere. */
@@ -992,9 +999,79 @@ static void gen_select_equal_arms(gen *g) {
   emit_pure(g, WAVE_OP_SELECT, 4, ops);
 }
 
+/* Counted-loop compares (counter C, bound N) in the order the loop ends them: once C >= N,
+ * once C > N, or once C == N. */
+static const struct { wave_opcode op; bool counter_first, strict; } counted_exits[] = {
+    {WAVE_OP_ICMP_GE, true, false}, {WAVE_OP_ICMP_LE, false, false},
+    {WAVE_OP_UCMP_LE, false, false}, {WAVE_OP_ICMP_GT, true, true},
+    {WAVE_OP_ICMP_LT, false, true}, {WAVE_OP_UCMP_LT, false, true},
+    {WAVE_OP_ICMP_EQ, true, false}, {WAVE_OP_ICMP_EQ, false, false},
+};
+
+/* loop-unroll's default -loop-unroll-max-trips and -loop-unroll-max-size. */
+enum { UNROLL_TRIPS = 16, UNROLL_ROOM = 64 };
+
+/* mov_imm rC, S; loop { pX = exit compare of rC and r27; break pX; body; iadd rC, rC, r7 }
+ * then an unguarded write of pX: a loop that runs a constant number of times T, which
+ * loop-unroll replaces by T copies of its body. The body is pure instructions, loads, stores
+ * and atomics, sized so that the copies fit loop-unroll's limit, which leave pX alone (mostly:
+ * pX is p0, which no guard reads). Near misses it must refuse: a break in the body, more than
+ * 16 or no iterations, a body too big, pX read after the loop (no write of pX after it). */
+static void gen_counted_loop(gen *g) {
+  unsigned counter = R_COUNTER + g->loop_nest;
+  unsigned p = chance(g, 75) ? 0 : any_pred(g);
+  unsigned exit = below(g, sizeof(counted_exits) / sizeof(counted_exits[0]));
+  unsigned trips = chance(g, 85) ? 1 + below(g, 8)
+                   : chance(g, 50) ? 9 + below(g, UNROLL_TRIPS - 8)
+                   : chance(g, 70) ? UNROLL_TRIPS + 1 + below(g, 4)
+                                   : 0;
+  /* The bound is at least 20 > trips: the start is not negative. */
+  mov_imm(g, counter, g->bound - trips + counted_exits[exit].strict);
+  wave_node *node = g->failed ? NULL : wave_build_loop(&g->b);
+  if (!node) {
+    g->failed = true;
+    return;
+  }
+  g->emitted++;
+  bool counter_first = counted_exits[exit].counter_first;
+  EMIT(g, counted_exits[exit].op, P(p), R(counter_first ? counter : R_BOUND),
+       R(counter_first ? R_BOUND : counter));
+  EMIT(g, WAVE_OP_BREAK, P(p));
+  g->loop_nest++;
+  unsigned room = trips ? UNROLL_ROOM / trips - 1 : 8;
+  unsigned n = 1 + below(g, room < 8 ? room : 8), start = g->emitted;
+  bool extra_exit = chance(g, 8);
+  while (!g->failed && g->emitted - start < n) {
+    bool wide = n - (g->emitted - start) >= 6;
+    unsigned which = below(g, 10);
+    if (extra_exit && chance(g, 30)) {
+      extra_exit = false;
+      EMIT(g, WAVE_OP_BREAK, P(gen_condition(g)));
+    } else if (which < 6 || !wide) {
+      gen_simple(g, -1, (int)p);
+    } else if (which == 6) {
+      gen_alu(g);
+    } else if (which == 7) {
+      gen_load(g);
+    } else if (which == 8 || !g->opt->atomics) {
+      gen_store(g);
+    } else {
+      gen_atomic(g);
+    }
+  }
+  g->loop_nest--;
+  if (chance(g, 50))
+    EMIT(g, WAVE_OP_IADD, R(counter), R(counter), R(R_ONE));
+  else
+    EMIT(g, WAVE_OP_IADD, R(counter), R(R_ONE), R(counter));
+  g->b.cursor = wave_cursor_after_node(node);
+  if (chance(g, 90))
+    gen_compare_into(g, p, chance(g, 20), false);
+}
+
 typedef enum pass_shape {
   SH_SMALL_IF, SH_NESTED_IF, SH_ELSE_IF_SAME, SH_IF_EXIT, SH_COMMON_SIDES, SH_ADJACENT_IFS,
-  SH_DEAD, SH_CONSTANT, SH_SELECT, SH_COUNT
+  SH_DEAD, SH_CONSTANT, SH_SELECT, SH_COUNTED_LOOP, SH_COUNT
 } pass_shape;
 
 /* One shape at list depth `depth`. */
@@ -1010,6 +1087,7 @@ static void gen_shape(gen *g, unsigned depth, unsigned left) {
   weight[SH_DEAD] = 2;
   weight[SH_CONSTANT] = 1;
   weight[SH_SELECT] = 1;
+  weight[SH_COUNTED_LOOP] = one_level && g->loop_nest < MAX_LOOP_NEST ? 3 : 0;
   switch ((pass_shape)pick_weighted(g, weight, SH_COUNT)) {
   case SH_SMALL_IF: gen_small_if(g); break;
   case SH_NESTED_IF: gen_nested_if(g, depth, left); break;
@@ -1020,6 +1098,7 @@ static void gen_shape(gen *g, unsigned depth, unsigned left) {
   case SH_DEAD: gen_dead(g); break;
   case SH_CONSTANT: gen_repeated_constant(g); break;
   case SH_SELECT: gen_select_equal_arms(g); break;
+  case SH_COUNTED_LOOP: gen_counted_loop(g); break;
   case SH_COUNT: break;
   }
 }
@@ -1105,6 +1184,8 @@ static void gen_prologue(gen *g, const wave_gen_launch *launch) {
   mov_imm(g, R_T1, launch->output_slot_bytes);
   EMIT(g, WAVE_OP_IMAD, R(R_SLOT), R(R_T0), R(R_T1), R(R_OUT));
   mov_imm(g, R_ONE, 1);
+  g->bound = 20 + below(g, 64);
+  mov_imm(g, R_BOUND, g->bound);
   mov_imm(g, tmp, 0);
   /* One value loaded at a lane-dependent address, so data-dependent branches exist early. */
   gen_address(g, WIN_INPUT, 4, R_POOL);

@@ -13,7 +13,8 @@
  *
  * Besides random statements, a kernel holds the shapes the optimization passes rewrite (small
  * ifs of pure code, ifs nested alone, `if p { break q }`, sides alike at either end, dead code,
- * ...), each now and then, so that the differential harness sees every pass fire.
+ * loops that count a constant number of times, ...), each now and then, so that the
+ * differential harness sees every pass fire.
  *
  * Deterministic: the same options give the same kernel, on every host.
  */

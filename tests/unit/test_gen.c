@@ -286,7 +286,7 @@ typedef struct pass_shapes {
       protected_divisions,
       nested_ifs, nested_with_compare, else_if_same, if_breaks, if_continues, if_pure_exits,
       trailing_ifs, common_begins, common_ends, dead, repeated_constants, equal_selects,
-      adjacent_ifs;
+      adjacent_ifs, counted_loops;
 } pass_shapes;
 
 static bool is_speculable(const wave_instr *in) {
@@ -467,6 +467,19 @@ static void count_block_shapes(pass_shapes *s, const wave_node *block) {
   }
 }
 
+/* A loop that starts by comparing a counter with the counted loops' bound r27 (gen.c) and ends
+ * by adding to the counter. */
+static bool is_counted_loop(const wave_node *loop) {
+  const wave_node *first = loop->u.loop.body.first, *last = loop->u.loop.body.last;
+  const wave_instr *cmp = first && first->kind == WAVE_NODE_BLOCK ? first->u.block.first : NULL;
+  const wave_instr *step = last && last->kind == WAVE_NODE_BLOCK ? last->u.block.last : NULL;
+  if (!cmp || !step || cmp->num_operands != 3 || step->op != WAVE_OP_IADD)
+    return false;
+  uint32_t a = cmp->operands[1].value, b = cmp->operands[2].value;
+  uint32_t counter = a == 27 ? b : a;
+  return (a == 27 || b == 27) && step->operands[0].value == counter;
+}
+
 static pass_shapes count_pass_shapes(wave_module *m) {
   pass_shapes s = {0};
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
@@ -476,8 +489,10 @@ static pass_shapes count_pass_shapes(wave_module *m) {
   while (wave_const_walk_next(&w)) {
     if (w.event == WAVE_WALK_IF)
       count_if_shapes(&s, w.node, u);
-    else if (w.event == WAVE_WALK_LOOP)
+    else if (w.event == WAVE_WALK_LOOP) {
       s.trailing_ifs += w.node->u.loop.body.last && w.node->u.loop.body.last->kind == WAVE_NODE_IF;
+      s.counted_loops += is_counted_loop(w.node);
+    }
     else if (w.event == WAVE_WALK_BLOCK)
       count_block_shapes(&s, w.node);
   }
@@ -495,6 +510,7 @@ static const char *const shape_names[] = {
     "if-break", "if-continue", "if with pure code, then break or continue", "trailing ifs",
     "if/else beginning alike", "if/else ending alike", "dead pure instructions",
     "repeated constants", "selects with equal arms", "adjacent ifs on one predicate",
+    "counted loops",
 };
 _Static_assert(sizeof(shape_names) / sizeof(shape_names[0]) ==
                    sizeof(pass_shapes) / sizeof(unsigned),
