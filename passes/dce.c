@@ -130,6 +130,7 @@ typedef struct dce {
   bool dry;                 /* explain only: change nothing */
   bool changed;
   uint64_t removed;          /* in the current sweep */
+  size_t place;              /* of the instruction after the one swept, in d->lv's text order */
   /* For explaining a live value: the nearest later write of each register with no read in
    * between, in text order, and its nesting depth. Kept only when explain is set. */
   const wave_instr *later_write[WAVE_NUM_REGS];
@@ -293,11 +294,15 @@ static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsig
   bool have_next_in = false;
   for (wave_instr *in = block->u.block.last, *prev; in; in = prev) {
     prev = in->prev;
+    /* The sweep meets every instruction d->lv knows, kept or not, in reverse text order. */
+    if (d->place != SIZE_MAX)
+      d->place--;
     /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
      * region: for them the stale answer stands. A halt only falls through, or ends. */
     bool elsewhere = has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT;
     bool other_region = in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN;
-    wave_regset out = have_next_in && only_falls(in) ? next_in : wave_liveness_out(d->lv, in);
+    wave_regset out = have_next_in && only_falls(in) ? next_in
+                                                      : wave_liveness_out_near(d->lv, in, &d->place);
     have_next_in = false;
     if (!elsewhere)
       out = wave_regset_intersect(out, live);
@@ -333,7 +338,7 @@ static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsig
     /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
     if (in->op == WAVE_OP_HALT)
       uses = wave_regset_union(uses, d->other_lanes);
-    live = next_in = wave_liveness_in(d->lv, in);
+    live = next_in = wave_liveness_in_near(d->lv, in, &d->place);
     have_next_in = true;
     if (!other_region)
       live = wave_regset_intersect(live, wave_regset_union(uses, out));
@@ -385,6 +390,7 @@ static bool sweep_region(dce *d, wave_region *region, buffers *b) {
     return false;
   if (d->explain)
     memset(d->later_write, 0, sizeof(d->later_write));
+  d->place = SIZE_MAX;
   wave_regset live = live_at(d, wave_cursor_list_end(&region->body));
   size_t top = 0;
   for (size_t i = b->num_events; i-- > 0;) {
