@@ -75,6 +75,7 @@
 
 typedef struct entry {
   uint32_t key[KEY_WORDS];
+  uint32_t hash;            /* hash_key(key) */
   uint32_t next;            /* the next entry of the same bucket, or NO_ENTRY */
   uint32_t value;           /* value-number entries: the number the computation gives */
   uint32_t reg;             /* the register that first took it */
@@ -103,8 +104,10 @@ typedef struct cse {
   uint32_t next_vn;
   uint32_t *leader;               /* per value number: the register reads go to */
   size_t leader_cap;
+  /* The table lives as long as the scopes of its entries: it is sized to what is live, not to
+   * the region, so that a lookup touches a table that stays in cache. */
   uint32_t *buckets;
-  size_t num_buckets;             /* a power of two */
+  size_t num_buckets;             /* a power of two, at least num_entries */
   entry *entries;
   size_t num_entries, entries_cap;
   /* With explain, per entry: a text entry's key by value numbers when it was made. */
@@ -178,7 +181,7 @@ static void undo_to(cse *c, size_t mark, wave_regset *written) {
       c->leader[u.index] = u.old;
     } else {
       entry *e = &c->entries[u.index];
-      c->buckets[u.old] = e->next;
+      c->buckets[e->hash & (c->num_buckets - 1)] = e->next;
       c->num_entries--;
     }
   }
@@ -202,23 +205,45 @@ static entry *lookup(const cse *c, const uint32_t *key) {
   return NULL;
 }
 
+/* Sets the buckets up for `count` of them, with every entry in its bucket. Entries go in from
+ * the oldest, each at the head of its bucket, so that a newer one shadows an older one with
+ * the same key, as insert leaves them. */
+static bool rehash(cse *c, size_t count) {
+  uint32_t *buckets = malloc(count * sizeof(*buckets));
+  if (!buckets)
+    return false;
+  free(c->buckets);
+  c->buckets = buckets;
+  c->num_buckets = count;
+  memset(buckets, 0xff, count * sizeof(*buckets));
+  for (uint32_t i = 0; i < c->num_entries; i++) {
+    uint32_t bucket = c->entries[i].hash & (uint32_t)(count - 1);
+    c->entries[i].next = buckets[bucket];
+    buckets[bucket] = i;
+  }
+  return true;
+}
+
 /* A new entry at the head of its bucket, so that it shadows an older one with the same key
  * and undoing the inserts in reverse order pops each from its bucket's head. */
 static entry *insert(cse *c, const uint32_t *key, const wave_instr *instr) {
   if (!wave_grow((void **)&c->entries, &c->entries_cap, c->num_entries + 1,
-                 sizeof(*c->entries))) {
+                 sizeof(*c->entries)) ||
+      (c->num_entries == c->num_buckets && !rehash(c, 2 * c->num_buckets))) {
     c->out_of_memory = true;
     return NULL;
   }
-  uint32_t bucket = hash_key(key) & (uint32_t)(c->num_buckets - 1);
+  uint32_t hash = hash_key(key);
+  uint32_t bucket = hash & (uint32_t)(c->num_buckets - 1);
   uint32_t index = (uint32_t)c->num_entries++;
   entry *e = &c->entries[index];
   memcpy(e->key, key, sizeof(e->key));
+  e->hash = hash;
   e->next = c->buckets[bucket];
   e->instr = instr;
   e->reg = NO_REG;
   c->buckets[bucket] = index;
-  log_push(c, UNDO_INSERT, index, bucket);
+  log_push(c, UNDO_INSERT, index, 0);
   return e;
 }
 
@@ -509,10 +534,9 @@ static bool push_scope(cse *c) {
 }
 
 /* What each loop's body writes, numbered in walk order; a call writes everything. */
-static bool collect_loop_writes(cse *c, wave_region *region, size_t *num_instrs) {
+static bool collect_loop_writes(cse *c, wave_region *region) {
   size_t *open = NULL, num_open = 0, open_cap = 0;
   c->num_loops = 0;
-  *num_instrs = 0;
   wave_walker w;
   wave_walk_init(&w, &region->body);
   bool ok = true;
@@ -531,13 +555,10 @@ static bool collect_loop_writes(cse *c, wave_region *region, size_t *num_instrs)
         c->loop_writes[open[num_open - 1]] = wave_regset_union(
             c->loop_writes[open[num_open - 1]], c->loop_writes[open[num_open]]);
     } else if (w.event == WAVE_WALK_BLOCK) {
-      wave_foreach_instr(in, w.node) {
-        ++*num_instrs;
-        if (num_open == 0)
-          continue;
-        wave_regset *into = &c->loop_writes[open[num_open - 1]];
-        *into = wave_regset_union(*into, wave_xform_may_write(in));
-      }
+      if (num_open == 0)
+        continue;
+      wave_regset *into = &c->loop_writes[open[num_open - 1]];
+      wave_foreach_instr(in, w.node) *into = wave_regset_union(*into, wave_xform_may_write(in));
     }
   }
   free(open);
@@ -620,21 +641,11 @@ static void cse_free(cse *c) {
 
 bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites) {
   cse c = {.ctx = ctx, .explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED)};
-  size_t num_instrs;
-  if (!collect_loop_writes(&c, region, &num_instrs)) {
-    cse_free(&c);
-    return false;
-  }
-  c.num_buckets = 64;
-  while (c.num_buckets < 2 * num_instrs)
-    c.num_buckets *= 2;
-  c.buckets = malloc(c.num_buckets * sizeof(*c.buckets));
-  if (!c.buckets ||
+  if (!collect_loop_writes(&c, region) || !rehash(&c, 1024) ||
       !wave_grow((void **)&c.leader, &c.leader_cap, WAVE_NUM_REGS, sizeof(*c.leader))) {
     cse_free(&c);
     return false;
   }
-  memset(c.buckets, 0xff, c.num_buckets * sizeof(*c.buckets));
   /* Nothing is known at a region's start: each register holds a value of its own. */
   for (uint32_t r = 0; r < WAVE_NUM_REGS; r++) {
     c.vn[r] = r;
