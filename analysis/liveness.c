@@ -119,6 +119,7 @@ struct wave_liveness {
   size_t num_regions;
   wave_regset everything;     /* r0..registers-1 and p0..p3 */
   wave_regset packable;       /* r0..gprs-1 and p0..p3 */
+  wave_regset other_lanes;    /* read by some instruction in lanes other than their own */
 };
 
 /* ---- packed sets ----------------------------------------------------------------------------- */
@@ -646,6 +647,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   free(b.stack);
   free(b.breaks);
   *too_narrow = b.too_narrow;
+  lv->other_lanes = b.other_lanes;
   if (!ok) {
     wave_liveness_destroy(lv);
     return NULL;
@@ -794,6 +796,8 @@ wave_regset wave_liveness_across(const wave_liveness *lv, const wave_node *node)
 wave_regset wave_liveness_free(const wave_liveness *lv, wave_cursor at) {
   return wave_regset_subtract(lv->everything, wave_liveness_at(lv, at));
 }
+
+wave_regset wave_liveness_other_lanes(const wave_liveness *lv) { return lv->other_lanes; }
 
 bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b) {
   size_t n = a->num_points;

@@ -895,8 +895,9 @@ static bool sweep_kernel(dce *d, buffers *b, uint64_t *removed) {
 }
 
 /* Sweeps until nothing more goes, at most max_rounds times, liveness computed afresh for every
- * round after the first. */
-static bool sweep_rounds(dce *d, int64_t max_rounds) {
+ * round after the first. *normalized says whether the kernel is in normal form for sure: a
+ * round that found nothing after one that did leaves it as normalized for the new liveness. */
+static bool sweep_rounds(dce *d, int64_t max_rounds, bool *normalized) {
   buffers b = {0};
   wave_liveness *fresh = NULL;
   bool ok = true;
@@ -909,13 +910,16 @@ static bool sweep_rounds(dce *d, int64_t max_rounds) {
     while (!more && wave_walk_next(&w))
       more = w.event == WAVE_WALK_LOOP;
   }
+  *normalized = false;
   for (int64_t round = 1;; round++) {
     uint64_t removed = 0;
     ok = sweep_kernel(d, &b, &removed);
+    *normalized &= removed == 0;
     if (!ok || !removed || !more || round >= max_rounds)
       break;
     wave_liveness_destroy(fresh);
     wave_normalize_kernel(d->kernel);
+    *normalized = true;
     d->lv = fresh = wave_liveness_compute(d->kernel);
     if (!fresh) {
       ok = false;
@@ -958,15 +962,21 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   d->kernel = kernel;
   d->ctx = ctx;
   d->lv = lv;
-  d->other_lanes = wave_xform_other_lane_reads(kernel);
+  /* The liveness computed on the kernel as it comes, but no round changes the set: only
+   * convergent instructions (shuffles, broadcast) read other lanes, and none goes. */
+  d->other_lanes = wave_liveness_other_lanes(lv);
   int64_t max_rounds = wave_pass_option(ctx, 0);
-  bool ok = sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds);
-  d->changed |= wave_normalize_kernel(kernel);
+  bool normalized;
+  bool ok = sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds, &normalized);
+  /* Normalizing a kernel in normal form is a walk that finds nothing: it is skipped. */
+  if (!normalized)
+    d->changed |= wave_normalize_kernel(kernel);
   bool swept = d->changed;
   d->changed = false;
   d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
   ok = ok && merge_all(d) && remove_constants(d);
-  d->changed |= wave_normalize_kernel(kernel);
+  if (d->changed)
+    wave_normalize_kernel(kernel);
   /* A merge makes code dead that the junction between two ifs kept alive (a value the second
    * if's else-side reads is dead on the then-side once both then-sides are one): sweep again,
    * on fresh liveness. */
@@ -974,9 +984,10 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     wave_liveness *fresh = wave_liveness_compute(kernel);
     d->explain = false;
     d->lv = fresh;
-    ok = fresh && sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds);
+    ok = fresh && sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds, &normalized);
     wave_liveness_destroy(fresh);
-    d->changed |= wave_normalize_kernel(kernel);
+    if (!normalized)
+      wave_normalize_kernel(kernel);
     d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
   }
   d->changed |= swept;

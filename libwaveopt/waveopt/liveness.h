@@ -47,6 +47,10 @@ WAVE_API wave_regset wave_liveness_across(const wave_liveness *liveness, const w
 /* The registers below the kernel's .registers, and p0..p3, that are dead at the cursor. */
 WAVE_API wave_regset wave_liveness_free(const wave_liveness *liveness, wave_cursor at);
 
+/* The registers that some instruction of the kernel, as computed, reads in lanes other than
+ * its own (wave_instr_other_lane_uses): a lane that waits or has ended keeps them live. */
+WAVE_API wave_regset wave_liveness_other_lanes(const wave_liveness *liveness);
+
 /* Whether two results give the same answers. */
 WAVE_API bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b);
 

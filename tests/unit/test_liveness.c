@@ -278,6 +278,16 @@ static uint64_t check_clobbering(const wave_kernel *k, const wave_gen_launch *g,
                                  const char *what) {
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert_not_null(lv);
+  wave_regset other = wave_regset_empty();
+  wave_foreach_block(b, (wave_kernel *)k) {
+    wave_foreach_instr(in, b) {
+      wave_regset mine;
+      wave_instr_other_lane_uses(in, &mine);
+      other = wave_regset_union(other, mine);
+    }
+  }
+  cr_assert(wave_regset_equal(wave_liveness_other_lanes(lv), other),
+            "%s: the registers read in other lanes", what);
   wave_machine *plain = launch(k, g, width, NULL);
   clobber c = {lv, wave_machine_num_registers(plain), 0};
   wave_machine *hit = launch(k, g, width, &c);
