@@ -97,6 +97,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/layout.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
@@ -123,14 +124,17 @@ static void reg_name(unsigned reg, char buf[8]) {
 
 typedef struct dce {
   wave_kernel *kernel;
+  wave_analysis_manager *am;
   wave_pass_context *ctx;
+  /* The analysis manager's, for the kernel as it was when fetched; sweeps walk the layout it
+   * was computed from (ir/layout.h), which gives them the statements in text order with each
+   * instruction's registers decoded. */
   const wave_liveness *lv;
   wave_regset other_lanes;  /* read by some instruction in lanes other than their own */
   bool explain;             /* missed remarks are wanted */
   bool dry;                 /* explain only: change nothing */
   bool changed;
   uint64_t removed;          /* in the current sweep */
-  size_t place;              /* of the instruction after the one swept, in d->lv's text order */
   /* For explaining a live value: the nearest later write of each register with no read in
    * between, in text order, and its nesting depth. Kept only when explain is set. */
   const wave_instr *later_write[WAVE_NUM_REGS];
@@ -285,155 +289,143 @@ static bool only_falls(const wave_instr *in) {
          in->op != WAVE_OP_RETURN;
 }
 
-/* One block, last instruction first; `live` is what may be read right after the block, and the
- * result what may be read right before it. */
-static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsigned depth) {
-  /* The stale live-in of the instruction after `in`, read for it and kept: it is in's stale
-   * live-out when in only falls to it, which spares a lookup for every instruction kept. */
-  wave_regset next_in = wave_regset_empty();
-  bool have_next_in = false;
-  for (wave_instr *in = block->u.block.last, *prev; in; in = prev) {
-    prev = in->prev;
-    /* The sweep meets every instruction d->lv knows, kept or not, in reverse text order. */
-    if (d->place != SIZE_MAX)
-      d->place--;
-    /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
-     * region: for them the stale answer stands. A halt only falls through, or ends. */
-    bool elsewhere = has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT;
-    bool other_region = in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN;
-    wave_regset out = have_next_in && only_falls(in) ? next_in
-                                                      : wave_liveness_out_near(d->lv, in, &d->place);
-    have_next_in = false;
-    if (!elsewhere)
-      out = wave_regset_intersect(out, live);
-    wave_regset uses, defs;
-    wave_instr_uses_defs(in, &uses, &defs);
-    wave_regset live_defs = wave_regset_intersect(defs, out);
-    bool dead = wave_regset_is_empty(live_defs);
-    if (dead && wave_instr_can_speculate(in)) {
-      if (!d->dry)
-        remove_dead(d, in);
-      live = out;
-      continue;
-    }
-    unsigned op = in->op;
-    if (!d->dry && fold_select(d, in)) {
-      wave_instr_remove(in);
-      d->changed = true;
-      d->removed++;
-      live = out;
-      continue;
-    }
-    if (in->op != op)   /* a select folded into a move reads less */
-      wave_instr_uses_defs(in, &uses, &defs);
-    if (d->explain && in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
-        !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
-      wave_remark_missed(d->ctx, "select-kept", in->src.loc,
-                         "select at %u:%u kept: its arms differ", in->src.loc.line,
-                         in->src.loc.col);
-    if (dead)
-      note_kept(d, in, &defs);
-    else if (d->explain && wave_instr_can_speculate(in))
-      explain_live(d, in, live_defs, depth);
-    /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
-    if (in->op == WAVE_OP_HALT)
-      uses = wave_regset_union(uses, d->other_lanes);
-    live = next_in = wave_liveness_in_near(d->lv, in, &d->place);
-    have_next_in = true;
-    if (!other_region)
-      live = wave_regset_intersect(live, wave_regset_union(uses, out));
-    if (d->explain)
-      track(d, in, defs, depth);
-  }
-  return live;
+/* The registers of a layout list as a set. */
+static wave_regset set_of_list(const uint16_t *regs, unsigned n) {
+  wave_regset s = wave_regset_empty();
+  wave_regset_add_list(&s, regs, n);
+  return s;
 }
 
-typedef struct event {
-  wave_node *node;
-  wave_walk_event kind;
-  unsigned depth;
-} event;
+/* Where the sweep stands: what is live right after the statement to sweep next, and, after an
+ * instruction, that instruction's stale live-in while it is the one the next (earlier) one
+ * falls to. */
+typedef struct sweep_state {
+  wave_regset live;
+  wave_regset next_in;
+  bool have_next_in;
+  size_t place;       /* the swept instruction's place in d->lv's text order */
+} sweep_state;
+
+/* One instruction of the layout, met last first. */
+static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_item *item,
+                        sweep_state *st) {
+  wave_instr *in = (wave_instr *)wave_layout_instr(item);
+  /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
+   * region: for them the stale answer stands. A halt only falls through, or ends. */
+  bool elsewhere = has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT;
+  bool other_region = in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN;
+  /* The stale live-in of the instruction after `in`, read for it and kept: it is in's stale
+   * live-out when in only falls to it, which spares a lookup for every instruction kept. */
+  wave_regset out = st->have_next_in && only_falls(in)
+                        ? st->next_in
+                        : wave_liveness_out_near(d->lv, in, &st->place);
+  st->have_next_in = false;
+  if (!elsewhere)
+    out = wave_regset_intersect(out, st->live);
+  wave_regset uses = set_of_list(wave_layout_uses(layout, item), item->num_uses);
+  wave_regset defs = set_of_list(wave_layout_defs(layout, item), item->num_defs);
+  wave_regset live_defs = wave_regset_intersect(defs, out);
+  bool dead = wave_regset_is_empty(live_defs);
+  if (dead && wave_instr_can_speculate(in)) {
+    if (!d->dry)
+      remove_dead(d, in);
+    st->live = out;
+    return;
+  }
+  unsigned op = in->op;
+  if (!d->dry && fold_select(d, in)) {
+    wave_instr_remove(in);
+    d->changed = true;
+    d->removed++;
+    st->live = out;
+    return;
+  }
+  if (in->op != op)   /* a select folded into a move reads less */
+    wave_instr_uses_defs(in, &uses, &defs);
+  if (d->explain && in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
+      !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
+    wave_remark_missed(d->ctx, "select-kept", in->src.loc,
+                       "select at %u:%u kept: its arms differ", in->src.loc.line,
+                       in->src.loc.col);
+  if (dead)
+    note_kept(d, in, &defs);
+  else if (d->explain && wave_instr_can_speculate(in))
+    explain_live(d, in, live_defs, item->depth);
+  /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
+  if (in->op == WAVE_OP_HALT)
+    uses = wave_regset_union(uses, d->other_lanes);
+  wave_regset live = st->next_in = wave_liveness_in_near(d->lv, in, &st->place);
+  st->have_next_in = true;
+  if (!other_region)
+    live = wave_regset_intersect(live, wave_regset_union(uses, out));
+  st->live = live;
+  if (d->explain)
+    track(d, in, defs, item->depth);
+}
 
 /* What an if's sweep needs between its events: live after the if, live at its else-side. */
 typedef struct if_frame {
   wave_regset after, else_in;
 } if_frame;
 
-typedef struct buffers {
-  event *events;
-  size_t num_events, cap_events;
-  if_frame *frames;
-  size_t cap_frames;
-} buffers;
-
-/* The region's walk events in text order, so that they can be replayed backwards. */
-static bool collect_events(wave_region *region, buffers *b, size_t *ifs) {
-  b->num_events = 0;
-  *ifs = 0;
-  wave_walker w;
-  wave_walk_init(&w, &region->body);
-  while (wave_walk_next(&w)) {
-    if (!wave_grow((void **)&b->events, &b->cap_events, b->num_events + 1, sizeof(event)))
-      return false;
-    b->events[b->num_events++] = (event){w.node, w.event, w.depth};
-    *ifs += w.event == WAVE_WALK_IF;
-  }
-  return true;
-}
-
 static wave_regset live_at(const dce *d, wave_cursor at) { return wave_liveness_at(d->lv, at); }
 
-static bool sweep_region(dce *d, wave_region *region, buffers *b) {
-  size_t ifs;
-  if (!collect_events(region, b, &ifs) ||
-      !wave_grow((void **)&b->frames, &b->cap_frames, ifs + 1, sizeof(if_frame)))
-    return false;
+/* One region: the layout's items [first, end) (end is its END_REGION), last first; `places`
+ * is the count of instructions in the layout up to the region's end. */
+static void sweep_region(dce *d, const wave_layout *layout, size_t first, size_t end,
+                         size_t places, if_frame *frames) {
+  const wave_region *region = layout->items[end].what;
   if (d->explain)
     memset(d->later_write, 0, sizeof(d->later_write));
-  d->place = SIZE_MAX;
-  wave_regset live = live_at(d, wave_cursor_list_end(&region->body));
+  sweep_state st = {.live = live_at(d, wave_cursor_list_end((wave_node_list *)&region->body))};
   size_t top = 0;
-  for (size_t i = b->num_events; i-- > 0;) {
-    event e = b->events[i];
-    wave_node *n = e.node;
-    if_frame *f = top ? &b->frames[top - 1] : NULL;
-    switch (e.kind) {
-    case WAVE_WALK_BLOCK:
-      live = sweep_block(d, n, live, e.depth);
+  for (size_t i = end; i-- > first;) {
+    const wave_layout_item *item = &layout->items[i];
+    if (item->kind == WAVE_LAYOUT_INSTR) {
+      /* The sweep meets every instruction d->lv knows, kept or not, in reverse text order:
+       * the layout's, if d->lv was computed from it. */
+      st.place = --places;
+      sweep_instr(d, layout, item, &st);
+      continue;
+    }
+    st.have_next_in = false;
+    wave_node *n = (wave_node *)wave_layout_node(item);
+    if_frame *f = top ? &frames[top - 1] : NULL;
+    switch (item->kind) {
+    case WAVE_LAYOUT_ENDIF:
+      frames[top++].after = st.live;
       break;
-    case WAVE_WALK_ENDIF:
-      b->frames[top++].after = live;
-      break;
-    case WAVE_WALK_ELSE: {
+    case WAVE_LAYOUT_ELSE: {
       /* The then-side's lanes go to the endif, and wait there while the else-side runs: what
        * it reads from other lanes stays live for them. */
-      f->else_in = live;
-      wave_regset wait = wave_regset_intersect(d->other_lanes, live);
-      live = wave_regset_intersect(live_at(d, wave_cursor_list_end(&n->u.if_.then_body)),
-                                   wave_regset_union(f->after, wait));
+      f->else_in = st.live;
+      wave_regset wait = wave_regset_intersect(d->other_lanes, st.live);
+      st.live = wave_regset_intersect(live_at(d, wave_cursor_list_end(&n->u.if_.then_body)),
+                                      wave_regset_union(f->after, wait));
       if (d->explain)
-        forget_deeper(d, e.depth);
+        forget_deeper(d, item->depth);
       break;
     }
-    case WAVE_WALK_IF: {
+    case WAVE_LAYOUT_IF: {
       unsigned cond = WAVE_REG_PRED(n->u.if_.cond.value);
-      live = wave_regset_union(live, f->else_in);
-      wave_regset_set(&live, cond);
-      live = wave_regset_intersect(live, live_at(d, wave_cursor_before_node(n)));
+      st.live = wave_regset_union(st.live, f->else_in);
+      wave_regset_set(&st.live, cond);
+      st.live = wave_regset_intersect(st.live, live_at(d, wave_cursor_before_node(n)));
       top--;
       if (d->explain)
         d->later_write[cond] = NULL;
       break;
     }
-    case WAVE_WALK_ENDLOOP:
-      live = live_at(d, wave_cursor_list_end(&n->u.loop.body));
+    case WAVE_LAYOUT_ENDLOOP:
+      st.live = live_at(d, wave_cursor_list_end(&n->u.loop.body));
       break;
-    case WAVE_WALK_LOOP:
-      live = wave_regset_intersect(live, live_at(d, wave_cursor_before_node(n)));
+    case WAVE_LAYOUT_LOOP:
+      st.live = wave_regset_intersect(st.live, live_at(d, wave_cursor_before_node(n)));
+      break;
+    default:
       break;
     }
   }
-  return true;
 }
 
 /* ---- merging ifs -------------------------------------------------------------------------- */
@@ -883,52 +875,55 @@ static bool remove_constants(dce *d) {
 
 /* ---- the pass ----------------------------------------------------------------------------- */
 
-/* Sweeps every region once with d->lv; the count of instructions removed in *removed. */
-static bool sweep_kernel(dce *d, buffers *b, uint64_t *removed) {
+/* Sweeps every region once, in order, with d->lv over the kernel's layout, from which d->lv was
+ * computed; the count of instructions removed in *removed. */
+static bool sweep_kernel(dce *d, const wave_layout *layout, uint64_t *removed) {
   d->removed = 0;
-  wave_foreach_region(r, d->kernel) {
-    if (!sweep_region(d, r, b))
-      return false;
+  if_frame *frames = malloc((layout->count[WAVE_LAYOUT_IF] + 1) * sizeof(*frames));
+  if (!frames)
+    return false;
+  size_t first = 0, places = 0;
+  for (size_t i = 0; i < layout->num_items; i++) {
+    places += layout->items[i].kind == WAVE_LAYOUT_INSTR;
+    if (layout->items[i].kind == WAVE_LAYOUT_END_REGION) {
+      sweep_region(d, layout, first, i, places, frames);
+      first = i + 1;
+    }
   }
+  free(frames);
   *removed = d->removed;
   return true;
 }
 
-/* Sweeps until nothing more goes, at most max_rounds times, liveness computed afresh for every
- * round after the first. *normalized says whether the kernel is in normal form for sure: a
- * round that found nothing after one that did leaves it as normalized for the new liveness. */
-static bool sweep_rounds(dce *d, int64_t max_rounds, bool *normalized) {
-  buffers b = {0};
-  wave_liveness *fresh = NULL;
-  bool ok = true;
+/* Liveness in d->lv and the layout it comes from, afresh for the kernel as it is now; NULL
+ * when memory runs out. */
+static const wave_layout *fetch(dce *d) {
+  wave_analysis_invalidate(d->am, d->kernel, WAVE_PRESERVE_NONE);
+  d->lv = wave_analysis_get(d->am, d->kernel, WAVE_ANALYSIS_LIVENESS);
+  return d->lv ? wave_analysis_manager_layout(d->am, d->kernel) : NULL;
+}
+
+/* Sweeps until nothing more goes, at most max_rounds times, starting with d->lv and `layout`,
+ * liveness computed afresh for every round after the first. *normalized says whether the
+ * kernel is in normal form for sure: a round that found nothing after one that did leaves it
+ * as normalized for the new liveness. */
+static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
+                         bool *normalized) {
+  bool ok = layout != NULL;
   /* Only a loop's back edge, a break or continue, and a fall into the next region leave the
    * stale answer standing where the sweep could have narrowed it. */
-  bool more = d->kernel->first_region->next != NULL;
-  wave_foreach_region(r, d->kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (!more && wave_walk_next(&w))
-      more = w.event == WAVE_WALK_LOOP;
-  }
+  bool more = ok && (d->kernel->first_region->next != NULL || layout->count[WAVE_LAYOUT_LOOP]);
   *normalized = false;
-  for (int64_t round = 1;; round++) {
+  for (int64_t round = 1; ok; round++) {
     uint64_t removed = 0;
-    ok = sweep_kernel(d, &b, &removed);
+    ok = sweep_kernel(d, layout, &removed);
     *normalized &= removed == 0;
     if (!ok || !removed || !more || round >= max_rounds)
       break;
-    wave_liveness_destroy(fresh);
     wave_normalize_kernel(d->kernel);
     *normalized = true;
-    d->lv = fresh = wave_liveness_compute(d->kernel);
-    if (!fresh) {
-      ok = false;
-      break;
-    }
+    ok = (layout = fetch(d)) != NULL;
   }
-  wave_liveness_destroy(fresh);
-  free(b.events);
-  free(b.frames);
   return ok;
 }
 
@@ -936,18 +931,10 @@ static bool sweep_rounds(dce *d, int64_t max_rounds, bool *normalized) {
  * what stays and changes nothing (what it would still remove, once the rounds ran out, it
  * passes over in silence). */
 static bool explain_sweep(dce *d) {
-  wave_liveness *lv = wave_liveness_compute(d->kernel);
-  if (!lv)
-    return false;
-  buffers b = {0};
   uint64_t removed;
-  d->lv = lv;
   d->dry = d->explain = true;
-  bool ok = sweep_kernel(d, &b, &removed);
-  wave_liveness_destroy(lv);
-  free(b.events);
-  free(b.frames);
-  return ok;
+  const wave_layout *layout = fetch(d);
+  return layout && sweep_kernel(d, layout, &removed);
 }
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
@@ -960,6 +947,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (!d)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
   d->kernel = kernel;
+  d->am = am;
   d->ctx = ctx;
   d->lv = lv;
   /* The liveness computed on the kernel as it comes, but no round changes the set: only
@@ -967,7 +955,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   d->other_lanes = wave_liveness_other_lanes(lv);
   int64_t max_rounds = wave_pass_option(ctx, 0);
   bool normalized;
-  bool ok = sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds, &normalized);
+  max_rounds = max_rounds < 1 ? 1 : max_rounds;
+  bool ok = sweep_rounds(d, wave_analysis_manager_layout(am, kernel), max_rounds, &normalized);
   /* Normalizing a kernel in normal form is a walk that finds nothing: it is skipped. */
   if (!normalized)
     d->changed |= wave_normalize_kernel(kernel);
@@ -981,11 +970,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
    * if's else-side reads is dead on the then-side once both then-sides are one): sweep again,
    * on fresh liveness. */
   if (ok && d->changed) {
-    wave_liveness *fresh = wave_liveness_compute(kernel);
     d->explain = false;
-    d->lv = fresh;
-    ok = fresh && sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds, &normalized);
-    wave_liveness_destroy(fresh);
+    ok = sweep_rounds(d, fetch(d), max_rounds, &normalized);
     if (!normalized)
       wave_normalize_kernel(kernel);
     d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
