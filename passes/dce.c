@@ -162,8 +162,10 @@ static const char *why_kept(const wave_instr *in) {
 /* Says why an instruction with dead results stays: one that writes registers or memory (a
  * barrier or a fence, with neither, is no candidate to speak of). */
 static void note_kept(dce *d, const wave_instr *in, const wave_regset *defs) {
+  if (!d->explain)
+    return;
   const char *why = why_kept(in);
-  if (!d->explain || !why || (wave_regset_is_empty(*defs) && !has(in, WAVE_F_WRITES_MEM)))
+  if (!why || (wave_regset_is_empty(*defs) && !has(in, WAVE_F_WRITES_MEM)))
     return;
   wave_loc loc = in->src.loc;
   wave_remark_missed(d->ctx, "dead-kept", loc, "'%s' at %u:%u kept%s: %s", mnemonic(in),
@@ -282,11 +284,11 @@ static bool fold_select(dce *d, wave_instr *in) {
 
 /* ---- the backward sweep ------------------------------------------------------------------- */
 
-/* Whether all an instruction's lanes go on to the next instruction, and only there: then
- * what is live right after it is what is live right before the next one. */
-static bool only_falls(const wave_instr *in) {
-  return !has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT && in->op != WAVE_OP_CALL &&
-         in->op != WAVE_OP_RETURN;
+/* Whether all the lanes of an instruction with this opcode go on to the next instruction, and
+ * only there: then what is live right after it is what is live right before the next one. */
+static bool only_falls(wave_opcode op) {
+  return !wave_opcode_has(op, WAVE_F_CONTROL) && op != WAVE_OP_HALT && op != WAVE_OP_CALL &&
+         op != WAVE_OP_RETURN;
 }
 
 /* The registers of a layout list as a set. */
@@ -306,17 +308,20 @@ typedef struct sweep_state {
   size_t place;       /* the swept instruction's place in d->lv's text order */
 } sweep_state;
 
-/* One instruction of the layout, met last first. */
+/* One instruction of the layout, met last first. What the layout says of it (opcode,
+ * registers) holds: only instructions after it have changed. A kept instruction that is no
+ * select is not read at all, which spares a cache miss for most of a large kernel. */
 static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_item *item,
                         sweep_state *st) {
   wave_instr *in = (wave_instr *)wave_layout_instr(item);
+  wave_opcode op = (wave_opcode)item->op;
   /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
    * region: for them the stale answer stands. A halt only falls through, or ends. */
-  bool elsewhere = has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT;
-  bool other_region = in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN;
+  bool elsewhere = wave_opcode_has(op, WAVE_F_CONTROL) && op != WAVE_OP_HALT;
+  bool other_region = op == WAVE_OP_CALL || op == WAVE_OP_RETURN;
   /* The stale live-in of the instruction after `in`, read for it and kept: it is in's stale
    * live-out when in only falls to it, which spares a lookup for every instruction kept. */
-  wave_regset out = st->have_next_in && only_falls(in)
+  wave_regset out = st->have_next_in && only_falls(op)
                         ? st->next_in
                         : wave_liveness_out_near(d->lv, in, &st->place);
   st->have_next_in = false;
@@ -326,22 +331,25 @@ static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_ite
   wave_regset defs = set_of_list(wave_layout_defs(layout, item), item->num_defs);
   wave_regset live_defs = wave_regset_intersect(defs, out);
   bool dead = wave_regset_is_empty(live_defs);
-  if (dead && wave_instr_can_speculate(in)) {
+  if (dead && wave_opcode_can_speculate(op)) {
     if (!d->dry)
       remove_dead(d, in);
     st->live = out;
     return;
   }
-  unsigned op = in->op;
-  if (!d->dry && fold_select(d, in)) {
-    wave_instr_remove(in);
-    d->changed = true;
-    d->removed++;
-    st->live = out;
-    return;
+  if (op == WAVE_OP_SELECT) {
+    if (!d->dry && fold_select(d, in)) {
+      wave_instr_remove(in);
+      d->changed = true;
+      d->removed++;
+      st->live = out;
+      return;
+    }
+    if (in->op != op) {   /* a select folded into a move reads less */
+      op = (wave_opcode)in->op;
+      wave_instr_uses_defs(in, &uses, &defs);
+    }
   }
-  if (in->op != op)   /* a select folded into a move reads less */
-    wave_instr_uses_defs(in, &uses, &defs);
   if (d->explain && in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
       !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
     wave_remark_missed(d->ctx, "select-kept", in->src.loc,
@@ -352,7 +360,7 @@ static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_ite
   else if (d->explain && wave_instr_can_speculate(in))
     explain_live(d, in, live_defs, item->depth);
   /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
-  if (in->op == WAVE_OP_HALT)
+  if (op == WAVE_OP_HALT)
     uses = wave_regset_union(uses, d->other_lanes);
   wave_regset live = st->next_in = wave_liveness_in_near(d->lv, in, &st->place);
   st->have_next_in = true;

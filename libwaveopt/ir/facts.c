@@ -15,7 +15,7 @@ static bool op_has(const wave_instr *instr, uint32_t flags) {
 }
 
 bool wave_instr_can_speculate(const wave_instr *instr) {
-  return op_has(instr, WAVE_F_PURE) && !op_has(instr, WAVE_F_MAY_TRAP);
+  return wave_opcode_can_speculate((wave_opcode)instr->op);
 }
 
 bool wave_instr_can_guard(const wave_instr *instr) { return op_has(instr, WAVE_F_GUARD_OK); }
