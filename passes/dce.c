@@ -337,7 +337,9 @@ static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_ite
     st->live = out;
     return;
   }
-  if (op == WAVE_OP_SELECT) {
+  /* An unguarded select reading three registers has arms that differ: no need to look. */
+  bool arms_differ = item->guard == WAVE_NO_GUARD && item->num_uses == 3;
+  if (op == WAVE_OP_SELECT && (!arms_differ || d->explain)) {
     if (!d->dry && fold_select(d, in)) {
       wave_instr_remove(in);
       d->changed = true;
