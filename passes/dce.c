@@ -135,6 +135,7 @@ typedef struct dce {
   bool dry;                 /* explain only: change nothing */
   bool changed;
   uint64_t removed;          /* in the current sweep */
+  uint64_t folded;           /* selects turned into moves, in the current sweep */
   /* For explaining a live value: the nearest later write of each register with no read in
    * between, in text order, and its nesting depth. Kept only when explain is set. */
   const wave_instr *later_write[WAVE_NUM_REGS];
@@ -274,6 +275,7 @@ static bool fold_select(dce *d, wave_instr *in) {
   in->num_operands = 2;
   in->operands[0] = dest;
   in->operands[1] = value;
+  d->folded++;
   wave_remark_passed(d->ctx, "select-folded", loc,
                      "select at %u:%u is now '%s': its arms are equal", loc.line, loc.col,
                      mnemonic(in));
@@ -800,35 +802,33 @@ static bool is_constant(const wave_instr *in) {
          in->operands[0].kind == WAVE_OPERAND_GPR && in->operands[0].value <= WAVE_MAX_GPR;
 }
 
-static bool constants_block(dce *d, constants *c, wave_node *block) {
-  wave_foreach_instr_safe(in, block) {
-    if (is_constant(in)) {
-      uint32_t r = in->operands[0].value;
-      const wave_instr *set = c->setter[r];
-      if (set && set->operands[1].value == in->operands[1].value) {
-        wave_loc loc = in->src.loc;
-        wave_remark_passed(d->ctx, "constant-removed", loc,
-                           "'mov_imm' at %u:%u removed: r%u already holds this value from %u:%u",
-                           loc.line, loc.col, r, set->src.loc.line, set->src.loc.col);
-        wave_pass_stat_add(d->ctx, "constants-removed",
-                           "Number of mov_imm removed because the register held the value", 1);
-        wave_instr_remove(in);
-        d->changed = true;
-        continue;
-      }
+/* An instruction writes `defs`: what they held is forgotten, here and after the scopes around. */
+static bool note_defs(constants *c, wave_regset defs) {
+  if (c->depth)
+    c->scopes[c->depth - 1].defs = wave_regset_union(c->scopes[c->depth - 1].defs, defs);
+  return forget_set(c, defs);
+}
+
+/* One instruction, whose definitions are `defs` (a call: every GPR). */
+static bool constants_instr(dce *d, constants *c, wave_instr *in, wave_regset defs) {
+  bool constant = is_constant(in);
+  if (constant) {
+    uint32_t r = in->operands[0].value;
+    const wave_instr *set = c->setter[r];
+    if (set && set->operands[1].value == in->operands[1].value) {
+      wave_loc loc = in->src.loc;
+      wave_remark_passed(d->ctx, "constant-removed", loc,
+                         "'mov_imm' at %u:%u removed: r%u already holds this value from %u:%u",
+                         loc.line, loc.col, r, set->src.loc.line, set->src.loc.col);
+      wave_pass_stat_add(d->ctx, "constants-removed",
+                         "Number of mov_imm removed because the register held the value", 1);
+      wave_instr_remove(in);
+      d->changed = true;
+      return true;
     }
-    wave_regset defs;
-    wave_instr_defs(in, &defs);
-    if (in->op == WAVE_OP_CALL)
-      defs = all_gprs();
-    if (!forget_set(c, defs))
-      return false;
-    if (c->depth)
-      c->scopes[c->depth - 1].defs = wave_regset_union(c->scopes[c->depth - 1].defs, defs);
-    if (is_constant(in) && in->guard == WAVE_NO_GUARD && !learn(c, in->operands[0].value, in))
-      return false;
   }
-  return true;
+  return note_defs(c, defs) &&
+         (!constant || in->guard != WAVE_NO_GUARD || learn(c, in->operands[0].value, in));
 }
 
 /* Leaves an if or loop: what held before it still holds unless written inside. */
@@ -840,41 +840,93 @@ static bool close_scope(constants *c) {
   return forget_set(c, s.defs);
 }
 
-static bool remove_constants(dce *d) {
-  constants *c = calloc(1, sizeof(*c));
-  bool ok = c != NULL;
-  wave_foreach_region(r, d->kernel) {
-    if (!ok)
-      break;
+/* A marker of the walk: if, else, endif, loop or endloop (waveopt's walk events by their
+ * layout kinds), or the start of a region. */
+static bool constants_marker(constants *c, wave_layout_kind kind) {
+  switch (kind) {
+  case WAVE_LAYOUT_IF:
+  case WAVE_LAYOUT_LOOP:
+    if (!wave_grow((void **)&c->scopes, &c->cap_scopes, c->depth + 1, sizeof(scope)))
+      return false;
+    c->scopes[c->depth++] = (scope){c->num_log, wave_regset_empty()};
+    /* The body runs again after the writes further down in it. */
+    return kind != WAVE_LAYOUT_LOOP || forget_set(c, all_gprs());
+  case WAVE_LAYOUT_ELSE:
+    rewind_to(c, c->scopes[c->depth - 1].mark);
+    return true;
+  case WAVE_LAYOUT_ENDIF:
+  case WAVE_LAYOUT_ENDLOOP:
+    return close_scope(c);
+  case WAVE_LAYOUT_END_REGION:
+    /* A region starts knowing nothing. */
     memset(c->setter, 0, sizeof(c->setter));
     c->num_log = c->depth = 0;
+    return true;
+  default:
+    return true;
+  }
+}
+
+static wave_regset defs_of(const wave_instr *in) {
+  if (in->op == WAVE_OP_CALL)
+    return all_gprs();
+  wave_regset defs;
+  wave_instr_defs(in, &defs);
+  return defs;
+}
+
+/* Over the layout, whose statements are the kernel's as they stand but for blocks (dropped or
+ * merged since, which nothing here needs), with each instruction's definitions decoded: only
+ * mov_imm and calls are read. */
+static bool constants_layout(dce *d, constants *c, const wave_layout *layout) {
+  bool ok = true;
+  for (size_t i = 0; ok && i < layout->num_items; i++) {
+    const wave_layout_item *item = &layout->items[i];
+    if (item->kind != WAVE_LAYOUT_INSTR) {
+      ok = constants_marker(c, (wave_layout_kind)item->kind);
+      continue;
+    }
+    wave_instr *in = (wave_instr *)wave_layout_instr(item);
+    if (item->op == WAVE_OP_MOV_IMM || item->op == WAVE_OP_CALL) {
+      ok = constants_instr(d, c, in, defs_of(in));
+    } else {
+      wave_regset defs = wave_regset_empty();
+      wave_regset_add_list(&defs, wave_layout_defs(layout, item), item->num_defs);
+      ok = note_defs(c, defs);
+    }
+  }
+  return ok;
+}
+
+/* Over the kernel's tree. */
+static bool constants_tree(dce *d, constants *c) {
+  static const wave_layout_kind kinds[] = {
+      [WAVE_WALK_IF] = WAVE_LAYOUT_IF,       [WAVE_WALK_ELSE] = WAVE_LAYOUT_ELSE,
+      [WAVE_WALK_ENDIF] = WAVE_LAYOUT_ENDIF, [WAVE_WALK_LOOP] = WAVE_LAYOUT_LOOP,
+      [WAVE_WALK_ENDLOOP] = WAVE_LAYOUT_ENDLOOP};
+  bool ok = true;
+  wave_foreach_region(r, d->kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
     while (ok && wave_walk_next(&w)) {
-      switch (w.event) {
-      case WAVE_WALK_BLOCK:
-        ok = constants_block(d, c, w.node);
-        break;
-      case WAVE_WALK_IF:
-      case WAVE_WALK_LOOP:
-        ok = wave_grow((void **)&c->scopes, &c->cap_scopes, c->depth + 1, sizeof(scope));
-        if (!ok)
+      if (w.event != WAVE_WALK_BLOCK) {
+        ok = constants_marker(c, kinds[w.event]);
+        continue;
+      }
+      wave_foreach_instr_safe(in, w.node) {
+        if (!(ok = constants_instr(d, c, in, defs_of(in))))
           break;
-        c->scopes[c->depth++] = (scope){c->num_log, wave_regset_empty()};
-        /* The body runs again after the writes further down in it. */
-        if (w.event == WAVE_WALK_LOOP)
-          ok = forget_set(c, all_gprs());
-        break;
-      case WAVE_WALK_ELSE:
-        rewind_to(c, c->scopes[c->depth - 1].mark);
-        break;
-      case WAVE_WALK_ENDIF:
-      case WAVE_WALK_ENDLOOP:
-        ok = close_scope(c);
-        break;
       }
     }
+    ok = ok && constants_marker(c, WAVE_LAYOUT_END_REGION);
   }
+  return ok;
+}
+
+/* Removes repeated constants, walking `layout` when it is given. */
+static bool remove_constants(dce *d, const wave_layout *layout) {
+  constants *c = calloc(1, sizeof(*c));
+  bool ok = c && (layout ? constants_layout(d, c, layout) : constants_tree(d, c));
   if (c) {
     free(c->log);
     free(c->scopes);
@@ -888,7 +940,7 @@ static bool remove_constants(dce *d) {
 /* Sweeps every region once, in order, with d->lv over the kernel's layout, from which d->lv was
  * computed; the count of instructions removed in *removed. */
 static bool sweep_kernel(dce *d, const wave_layout *layout, uint64_t *removed) {
-  d->removed = 0;
+  d->removed = d->folded = 0;
   if_frame *frames = malloc((layout->count[WAVE_LAYOUT_IF] + 1) * sizeof(*frames));
   if (!frames)
     return false;
@@ -916,18 +968,22 @@ static const wave_layout *fetch(dce *d) {
 /* Sweeps until nothing more goes, at most max_rounds times, starting with d->lv and `layout`,
  * liveness computed afresh for every round after the first. *normalized says whether the
  * kernel is in normal form for sure: a round that found nothing after one that did leaves it
- * as normalized for the new liveness. */
+ * as normalized for the new liveness. *current is the last layout when its sweep changed
+ * nothing, so that it still lists the kernel's statements (blocks aside, which normalizing
+ * may merge or drop), else NULL. */
 static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
-                         bool *normalized) {
+                         bool *normalized, const wave_layout **current) {
   bool ok = layout != NULL;
   /* Only a loop's back edge, a break or continue, and a fall into the next region leave the
    * stale answer standing where the sweep could have narrowed it. */
   bool more = ok && (d->kernel->first_region->next != NULL || layout->count[WAVE_LAYOUT_LOOP]);
   *normalized = false;
+  *current = NULL;
   for (int64_t round = 1; ok; round++) {
     uint64_t removed = 0;
     ok = sweep_kernel(d, layout, &removed);
     *normalized &= removed == 0;
+    *current = removed == 0 && d->folded == 0 ? layout : NULL;
     if (!ok || !removed || !more || round >= max_rounds)
       break;
     wave_normalize_kernel(d->kernel);
@@ -966,14 +1022,17 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   int64_t max_rounds = wave_pass_option(ctx, 0);
   bool normalized;
   max_rounds = max_rounds < 1 ? 1 : max_rounds;
-  bool ok = sweep_rounds(d, wave_analysis_manager_layout(am, kernel), max_rounds, &normalized);
+  const wave_layout *current;
+  bool ok = sweep_rounds(d, wave_analysis_manager_layout(am, kernel), max_rounds, &normalized,
+                         &current);
   /* Normalizing a kernel in normal form is a walk that finds nothing: it is skipped. */
   if (!normalized)
     d->changed |= wave_normalize_kernel(kernel);
   bool swept = d->changed;
   d->changed = false;
   d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
-  ok = ok && merge_all(d) && remove_constants(d);
+  /* A merge leaves the layout's ifs behind. */
+  ok = ok && merge_all(d) && remove_constants(d, d->changed ? NULL : current);
   if (d->changed)
     wave_normalize_kernel(kernel);
   /* A merge makes code dead that the junction between two ifs kept alive (a value the second
@@ -981,7 +1040,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
    * on fresh liveness. */
   if (ok && d->changed) {
     d->explain = false;
-    ok = sweep_rounds(d, fetch(d), max_rounds, &normalized);
+    ok = sweep_rounds(d, fetch(d), max_rounds, &normalized, &current);
     if (!normalized)
       wave_normalize_kernel(kernel);
     d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
