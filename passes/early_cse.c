@@ -75,12 +75,18 @@
 
 typedef struct entry {
   uint32_t key[KEY_WORDS];
-  uint32_t hash;            /* hash_key(key) */
-  uint32_t next;            /* the next entry of the same bucket, or NO_ENTRY */
   uint32_t value;           /* value-number entries: the number the computation gives */
   uint32_t reg;             /* the register that first took it */
   const wave_instr *instr;  /* where the computation was */
 } entry;
+
+/* An entry's place in its bucket's chain, kept apart from the entries: a lookup walks the
+ * chain reading the hashes and touches an entry only when its hash matches, which on a large
+ * table spares a cache miss for every entry passed over. */
+typedef struct link {
+  uint32_t hash;            /* hash_key of the entry's key */
+  uint32_t next;            /* the next entry of the same bucket, or NO_ENTRY */
+} link;
 
 typedef enum undo_kind { UNDO_VN, UNDO_LEADER, UNDO_INSERT } undo_kind;
 
@@ -109,7 +115,8 @@ typedef struct cse {
   uint32_t *buckets;
   size_t num_buckets;             /* a power of two, at least num_entries */
   entry *entries;
-  size_t num_entries, entries_cap;
+  link *links;                    /* per entry */
+  size_t num_entries, entries_cap, links_cap;
   /* With explain, per entry: a text entry's key by value numbers when it was made. */
   uint32_t (*values)[KEY_WORDS];
   size_t values_cap;
@@ -180,8 +187,8 @@ static void undo_to(cse *c, size_t mark, wave_regset *written) {
     } else if (u.kind == UNDO_LEADER) {
       c->leader[u.index] = u.old;
     } else {
-      entry *e = &c->entries[u.index];
-      c->buckets[e->hash & (c->num_buckets - 1)] = e->next;
+      const link *l = &c->links[u.index];
+      c->buckets[l->hash & (c->num_buckets - 1)] = l->next;
       c->num_entries--;
     }
   }
@@ -197,9 +204,11 @@ static uint32_t hash_key(const uint32_t *key) {
 }
 
 static entry *lookup(const cse *c, const uint32_t *key) {
-  for (uint32_t i = c->buckets[hash_key(key) & (c->num_buckets - 1)]; i != NO_ENTRY;
-       i = c->entries[i].next) {
-    if (memcmp(c->entries[i].key, key, sizeof(c->entries[i].key)) == 0)
+  uint32_t hash = hash_key(key);
+  for (uint32_t i = c->buckets[hash & (c->num_buckets - 1)]; i != NO_ENTRY;
+       i = c->links[i].next) {
+    if (c->links[i].hash == hash &&
+        memcmp(c->entries[i].key, key, sizeof(c->entries[i].key)) == 0)
       return &c->entries[i];
   }
   return NULL;
@@ -217,8 +226,8 @@ static bool rehash(cse *c, size_t count) {
   c->num_buckets = count;
   memset(buckets, 0xff, count * sizeof(*buckets));
   for (uint32_t i = 0; i < c->num_entries; i++) {
-    uint32_t bucket = c->entries[i].hash & (uint32_t)(count - 1);
-    c->entries[i].next = buckets[bucket];
+    uint32_t bucket = c->links[i].hash & (uint32_t)(count - 1);
+    c->links[i].next = buckets[bucket];
     buckets[bucket] = i;
   }
   return true;
@@ -229,6 +238,7 @@ static bool rehash(cse *c, size_t count) {
 static entry *insert(cse *c, const uint32_t *key, const wave_instr *instr) {
   if (!wave_grow((void **)&c->entries, &c->entries_cap, c->num_entries + 1,
                  sizeof(*c->entries)) ||
+      !wave_grow((void **)&c->links, &c->links_cap, c->num_entries + 1, sizeof(*c->links)) ||
       (c->num_entries == c->num_buckets && !rehash(c, 2 * c->num_buckets))) {
     c->out_of_memory = true;
     return NULL;
@@ -238,8 +248,7 @@ static entry *insert(cse *c, const uint32_t *key, const wave_instr *instr) {
   uint32_t index = (uint32_t)c->num_entries++;
   entry *e = &c->entries[index];
   memcpy(e->key, key, sizeof(e->key));
-  e->hash = hash;
-  e->next = c->buckets[bucket];
+  c->links[index] = (link){hash, c->buckets[bucket]};
   e->instr = instr;
   e->reg = NO_REG;
   c->buckets[bucket] = index;
@@ -632,6 +641,7 @@ static void cse_free(cse *c) {
   free(c->leader);
   free(c->buckets);
   free(c->entries);
+  free(c->links);
   free(c->values);
   free(c->log);
   free(c->scopes);
