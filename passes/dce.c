@@ -672,26 +672,50 @@ static void note_code_between(dce *d, const wave_node *first, const wave_node *b
                      at->src.loc.line, at->src.loc.col);
 }
 
-/* Merges each if with the ifs on the same predicate that follow it directly, outer ifs first so
- * that ifs brought together by a merge are merged in the same run. */
-static bool merge_all(dce *d) {
-  summaries s = {0};
-  wave_node **ifs = NULL;
-  size_t num = 0, cap = 0;
-  bool ok = true, pairs = false;
+typedef struct if_list {
+  wave_node **ifs;
+  size_t num, cap;
+  bool pairs;       /* some if is followed by one on the same predicate */
+} if_list;
+
+static bool add_if(if_list *l, wave_node *node) {
+  if (!wave_grow((void **)&l->ifs, &l->cap, l->num + 1, sizeof(*l->ifs)))
+    return false;
+  l->ifs[l->num++] = node;
+  const wave_node *next = node->next;
+  l->pairs |= next && next->kind == WAVE_NODE_IF && same_cond(node, next);
+  return true;
+}
+
+/* Every if of the kernel in text order: from `layout` when it is given (its ifs are the
+ * kernel's), else from a walk. */
+static bool collect_ifs(dce *d, const wave_layout *layout, if_list *l) {
+  if (layout) {
+    for (size_t i = 0; i < layout->num_items; i++)
+      if (layout->items[i].kind == WAVE_LAYOUT_IF &&
+          !add_if(l, (wave_node *)wave_layout_node(&layout->items[i])))
+        return false;
+    return true;
+  }
   wave_foreach_region(r, d->kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
-    while (ok && wave_walk_next(&w)) {
-      if (w.event != WAVE_WALK_IF)
-        continue;
-      ok = wave_grow((void **)&ifs, &cap, num + 1, sizeof(*ifs));
-      if (ok)
-        ifs[num++] = w.node;
-      const wave_node *next = w.node->next;
-      pairs |= next && next->kind == WAVE_NODE_IF && same_cond(w.node, next);
-    }
+    while (wave_walk_next(&w))
+      if (w.event == WAVE_WALK_IF && !add_if(l, w.node))
+        return false;
   }
+  return true;
+}
+
+/* Merges each if with the ifs on the same predicate that follow it directly, outer ifs first so
+ * that ifs brought together by a merge are merged in the same run. */
+static bool merge_all(dce *d, const wave_layout *layout) {
+  summaries s = {0};
+  if_list l = {0};
+  bool ok = collect_ifs(d, layout, &l);
+  wave_node **ifs = l.ifs;
+  size_t num = l.num;
+  bool pairs = l.pairs;
   /* Only a merge brings ifs together, so without a pair to start from there is nothing to
    * summarise: a kernel without one costs a walk. */
   if (ok && pairs)
@@ -1032,7 +1056,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   d->changed = false;
   d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
   /* A merge leaves the layout's ifs behind. */
-  ok = ok && merge_all(d) && remove_constants(d, d->changed ? NULL : current);
+  ok = ok && merge_all(d, current) && remove_constants(d, d->changed ? NULL : current);
   if (d->changed)
     wave_normalize_kernel(kernel);
   /* A merge makes code dead that the junction between two ifs kept alive (a value the second
