@@ -329,16 +329,19 @@ static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_ite
   st->have_next_in = false;
   if (!elsewhere)
     out = wave_regset_intersect(out, st->live);
-  wave_regset uses = set_of_list(wave_layout_uses(layout, item), item->num_uses);
-  wave_regset defs = set_of_list(wave_layout_defs(layout, item), item->num_defs);
-  wave_regset live_defs = wave_regset_intersect(defs, out);
-  bool dead = wave_regset_is_empty(live_defs);
+  /* Sets are built from the layout's lists only where remarks need them. */
+  const uint16_t *def_list = wave_layout_defs(layout, item);
+  bool dead = !wave_regset_meets_list(&out, def_list, item->num_defs);
   if (dead && wave_opcode_can_speculate(op)) {
     if (!d->dry)
       remove_dead(d, in);
     st->live = out;
     return;
   }
+  /* What may be read right before it, but for what is dead there anyway. */
+  wave_regset reads = out;
+  wave_regset defs = wave_regset_empty();
+  bool have_defs = false;
   /* An unguarded select reading three registers has arms that differ: no need to look. */
   bool arms_differ = item->guard == WAVE_NO_GUARD && item->num_uses == 3;
   if (op == WAVE_OP_SELECT && (!arms_differ || d->explain)) {
@@ -351,28 +354,34 @@ static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_ite
     }
     if (in->op != op) {   /* a select folded into a move reads less */
       op = (wave_opcode)in->op;
+      wave_regset uses;
       wave_instr_uses_defs(in, &uses, &defs);
+      reads = wave_regset_union(reads, uses);
+      have_defs = true;
     }
   }
-  if (d->explain && in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
-      !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
-    wave_remark_missed(d->ctx, "select-kept", in->src.loc,
-                       "select at %u:%u kept: its arms differ", in->src.loc.line,
-                       in->src.loc.col);
-  if (dead)
-    note_kept(d, in, &defs);
-  else if (d->explain && wave_instr_can_speculate(in))
-    explain_live(d, in, live_defs, item->depth);
+  if (!have_defs)
+    wave_regset_add_list(&reads, wave_layout_uses(layout, item), item->num_uses);
+  if (d->explain) {
+    if (!have_defs)
+      defs = set_of_list(def_list, item->num_defs);
+    if (in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
+        !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
+      wave_remark_missed(d->ctx, "select-kept", in->src.loc,
+                         "select at %u:%u kept: its arms differ", in->src.loc.line,
+                         in->src.loc.col);
+    if (dead)
+      note_kept(d, in, &defs);
+    else if (wave_instr_can_speculate(in))
+      explain_live(d, in, wave_regset_intersect(defs, out), item->depth);
+    track(d, in, defs, item->depth);
+  }
   /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
   if (op == WAVE_OP_HALT)
-    uses = wave_regset_union(uses, d->other_lanes);
+    reads = wave_regset_union(reads, d->other_lanes);
   wave_regset live = st->next_in = wave_liveness_in_near(d->lv, in, &st->place);
   st->have_next_in = true;
-  if (!other_region)
-    live = wave_regset_intersect(live, wave_regset_union(uses, out));
-  st->live = live;
-  if (d->explain)
-    track(d, in, defs, item->depth);
+  st->live = other_region ? live : wave_regset_intersect(live, reads);
 }
 
 /* What an if's sweep needs between its events: live after the if, live at its else-side. */
