@@ -67,13 +67,11 @@ void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num
 static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *defs,
                      bool defs_only) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
-  unsigned n = wave_instr_reg_refs(instr, refs);
+  unsigned n = defs_only ? wave_instr_def_refs(instr, refs) : wave_instr_reg_refs(instr, refs);
   *defs = wave_regset_empty();
   if (uses)
     *uses = wave_regset_empty();
   for (unsigned i = 0; i < n; i++) {
-    if (defs_only && !refs[i].is_def)
-      continue;
     wave_regset *into = refs[i].is_def ? defs : uses;
     unsigned base = refs[i].is_pred ? WAVE_REG_PRED(0) : WAVE_REG_GPR(0);
     uint64_t limit = refs[i].is_pred ? WAVE_NUM_PREDS : WAVE_MAX_GPR + 1;
