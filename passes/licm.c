@@ -128,10 +128,8 @@ static const char *why_kept(licm *l, const frame *f, const candidate *c) {
     return "may go back to a caller unwritten by a return before it";
   if (!c->exit_before)
     return NULL;
-  if (!l->lv) {
-    l->lv = wave_analysis_get(l->am, l->kernel, WAVE_ANALYSIS_LIVENESS);
-    l->other_lanes = wave_xform_other_lane_reads(l->kernel);
-  }
+  if (!l->lv && (l->lv = wave_analysis_get(l->am, l->kernel, WAVE_ANALYSIS_LIVENESS)) != NULL)
+    l->other_lanes = wave_liveness_other_lanes(l->lv);
   if (!l->lv)
     return "is read after the loop as far as anyone knows: no liveness";
   wave_regset after = wave_liveness_at(l->lv, wave_cursor_after_node(f->loop));
