@@ -297,8 +297,9 @@ static void make_key(const cse *c, const wave_instr *in, bool by_value, uint32_t
   }
 }
 
-/* Why a repeat of this instruction may not take the earlier one's value; NULL when it may. */
-static const char *why_not_merged(const wave_instr *in) {
+/* Why a repeat of this instruction may not take the earlier one's value; NULL when it may.
+ * With ignore_guard, as if it were unguarded. */
+static const char *why_not_merged(const wave_instr *in, bool ignore_guard) {
   if (wave_opcode_has(in->op, WAVE_F_READS_MEM | WAVE_F_WRITES_MEM))
     return "it accesses memory, which may change in between";
   if (wave_instr_is_convergent(in))
@@ -314,7 +315,7 @@ static const char *why_not_merged(const wave_instr *in) {
     if (wave_opcode_slot_width(in->op, slot) != 1)
       return "it reads or writes a register pair";
   }
-  if (in->guard != WAVE_NO_GUARD)
+  if (in->guard != WAVE_NO_GUARD && !ignore_guard)
     return "it is guarded: lanes outside the guard keep their old value";
   return NULL;
 }
@@ -343,7 +344,7 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
   wave_loc at = in->src.loc;
   if (e && !merged) {
     wave_loc was = e->instr->src.loc;
-    const char *why = why_not_merged(in);
+    const char *why = why_not_merged(in, false);
     uint32_t changed = NO_REG;
     const uint32_t *then = c->values[e - c->entries];
     for (unsigned slot = 0, n = 2; slot < in->num_operands && changed == NO_REG; slot++) {
@@ -491,11 +492,9 @@ static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **e
 static void visit_instr(cse *c, wave_instr *in) {
   rewrite_reads(c, in);
   const wave_operand *d = wave_instr_dest(in);
-  wave_instr unguarded = *in;
-  unguarded.guard = WAVE_NO_GUARD;
   const entry *earlier;
   bool copy = in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_GPR;
-  if (!d || why_not_merged(&unguarded) != NULL) {
+  if (!d || why_not_merged(in, true) != NULL) {
     if (c->explain && d)
       explain(c, in, false);
     set_defs_fresh(c, in);
