@@ -541,15 +541,18 @@ static bool push_scope(cse *c) {
   return true;
 }
 
-/* What each loop's body writes, numbered in walk order; a call writes everything. */
-static bool collect_loop_writes(cse *c, wave_region *region) {
+/* What the body of `loop` writes, and the body of each loop inside it, numbered on from
+ * c->num_loops in walk order; a call writes everything. The walk asks at each outermost loop,
+ * right before it walks the body, which is then still in cache. */
+static bool collect_loop_writes(cse *c, wave_node *loop) {
   size_t *open = NULL, num_open = 0, open_cap = 0;
-  c->num_loops = 0;
-  wave_walker w;
-  wave_walk_init(&w, &region->body);
   bool ok = true;
-  while (ok && wave_walk_next(&w)) {
-    if (w.event == WAVE_WALK_LOOP) {
+  wave_walker w;
+  wave_walk_init(&w, &loop->u.loop.body);
+  for (bool more = true; ok && more; more = wave_walk_next(&w)) {
+    /* The loop itself opens first; its endloop is not in its body's walk. */
+    wave_walk_event event = num_open ? w.event : WAVE_WALK_LOOP;
+    if (event == WAVE_WALK_LOOP) {
       ok = wave_grow((void **)&c->loop_writes, &c->loops_cap, c->num_loops + 1,
                      sizeof(*c->loop_writes)) &&
            wave_grow((void **)&open, &open_cap, num_open + 1, sizeof(*open));
@@ -557,14 +560,11 @@ static bool collect_loop_writes(cse *c, wave_region *region) {
         c->loop_writes[c->num_loops] = wave_regset_empty();
         open[num_open++] = c->num_loops++;
       }
-    } else if (w.event == WAVE_WALK_ENDLOOP) {
+    } else if (event == WAVE_WALK_ENDLOOP) {
       num_open--;
-      if (num_open > 0)
-        c->loop_writes[open[num_open - 1]] = wave_regset_union(
-            c->loop_writes[open[num_open - 1]], c->loop_writes[open[num_open]]);
-    } else if (w.event == WAVE_WALK_BLOCK) {
-      if (num_open == 0)
-        continue;
+      c->loop_writes[open[num_open - 1]] = wave_regset_union(c->loop_writes[open[num_open - 1]],
+                                                             c->loop_writes[open[num_open]]);
+    } else if (event == WAVE_WALK_BLOCK) {
       wave_regset *into = &c->loop_writes[open[num_open - 1]];
       wave_foreach_instr(in, w.node) *into = wave_regset_union(*into, wave_xform_may_write(in));
     }
@@ -608,6 +608,10 @@ static void walk(cse *c, wave_region *region) {
       break;
     }
     case WAVE_WALK_LOOP:
+      if (loop == c->num_loops && !collect_loop_writes(c, w.node)) {
+        c->out_of_memory = true;
+        break;
+      }
       set_fresh_all(c, c->loop_writes[loop]);
       if (push_scope(c))
         c->scopes[c->num_scopes - 1].written = c->loop_writes[loop];
@@ -650,7 +654,7 @@ static void cse_free(cse *c) {
 
 bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites) {
   cse c = {.ctx = ctx, .explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED)};
-  if (!collect_loop_writes(&c, region) || !rehash(&c, 1024) ||
+  if (!rehash(&c, 1024) ||
       !wave_grow((void **)&c.leader, &c.leader_cap, WAVE_NUM_REGS, sizeof(*c.leader))) {
     cse_free(&c);
     return false;
