@@ -55,7 +55,8 @@
  * the points, with each instruction's uses and kills, never again per visit; a point's edges are a flag
  * byte and at most one jump target; sets are stored packed to the kernel's .registers (see
  * pack), one word each up to 60 registers; instructions and nodes are found by hashing their
- * address, and the printer, which meets them in text order, needs no lookup at all.
+ * address, and a caller that meets instructions in text order or in reverse (the printer,
+ * dce's sweep) finds each next to the last one without hashing (wave_liveness_in_near).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,7 @@ struct wave_liveness {
   size_t num_regions;
   wave_regset everything;     /* r0..registers-1 and p0..p3 */
   wave_regset packable;       /* r0..gprs-1 and p0..p3 */
+  wave_regset other_lanes;    /* read by some instruction in lanes other than their own */
 };
 
 /* ---- packed sets ----------------------------------------------------------------------------- */
@@ -645,6 +647,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   free(b.stack);
   free(b.breaks);
   *too_narrow = b.too_narrow;
+  lv->other_lanes = b.other_lanes;
   if (!ok) {
     wave_liveness_destroy(lv);
     return NULL;
@@ -687,6 +690,15 @@ static wave_regset set_at(const wave_liveness *lv, const uint64_t *sets, uint32_
   return unpack(lv, &sets[(size_t)i * lv->words]);
 }
 
+/* The instruction's place in text order, tried first at *guess, which it updates. */
+static uint32_t instr_point_near(const wave_liveness *lv, const wave_instr *instr, size_t *guess) {
+  size_t k = *guess;
+  if (k >= lv->num_instrs || lv->instr_keys[k] != instr)
+    k = key_index_find(&lv->instr_index, lv->instr_keys, instr);
+  *guess = k == NOT_FOUND ? SIZE_MAX : k;
+  return k == NOT_FOUND ? NO_POINT : lv->instr_points[k];
+}
+
 static uint32_t instr_point(const wave_liveness *lv, const wave_instr *instr) {
   size_t k = key_index_find(&lv->instr_index, lv->instr_keys, instr);
   return k == NOT_FOUND ? NO_POINT : lv->instr_points[k];
@@ -704,6 +716,18 @@ wave_regset wave_liveness_in(const wave_liveness *lv, const wave_instr *instr) {
 
 wave_regset wave_liveness_out(const wave_liveness *lv, const wave_instr *instr) {
   uint32_t p = instr_point(lv, instr);
+  return p == NO_POINT ? lv->everything : set_at(lv, lv->out, p);
+}
+
+wave_regset wave_liveness_in_near(const wave_liveness *lv, const wave_instr *instr,
+                                  size_t *place) {
+  uint32_t p = instr_point_near(lv, instr, place);
+  return p == NO_POINT ? lv->everything : set_at(lv, lv->in, p);
+}
+
+wave_regset wave_liveness_out_near(const wave_liveness *lv, const wave_instr *instr,
+                                   size_t *place) {
+  uint32_t p = instr_point_near(lv, instr, place);
   return p == NO_POINT ? lv->everything : set_at(lv, lv->out, p);
 }
 
@@ -773,6 +797,8 @@ wave_regset wave_liveness_free(const wave_liveness *lv, wave_cursor at) {
   return wave_regset_subtract(lv->everything, wave_liveness_at(lv, at));
 }
 
+wave_regset wave_liveness_other_lanes(const wave_liveness *lv) { return lv->other_lanes; }
+
 bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b) {
   size_t n = a->num_points;
   if (n != b->num_points)
@@ -802,13 +828,6 @@ static void destroy(void *result) { wave_liveness_destroy(result); }
 
 static bool equal(const void *a, const void *b) { return wave_liveness_equal(a, b); }
 
-/* The live-out of the k-th instruction in text order, where print meets it: no lookup. */
-static wave_regset text_order_out(const wave_liveness *lv, size_t k, const wave_instr *instr) {
-  if (k < lv->num_instrs && lv->instr_keys[k] == instr)
-    return set_at(lv, lv->out, lv->instr_points[k]);
-  return wave_liveness_out(lv, instr);
-}
-
 typedef struct listing {
   const wave_liveness *lv;
   size_t next;              /* instructions come in text order */
@@ -817,7 +836,8 @@ typedef struct listing {
 /* "live: r0 r4 p1", the registers live after the instruction. */
 static const char *live_after(void *ctx, const wave_instr *instr, char *buf, size_t size) {
   listing *l = ctx;
-  wave_regset out = text_order_out(l->lv, l->next++, instr);
+  wave_regset out = wave_liveness_out_near(l->lv, instr, &l->next);
+  l->next++;
   size_t len = (size_t)snprintf(buf, size, "live:");
   for (unsigned r = 0; r < WAVE_NUM_REGS && len < size; r++) {
     if (!wave_regset_test(out, r))

@@ -97,6 +97,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/layout.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
@@ -123,13 +124,18 @@ static void reg_name(unsigned reg, char buf[8]) {
 
 typedef struct dce {
   wave_kernel *kernel;
+  wave_analysis_manager *am;
   wave_pass_context *ctx;
+  /* The analysis manager's, for the kernel as it was when fetched; sweeps walk the layout it
+   * was computed from (ir/layout.h), which gives them the statements in text order with each
+   * instruction's registers decoded. */
   const wave_liveness *lv;
   wave_regset other_lanes;  /* read by some instruction in lanes other than their own */
   bool explain;             /* missed remarks are wanted */
   bool dry;                 /* explain only: change nothing */
   bool changed;
   uint64_t removed;          /* in the current sweep */
+  uint64_t folded;           /* selects turned into moves, in the current sweep */
   /* For explaining a live value: the nearest later write of each register with no read in
    * between, in text order, and its nesting depth. Kept only when explain is set. */
   const wave_instr *later_write[WAVE_NUM_REGS];
@@ -157,8 +163,10 @@ static const char *why_kept(const wave_instr *in) {
 /* Says why an instruction with dead results stays: one that writes registers or memory (a
  * barrier or a fence, with neither, is no candidate to speak of). */
 static void note_kept(dce *d, const wave_instr *in, const wave_regset *defs) {
+  if (!d->explain)
+    return;
   const char *why = why_kept(in);
-  if (!d->explain || !why || (wave_regset_is_empty(*defs) && !has(in, WAVE_F_WRITES_MEM)))
+  if (!why || (wave_regset_is_empty(*defs) && !has(in, WAVE_F_WRITES_MEM)))
     return;
   wave_loc loc = in->src.loc;
   wave_remark_missed(d->ctx, "dead-kept", loc, "'%s' at %u:%u kept%s: %s", mnemonic(in),
@@ -267,6 +275,7 @@ static bool fold_select(dce *d, wave_instr *in) {
   in->num_operands = 2;
   in->operands[0] = dest;
   in->operands[1] = value;
+  d->folded++;
   wave_remark_passed(d->ctx, "select-folded", loc,
                      "select at %u:%u is now '%s': its arms are equal", loc.line, loc.col,
                      mnemonic(in));
@@ -277,157 +286,167 @@ static bool fold_select(dce *d, wave_instr *in) {
 
 /* ---- the backward sweep ------------------------------------------------------------------- */
 
-/* Whether all an instruction's lanes go on to the next instruction, and only there: then
- * what is live right after it is what is live right before the next one. */
-static bool only_falls(const wave_instr *in) {
-  return !has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT && in->op != WAVE_OP_CALL &&
-         in->op != WAVE_OP_RETURN;
+/* Whether all the lanes of an instruction with this opcode go on to the next instruction, and
+ * only there: then what is live right after it is what is live right before the next one. */
+static bool only_falls(wave_opcode op) {
+  return !wave_opcode_has(op, WAVE_F_CONTROL) && op != WAVE_OP_HALT && op != WAVE_OP_CALL &&
+         op != WAVE_OP_RETURN;
 }
 
-/* One block, last instruction first; `live` is what may be read right after the block, and the
- * result what may be read right before it. */
-static wave_regset sweep_block(dce *d, wave_node *block, wave_regset live, unsigned depth) {
+/* The registers of a layout list as a set. */
+static wave_regset set_of_list(const uint16_t *regs, unsigned n) {
+  wave_regset s = wave_regset_empty();
+  wave_regset_add_list(&s, regs, n);
+  return s;
+}
+
+/* Where the sweep stands: what is live right after the statement to sweep next, and, after an
+ * instruction, that instruction's stale live-in while it is the one the next (earlier) one
+ * falls to. */
+typedef struct sweep_state {
+  wave_regset live;
+  wave_regset next_in;
+  bool have_next_in;
+  size_t place;       /* the swept instruction's place in d->lv's text order */
+} sweep_state;
+
+/* One instruction of the layout, met last first. What the layout says of it (opcode,
+ * registers) holds: only instructions after it have changed. A kept instruction that is no
+ * select is not read at all, which spares a cache miss for most of a large kernel. */
+static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_item *item,
+                        sweep_state *st) {
+  wave_instr *in = (wave_instr *)wave_layout_instr(item);
+  wave_opcode op = (wave_opcode)item->op;
+  /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
+   * region: for them the stale answer stands. A halt only falls through, or ends. */
+  bool elsewhere = wave_opcode_has(op, WAVE_F_CONTROL) && op != WAVE_OP_HALT;
+  bool other_region = op == WAVE_OP_CALL || op == WAVE_OP_RETURN;
   /* The stale live-in of the instruction after `in`, read for it and kept: it is in's stale
    * live-out when in only falls to it, which spares a lookup for every instruction kept. */
-  wave_regset next_in = wave_regset_empty();
-  bool have_next_in = false;
-  for (wave_instr *in = block->u.block.last, *prev; in; in = prev) {
-    prev = in->prev;
-    /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
-     * region: for them the stale answer stands. A halt only falls through, or ends. */
-    bool elsewhere = has(in, WAVE_F_CONTROL) && in->op != WAVE_OP_HALT;
-    bool other_region = in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN;
-    wave_regset out = have_next_in && only_falls(in) ? next_in : wave_liveness_out(d->lv, in);
-    have_next_in = false;
-    if (!elsewhere)
-      out = wave_regset_intersect(out, live);
-    wave_regset uses, defs;
-    wave_instr_uses_defs(in, &uses, &defs);
-    wave_regset live_defs = wave_regset_intersect(defs, out);
-    bool dead = wave_regset_is_empty(live_defs);
-    if (dead && wave_instr_can_speculate(in)) {
-      if (!d->dry)
-        remove_dead(d, in);
-      live = out;
-      continue;
-    }
-    unsigned op = in->op;
+  wave_regset out = st->have_next_in && only_falls(op)
+                        ? st->next_in
+                        : wave_liveness_out_near(d->lv, in, &st->place);
+  st->have_next_in = false;
+  if (!elsewhere)
+    out = wave_regset_intersect(out, st->live);
+  /* Sets are built from the layout's lists only where remarks need them. */
+  const uint16_t *def_list = wave_layout_defs(layout, item);
+  bool dead = !wave_regset_meets_list(&out, def_list, item->num_defs);
+  if (dead && wave_opcode_can_speculate(op)) {
+    if (!d->dry)
+      remove_dead(d, in);
+    st->live = out;
+    return;
+  }
+  /* What may be read right before it, but for what is dead there anyway. */
+  wave_regset reads = out;
+  wave_regset defs = wave_regset_empty();
+  bool have_defs = false;
+  /* An unguarded select reading three registers has arms that differ: no need to look. */
+  bool arms_differ = item->guard == WAVE_NO_GUARD && item->num_uses == 3;
+  if (op == WAVE_OP_SELECT && (!arms_differ || d->explain)) {
     if (!d->dry && fold_select(d, in)) {
       wave_instr_remove(in);
       d->changed = true;
       d->removed++;
-      live = out;
-      continue;
+      st->live = out;
+      return;
     }
-    if (in->op != op)   /* a select folded into a move reads less */
+    if (in->op != op) {   /* a select folded into a move reads less */
+      op = (wave_opcode)in->op;
+      wave_regset uses;
       wave_instr_uses_defs(in, &uses, &defs);
-    if (d->explain && in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
+      reads = wave_regset_union(reads, uses);
+      have_defs = true;
+    }
+  }
+  if (!have_defs)
+    wave_regset_add_list(&reads, wave_layout_uses(layout, item), item->num_uses);
+  if (d->explain) {
+    if (!have_defs)
+      defs = set_of_list(def_list, item->num_defs);
+    if (in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
         !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
       wave_remark_missed(d->ctx, "select-kept", in->src.loc,
                          "select at %u:%u kept: its arms differ", in->src.loc.line,
                          in->src.loc.col);
     if (dead)
       note_kept(d, in, &defs);
-    else if (d->explain && wave_instr_can_speculate(in))
-      explain_live(d, in, live_defs, depth);
-    /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
-    if (in->op == WAVE_OP_HALT)
-      uses = wave_regset_union(uses, d->other_lanes);
-    live = next_in = wave_liveness_in(d->lv, in);
-    have_next_in = true;
-    if (!other_region)
-      live = wave_regset_intersect(live, wave_regset_union(uses, out));
-    if (d->explain)
-      track(d, in, defs, depth);
+    else if (wave_instr_can_speculate(in))
+      explain_live(d, in, wave_regset_intersect(defs, out), item->depth);
+    track(d, in, defs, item->depth);
   }
-  return live;
+  /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
+  if (op == WAVE_OP_HALT)
+    reads = wave_regset_union(reads, d->other_lanes);
+  wave_regset live = st->next_in = wave_liveness_in_near(d->lv, in, &st->place);
+  st->have_next_in = true;
+  st->live = other_region ? live : wave_regset_intersect(live, reads);
 }
-
-typedef struct event {
-  wave_node *node;
-  wave_walk_event kind;
-  unsigned depth;
-} event;
 
 /* What an if's sweep needs between its events: live after the if, live at its else-side. */
 typedef struct if_frame {
   wave_regset after, else_in;
 } if_frame;
 
-typedef struct buffers {
-  event *events;
-  size_t num_events, cap_events;
-  if_frame *frames;
-  size_t cap_frames;
-} buffers;
-
-/* The region's walk events in text order, so that they can be replayed backwards. */
-static bool collect_events(wave_region *region, buffers *b, size_t *ifs) {
-  b->num_events = 0;
-  *ifs = 0;
-  wave_walker w;
-  wave_walk_init(&w, &region->body);
-  while (wave_walk_next(&w)) {
-    if (!wave_grow((void **)&b->events, &b->cap_events, b->num_events + 1, sizeof(event)))
-      return false;
-    b->events[b->num_events++] = (event){w.node, w.event, w.depth};
-    *ifs += w.event == WAVE_WALK_IF;
-  }
-  return true;
-}
-
 static wave_regset live_at(const dce *d, wave_cursor at) { return wave_liveness_at(d->lv, at); }
 
-static bool sweep_region(dce *d, wave_region *region, buffers *b) {
-  size_t ifs;
-  if (!collect_events(region, b, &ifs) ||
-      !wave_grow((void **)&b->frames, &b->cap_frames, ifs + 1, sizeof(if_frame)))
-    return false;
+/* One region: the layout's items [first, end) (end is its END_REGION), last first; `places`
+ * is the count of instructions in the layout up to the region's end. */
+static void sweep_region(dce *d, const wave_layout *layout, size_t first, size_t end,
+                         size_t places, if_frame *frames) {
+  const wave_region *region = layout->items[end].what;
   if (d->explain)
     memset(d->later_write, 0, sizeof(d->later_write));
-  wave_regset live = live_at(d, wave_cursor_list_end(&region->body));
+  sweep_state st = {.live = live_at(d, wave_cursor_list_end((wave_node_list *)&region->body))};
   size_t top = 0;
-  for (size_t i = b->num_events; i-- > 0;) {
-    event e = b->events[i];
-    wave_node *n = e.node;
-    if_frame *f = top ? &b->frames[top - 1] : NULL;
-    switch (e.kind) {
-    case WAVE_WALK_BLOCK:
-      live = sweep_block(d, n, live, e.depth);
+  for (size_t i = end; i-- > first;) {
+    const wave_layout_item *item = &layout->items[i];
+    if (item->kind == WAVE_LAYOUT_INSTR) {
+      /* The sweep meets every instruction d->lv knows, kept or not, in reverse text order:
+       * the layout's, if d->lv was computed from it. */
+      st.place = --places;
+      sweep_instr(d, layout, item, &st);
+      continue;
+    }
+    st.have_next_in = false;
+    wave_node *n = (wave_node *)wave_layout_node(item);
+    if_frame *f = top ? &frames[top - 1] : NULL;
+    switch (item->kind) {
+    case WAVE_LAYOUT_ENDIF:
+      frames[top++].after = st.live;
       break;
-    case WAVE_WALK_ENDIF:
-      b->frames[top++].after = live;
-      break;
-    case WAVE_WALK_ELSE: {
+    case WAVE_LAYOUT_ELSE: {
       /* The then-side's lanes go to the endif, and wait there while the else-side runs: what
        * it reads from other lanes stays live for them. */
-      f->else_in = live;
-      wave_regset wait = wave_regset_intersect(d->other_lanes, live);
-      live = wave_regset_intersect(live_at(d, wave_cursor_list_end(&n->u.if_.then_body)),
-                                   wave_regset_union(f->after, wait));
+      f->else_in = st.live;
+      wave_regset wait = wave_regset_intersect(d->other_lanes, st.live);
+      st.live = wave_regset_intersect(live_at(d, wave_cursor_list_end(&n->u.if_.then_body)),
+                                      wave_regset_union(f->after, wait));
       if (d->explain)
-        forget_deeper(d, e.depth);
+        forget_deeper(d, item->depth);
       break;
     }
-    case WAVE_WALK_IF: {
+    case WAVE_LAYOUT_IF: {
       unsigned cond = WAVE_REG_PRED(n->u.if_.cond.value);
-      live = wave_regset_union(live, f->else_in);
-      wave_regset_set(&live, cond);
-      live = wave_regset_intersect(live, live_at(d, wave_cursor_before_node(n)));
+      st.live = wave_regset_union(st.live, f->else_in);
+      wave_regset_set(&st.live, cond);
+      st.live = wave_regset_intersect(st.live, live_at(d, wave_cursor_before_node(n)));
       top--;
       if (d->explain)
         d->later_write[cond] = NULL;
       break;
     }
-    case WAVE_WALK_ENDLOOP:
-      live = live_at(d, wave_cursor_list_end(&n->u.loop.body));
+    case WAVE_LAYOUT_ENDLOOP:
+      st.live = live_at(d, wave_cursor_list_end(&n->u.loop.body));
       break;
-    case WAVE_WALK_LOOP:
-      live = wave_regset_intersect(live, live_at(d, wave_cursor_before_node(n)));
+    case WAVE_LAYOUT_LOOP:
+      st.live = wave_regset_intersect(st.live, live_at(d, wave_cursor_before_node(n)));
+      break;
+    default:
       break;
     }
   }
-  return true;
 }
 
 /* ---- merging ifs -------------------------------------------------------------------------- */
@@ -662,26 +681,50 @@ static void note_code_between(dce *d, const wave_node *first, const wave_node *b
                      at->src.loc.line, at->src.loc.col);
 }
 
-/* Merges each if with the ifs on the same predicate that follow it directly, outer ifs first so
- * that ifs brought together by a merge are merged in the same run. */
-static bool merge_all(dce *d) {
-  summaries s = {0};
-  wave_node **ifs = NULL;
-  size_t num = 0, cap = 0;
-  bool ok = true, pairs = false;
+typedef struct if_list {
+  wave_node **ifs;
+  size_t num, cap;
+  bool pairs;       /* some if is followed by one on the same predicate */
+} if_list;
+
+static bool add_if(if_list *l, wave_node *node) {
+  if (!wave_grow((void **)&l->ifs, &l->cap, l->num + 1, sizeof(*l->ifs)))
+    return false;
+  l->ifs[l->num++] = node;
+  const wave_node *next = node->next;
+  l->pairs |= next && next->kind == WAVE_NODE_IF && same_cond(node, next);
+  return true;
+}
+
+/* Every if of the kernel in text order: from `layout` when it is given (its ifs are the
+ * kernel's), else from a walk. */
+static bool collect_ifs(dce *d, const wave_layout *layout, if_list *l) {
+  if (layout) {
+    for (size_t i = 0; i < layout->num_items; i++)
+      if (layout->items[i].kind == WAVE_LAYOUT_IF &&
+          !add_if(l, (wave_node *)wave_layout_node(&layout->items[i])))
+        return false;
+    return true;
+  }
   wave_foreach_region(r, d->kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
-    while (ok && wave_walk_next(&w)) {
-      if (w.event != WAVE_WALK_IF)
-        continue;
-      ok = wave_grow((void **)&ifs, &cap, num + 1, sizeof(*ifs));
-      if (ok)
-        ifs[num++] = w.node;
-      const wave_node *next = w.node->next;
-      pairs |= next && next->kind == WAVE_NODE_IF && same_cond(w.node, next);
-    }
+    while (wave_walk_next(&w))
+      if (w.event == WAVE_WALK_IF && !add_if(l, w.node))
+        return false;
   }
+  return true;
+}
+
+/* Merges each if with the ifs on the same predicate that follow it directly, outer ifs first so
+ * that ifs brought together by a merge are merged in the same run. */
+static bool merge_all(dce *d, const wave_layout *layout) {
+  summaries s = {0};
+  if_list l = {0};
+  bool ok = collect_ifs(d, layout, &l);
+  wave_node **ifs = l.ifs;
+  size_t num = l.num;
+  bool pairs = l.pairs;
   /* Only a merge brings ifs together, so without a pair to start from there is nothing to
    * summarise: a kernel without one costs a walk. */
   if (ok && pairs)
@@ -792,35 +835,33 @@ static bool is_constant(const wave_instr *in) {
          in->operands[0].kind == WAVE_OPERAND_GPR && in->operands[0].value <= WAVE_MAX_GPR;
 }
 
-static bool constants_block(dce *d, constants *c, wave_node *block) {
-  wave_foreach_instr_safe(in, block) {
-    if (is_constant(in)) {
-      uint32_t r = in->operands[0].value;
-      const wave_instr *set = c->setter[r];
-      if (set && set->operands[1].value == in->operands[1].value) {
-        wave_loc loc = in->src.loc;
-        wave_remark_passed(d->ctx, "constant-removed", loc,
-                           "'mov_imm' at %u:%u removed: r%u already holds this value from %u:%u",
-                           loc.line, loc.col, r, set->src.loc.line, set->src.loc.col);
-        wave_pass_stat_add(d->ctx, "constants-removed",
-                           "Number of mov_imm removed because the register held the value", 1);
-        wave_instr_remove(in);
-        d->changed = true;
-        continue;
-      }
+/* An instruction writes `defs`: what they held is forgotten, here and after the scopes around. */
+static bool note_defs(constants *c, wave_regset defs) {
+  if (c->depth)
+    c->scopes[c->depth - 1].defs = wave_regset_union(c->scopes[c->depth - 1].defs, defs);
+  return forget_set(c, defs);
+}
+
+/* One instruction, whose definitions are `defs` (a call: every GPR). */
+static bool constants_instr(dce *d, constants *c, wave_instr *in, wave_regset defs) {
+  bool constant = is_constant(in);
+  if (constant) {
+    uint32_t r = in->operands[0].value;
+    const wave_instr *set = c->setter[r];
+    if (set && set->operands[1].value == in->operands[1].value) {
+      wave_loc loc = in->src.loc;
+      wave_remark_passed(d->ctx, "constant-removed", loc,
+                         "'mov_imm' at %u:%u removed: r%u already holds this value from %u:%u",
+                         loc.line, loc.col, r, set->src.loc.line, set->src.loc.col);
+      wave_pass_stat_add(d->ctx, "constants-removed",
+                         "Number of mov_imm removed because the register held the value", 1);
+      wave_instr_remove(in);
+      d->changed = true;
+      return true;
     }
-    wave_regset defs;
-    wave_instr_defs(in, &defs);
-    if (in->op == WAVE_OP_CALL)
-      defs = all_gprs();
-    if (!forget_set(c, defs))
-      return false;
-    if (c->depth)
-      c->scopes[c->depth - 1].defs = wave_regset_union(c->scopes[c->depth - 1].defs, defs);
-    if (is_constant(in) && in->guard == WAVE_NO_GUARD && !learn(c, in->operands[0].value, in))
-      return false;
   }
-  return true;
+  return note_defs(c, defs) &&
+         (!constant || in->guard != WAVE_NO_GUARD || learn(c, in->operands[0].value, in));
 }
 
 /* Leaves an if or loop: what held before it still holds unless written inside. */
@@ -832,41 +873,93 @@ static bool close_scope(constants *c) {
   return forget_set(c, s.defs);
 }
 
-static bool remove_constants(dce *d) {
-  constants *c = calloc(1, sizeof(*c));
-  bool ok = c != NULL;
-  wave_foreach_region(r, d->kernel) {
-    if (!ok)
-      break;
+/* A marker of the walk: if, else, endif, loop or endloop (waveopt's walk events by their
+ * layout kinds), or the start of a region. */
+static bool constants_marker(constants *c, wave_layout_kind kind) {
+  switch (kind) {
+  case WAVE_LAYOUT_IF:
+  case WAVE_LAYOUT_LOOP:
+    if (!wave_grow((void **)&c->scopes, &c->cap_scopes, c->depth + 1, sizeof(scope)))
+      return false;
+    c->scopes[c->depth++] = (scope){c->num_log, wave_regset_empty()};
+    /* The body runs again after the writes further down in it. */
+    return kind != WAVE_LAYOUT_LOOP || forget_set(c, all_gprs());
+  case WAVE_LAYOUT_ELSE:
+    rewind_to(c, c->scopes[c->depth - 1].mark);
+    return true;
+  case WAVE_LAYOUT_ENDIF:
+  case WAVE_LAYOUT_ENDLOOP:
+    return close_scope(c);
+  case WAVE_LAYOUT_END_REGION:
+    /* A region starts knowing nothing. */
     memset(c->setter, 0, sizeof(c->setter));
     c->num_log = c->depth = 0;
+    return true;
+  default:
+    return true;
+  }
+}
+
+static wave_regset defs_of(const wave_instr *in) {
+  if (in->op == WAVE_OP_CALL)
+    return all_gprs();
+  wave_regset defs;
+  wave_instr_defs(in, &defs);
+  return defs;
+}
+
+/* Over the layout, whose statements are the kernel's as they stand but for blocks (dropped or
+ * merged since, which nothing here needs), with each instruction's definitions decoded: only
+ * mov_imm and calls are read. */
+static bool constants_layout(dce *d, constants *c, const wave_layout *layout) {
+  bool ok = true;
+  for (size_t i = 0; ok && i < layout->num_items; i++) {
+    const wave_layout_item *item = &layout->items[i];
+    if (item->kind != WAVE_LAYOUT_INSTR) {
+      ok = constants_marker(c, (wave_layout_kind)item->kind);
+      continue;
+    }
+    wave_instr *in = (wave_instr *)wave_layout_instr(item);
+    if (item->op == WAVE_OP_MOV_IMM || item->op == WAVE_OP_CALL) {
+      ok = constants_instr(d, c, in, defs_of(in));
+    } else {
+      wave_regset defs = wave_regset_empty();
+      wave_regset_add_list(&defs, wave_layout_defs(layout, item), item->num_defs);
+      ok = note_defs(c, defs);
+    }
+  }
+  return ok;
+}
+
+/* Over the kernel's tree. */
+static bool constants_tree(dce *d, constants *c) {
+  static const wave_layout_kind kinds[] = {
+      [WAVE_WALK_IF] = WAVE_LAYOUT_IF,       [WAVE_WALK_ELSE] = WAVE_LAYOUT_ELSE,
+      [WAVE_WALK_ENDIF] = WAVE_LAYOUT_ENDIF, [WAVE_WALK_LOOP] = WAVE_LAYOUT_LOOP,
+      [WAVE_WALK_ENDLOOP] = WAVE_LAYOUT_ENDLOOP};
+  bool ok = true;
+  wave_foreach_region(r, d->kernel) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
     while (ok && wave_walk_next(&w)) {
-      switch (w.event) {
-      case WAVE_WALK_BLOCK:
-        ok = constants_block(d, c, w.node);
-        break;
-      case WAVE_WALK_IF:
-      case WAVE_WALK_LOOP:
-        ok = wave_grow((void **)&c->scopes, &c->cap_scopes, c->depth + 1, sizeof(scope));
-        if (!ok)
+      if (w.event != WAVE_WALK_BLOCK) {
+        ok = constants_marker(c, kinds[w.event]);
+        continue;
+      }
+      wave_foreach_instr_safe(in, w.node) {
+        if (!(ok = constants_instr(d, c, in, defs_of(in))))
           break;
-        c->scopes[c->depth++] = (scope){c->num_log, wave_regset_empty()};
-        /* The body runs again after the writes further down in it. */
-        if (w.event == WAVE_WALK_LOOP)
-          ok = forget_set(c, all_gprs());
-        break;
-      case WAVE_WALK_ELSE:
-        rewind_to(c, c->scopes[c->depth - 1].mark);
-        break;
-      case WAVE_WALK_ENDIF:
-      case WAVE_WALK_ENDLOOP:
-        ok = close_scope(c);
-        break;
       }
     }
+    ok = ok && constants_marker(c, WAVE_LAYOUT_END_REGION);
   }
+  return ok;
+}
+
+/* Removes repeated constants, walking `layout` when it is given. */
+static bool remove_constants(dce *d, const wave_layout *layout) {
+  constants *c = calloc(1, sizeof(*c));
+  bool ok = c && (layout ? constants_layout(d, c, layout) : constants_tree(d, c));
   if (c) {
     free(c->log);
     free(c->scopes);
@@ -877,48 +970,59 @@ static bool remove_constants(dce *d) {
 
 /* ---- the pass ----------------------------------------------------------------------------- */
 
-/* Sweeps every region once with d->lv; the count of instructions removed in *removed. */
-static bool sweep_kernel(dce *d, buffers *b, uint64_t *removed) {
-  d->removed = 0;
-  wave_foreach_region(r, d->kernel) {
-    if (!sweep_region(d, r, b))
-      return false;
+/* Sweeps every region once, in order, with d->lv over the kernel's layout, from which d->lv was
+ * computed; the count of instructions removed in *removed. */
+static bool sweep_kernel(dce *d, const wave_layout *layout, uint64_t *removed) {
+  d->removed = d->folded = 0;
+  if_frame *frames = malloc((layout->count[WAVE_LAYOUT_IF] + 1) * sizeof(*frames));
+  if (!frames)
+    return false;
+  size_t first = 0, places = 0;
+  for (size_t i = 0; i < layout->num_items; i++) {
+    places += layout->items[i].kind == WAVE_LAYOUT_INSTR;
+    if (layout->items[i].kind == WAVE_LAYOUT_END_REGION) {
+      sweep_region(d, layout, first, i, places, frames);
+      first = i + 1;
+    }
   }
+  free(frames);
   *removed = d->removed;
   return true;
 }
 
-/* Sweeps until nothing more goes, at most max_rounds times, liveness computed afresh for every
- * round after the first. */
-static bool sweep_rounds(dce *d, int64_t max_rounds) {
-  buffers b = {0};
-  wave_liveness *fresh = NULL;
-  bool ok = true;
+/* Liveness in d->lv and the layout it comes from, afresh for the kernel as it is now; NULL
+ * when memory runs out. */
+static const wave_layout *fetch(dce *d) {
+  wave_analysis_invalidate(d->am, d->kernel, WAVE_PRESERVE_NONE);
+  d->lv = wave_analysis_get(d->am, d->kernel, WAVE_ANALYSIS_LIVENESS);
+  return d->lv ? wave_analysis_manager_layout(d->am, d->kernel) : NULL;
+}
+
+/* Sweeps until nothing more goes, at most max_rounds times, starting with d->lv and `layout`,
+ * liveness computed afresh for every round after the first. *normalized says whether the
+ * kernel is in normal form for sure: a round that found nothing after one that did leaves it
+ * as normalized for the new liveness. *current is the last layout when its sweep changed
+ * nothing, so that it still lists the kernel's statements (blocks aside, which normalizing
+ * may merge or drop), else NULL. */
+static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
+                         bool *normalized, const wave_layout **current) {
+  bool ok = layout != NULL;
   /* Only a loop's back edge, a break or continue, and a fall into the next region leave the
    * stale answer standing where the sweep could have narrowed it. */
-  bool more = d->kernel->first_region->next != NULL;
-  wave_foreach_region(r, d->kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (!more && wave_walk_next(&w))
-      more = w.event == WAVE_WALK_LOOP;
-  }
-  for (int64_t round = 1;; round++) {
+  bool more = ok && (d->kernel->first_region->next != NULL || layout->count[WAVE_LAYOUT_LOOP]);
+  *normalized = false;
+  *current = NULL;
+  for (int64_t round = 1; ok; round++) {
     uint64_t removed = 0;
-    ok = sweep_kernel(d, &b, &removed);
+    ok = sweep_kernel(d, layout, &removed);
+    *normalized &= removed == 0;
+    *current = removed == 0 && d->folded == 0 ? layout : NULL;
     if (!ok || !removed || !more || round >= max_rounds)
       break;
-    wave_liveness_destroy(fresh);
     wave_normalize_kernel(d->kernel);
-    d->lv = fresh = wave_liveness_compute(d->kernel);
-    if (!fresh) {
-      ok = false;
-      break;
-    }
+    *normalized = true;
+    ok = (layout = fetch(d)) != NULL;
   }
-  wave_liveness_destroy(fresh);
-  free(b.events);
-  free(b.frames);
   return ok;
 }
 
@@ -926,18 +1030,10 @@ static bool sweep_rounds(dce *d, int64_t max_rounds) {
  * what stays and changes nothing (what it would still remove, once the rounds ran out, it
  * passes over in silence). */
 static bool explain_sweep(dce *d) {
-  wave_liveness *lv = wave_liveness_compute(d->kernel);
-  if (!lv)
-    return false;
-  buffers b = {0};
   uint64_t removed;
-  d->lv = lv;
   d->dry = d->explain = true;
-  bool ok = sweep_kernel(d, &b, &removed);
-  wave_liveness_destroy(lv);
-  free(b.events);
-  free(b.frames);
-  return ok;
+  const wave_layout *layout = fetch(d);
+  return layout && sweep_kernel(d, layout, &removed);
 }
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
@@ -950,27 +1046,36 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (!d)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
   d->kernel = kernel;
+  d->am = am;
   d->ctx = ctx;
   d->lv = lv;
-  d->other_lanes = wave_xform_other_lane_reads(kernel);
+  /* The liveness computed on the kernel as it comes, but no round changes the set: only
+   * convergent instructions (shuffles, broadcast) read other lanes, and none goes. */
+  d->other_lanes = wave_liveness_other_lanes(lv);
   int64_t max_rounds = wave_pass_option(ctx, 0);
-  bool ok = sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds);
-  d->changed |= wave_normalize_kernel(kernel);
+  bool normalized;
+  max_rounds = max_rounds < 1 ? 1 : max_rounds;
+  const wave_layout *current;
+  bool ok = sweep_rounds(d, wave_analysis_manager_layout(am, kernel), max_rounds, &normalized,
+                         &current);
+  /* Normalizing a kernel in normal form is a walk that finds nothing: it is skipped. */
+  if (!normalized)
+    d->changed |= wave_normalize_kernel(kernel);
   bool swept = d->changed;
   d->changed = false;
   d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
-  ok = ok && merge_all(d) && remove_constants(d);
-  d->changed |= wave_normalize_kernel(kernel);
+  /* A merge leaves the layout's ifs behind. */
+  ok = ok && merge_all(d, current) && remove_constants(d, d->changed ? NULL : current);
+  if (d->changed)
+    wave_normalize_kernel(kernel);
   /* A merge makes code dead that the junction between two ifs kept alive (a value the second
    * if's else-side reads is dead on the then-side once both then-sides are one): sweep again,
    * on fresh liveness. */
   if (ok && d->changed) {
-    wave_liveness *fresh = wave_liveness_compute(kernel);
     d->explain = false;
-    d->lv = fresh;
-    ok = fresh && sweep_rounds(d, max_rounds < 1 ? 1 : max_rounds);
-    wave_liveness_destroy(fresh);
-    d->changed |= wave_normalize_kernel(kernel);
+    ok = sweep_rounds(d, fetch(d), max_rounds, &normalized, &current);
+    if (!normalized)
+      wave_normalize_kernel(kernel);
     d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
   }
   d->changed |= swept;

@@ -75,11 +75,18 @@
 
 typedef struct entry {
   uint32_t key[KEY_WORDS];
-  uint32_t next;            /* the next entry of the same bucket, or NO_ENTRY */
   uint32_t value;           /* value-number entries: the number the computation gives */
   uint32_t reg;             /* the register that first took it */
   const wave_instr *instr;  /* where the computation was */
 } entry;
+
+/* An entry's place in its bucket's chain, kept apart from the entries: a lookup walks the
+ * chain reading the hashes and touches an entry only when its hash matches, which on a large
+ * table spares a cache miss for every entry passed over. */
+typedef struct link {
+  uint32_t hash;            /* hash_key of the entry's key */
+  uint32_t next;            /* the next entry of the same bucket, or NO_ENTRY */
+} link;
 
 typedef enum undo_kind { UNDO_VN, UNDO_LEADER, UNDO_INSERT } undo_kind;
 
@@ -103,10 +110,13 @@ typedef struct cse {
   uint32_t next_vn;
   uint32_t *leader;               /* per value number: the register reads go to */
   size_t leader_cap;
+  /* The table lives as long as the scopes of its entries: it is sized to what is live, not to
+   * the region, so that a lookup touches a table that stays in cache. */
   uint32_t *buckets;
-  size_t num_buckets;             /* a power of two */
+  size_t num_buckets;             /* a power of two, at least num_entries */
   entry *entries;
-  size_t num_entries, entries_cap;
+  link *links;                    /* per entry */
+  size_t num_entries, entries_cap, links_cap;
   /* With explain, per entry: a text entry's key by value numbers when it was made. */
   uint32_t (*values)[KEY_WORDS];
   size_t values_cap;
@@ -177,8 +187,8 @@ static void undo_to(cse *c, size_t mark, wave_regset *written) {
     } else if (u.kind == UNDO_LEADER) {
       c->leader[u.index] = u.old;
     } else {
-      entry *e = &c->entries[u.index];
-      c->buckets[u.old] = e->next;
+      const link *l = &c->links[u.index];
+      c->buckets[l->hash & (c->num_buckets - 1)] = l->next;
       c->num_entries--;
     }
   }
@@ -194,31 +204,55 @@ static uint32_t hash_key(const uint32_t *key) {
 }
 
 static entry *lookup(const cse *c, const uint32_t *key) {
-  for (uint32_t i = c->buckets[hash_key(key) & (c->num_buckets - 1)]; i != NO_ENTRY;
-       i = c->entries[i].next) {
-    if (memcmp(c->entries[i].key, key, sizeof(c->entries[i].key)) == 0)
+  uint32_t hash = hash_key(key);
+  for (uint32_t i = c->buckets[hash & (c->num_buckets - 1)]; i != NO_ENTRY;
+       i = c->links[i].next) {
+    if (c->links[i].hash == hash &&
+        memcmp(c->entries[i].key, key, sizeof(c->entries[i].key)) == 0)
       return &c->entries[i];
   }
   return NULL;
+}
+
+/* Sets the buckets up for `count` of them, with every entry in its bucket. Entries go in from
+ * the oldest, each at the head of its bucket, so that a newer one shadows an older one with
+ * the same key, as insert leaves them. */
+static bool rehash(cse *c, size_t count) {
+  uint32_t *buckets = malloc(count * sizeof(*buckets));
+  if (!buckets)
+    return false;
+  free(c->buckets);
+  c->buckets = buckets;
+  c->num_buckets = count;
+  memset(buckets, 0xff, count * sizeof(*buckets));
+  for (uint32_t i = 0; i < c->num_entries; i++) {
+    uint32_t bucket = c->links[i].hash & (uint32_t)(count - 1);
+    c->links[i].next = buckets[bucket];
+    buckets[bucket] = i;
+  }
+  return true;
 }
 
 /* A new entry at the head of its bucket, so that it shadows an older one with the same key
  * and undoing the inserts in reverse order pops each from its bucket's head. */
 static entry *insert(cse *c, const uint32_t *key, const wave_instr *instr) {
   if (!wave_grow((void **)&c->entries, &c->entries_cap, c->num_entries + 1,
-                 sizeof(*c->entries))) {
+                 sizeof(*c->entries)) ||
+      !wave_grow((void **)&c->links, &c->links_cap, c->num_entries + 1, sizeof(*c->links)) ||
+      (c->num_entries == c->num_buckets && !rehash(c, 2 * c->num_buckets))) {
     c->out_of_memory = true;
     return NULL;
   }
-  uint32_t bucket = hash_key(key) & (uint32_t)(c->num_buckets - 1);
+  uint32_t hash = hash_key(key);
+  uint32_t bucket = hash & (uint32_t)(c->num_buckets - 1);
   uint32_t index = (uint32_t)c->num_entries++;
   entry *e = &c->entries[index];
   memcpy(e->key, key, sizeof(e->key));
-  e->next = c->buckets[bucket];
+  c->links[index] = (link){hash, c->buckets[bucket]};
   e->instr = instr;
   e->reg = NO_REG;
   c->buckets[bucket] = index;
-  log_push(c, UNDO_INSERT, index, bucket);
+  log_push(c, UNDO_INSERT, index, 0);
   return e;
 }
 
@@ -263,8 +297,9 @@ static void make_key(const cse *c, const wave_instr *in, bool by_value, uint32_t
   }
 }
 
-/* Why a repeat of this instruction may not take the earlier one's value; NULL when it may. */
-static const char *why_not_merged(const wave_instr *in) {
+/* Why a repeat of this instruction may not take the earlier one's value; NULL when it may.
+ * With ignore_guard, as if it were unguarded. */
+static const char *why_not_merged(const wave_instr *in, bool ignore_guard) {
   if (wave_opcode_has(in->op, WAVE_F_READS_MEM | WAVE_F_WRITES_MEM))
     return "it accesses memory, which may change in between";
   if (wave_instr_is_convergent(in))
@@ -280,7 +315,7 @@ static const char *why_not_merged(const wave_instr *in) {
     if (wave_opcode_slot_width(in->op, slot) != 1)
       return "it reads or writes a register pair";
   }
-  if (in->guard != WAVE_NO_GUARD)
+  if (in->guard != WAVE_NO_GUARD && !ignore_guard)
     return "it is guarded: lanes outside the guard keep their old value";
   return NULL;
 }
@@ -309,7 +344,7 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
   wave_loc at = in->src.loc;
   if (e && !merged) {
     wave_loc was = e->instr->src.loc;
-    const char *why = why_not_merged(in);
+    const char *why = why_not_merged(in, false);
     uint32_t changed = NO_REG;
     const uint32_t *then = c->values[e - c->entries];
     for (unsigned slot = 0, n = 2; slot < in->num_operands && changed == NO_REG; slot++) {
@@ -457,11 +492,9 @@ static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **e
 static void visit_instr(cse *c, wave_instr *in) {
   rewrite_reads(c, in);
   const wave_operand *d = wave_instr_dest(in);
-  wave_instr unguarded = *in;
-  unguarded.guard = WAVE_NO_GUARD;
   const entry *earlier;
   bool copy = in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_GPR;
-  if (!d || why_not_merged(&unguarded) != NULL) {
+  if (!d || why_not_merged(in, true) != NULL) {
     if (c->explain && d)
       explain(c, in, false);
     set_defs_fresh(c, in);
@@ -508,16 +541,18 @@ static bool push_scope(cse *c) {
   return true;
 }
 
-/* What each loop's body writes, numbered in walk order; a call writes everything. */
-static bool collect_loop_writes(cse *c, wave_region *region, size_t *num_instrs) {
+/* What the body of `loop` writes, and the body of each loop inside it, numbered on from
+ * c->num_loops in walk order; a call writes everything. The walk asks at each outermost loop,
+ * right before it walks the body, which is then still in cache. */
+static bool collect_loop_writes(cse *c, wave_node *loop) {
   size_t *open = NULL, num_open = 0, open_cap = 0;
-  c->num_loops = 0;
-  *num_instrs = 0;
-  wave_walker w;
-  wave_walk_init(&w, &region->body);
   bool ok = true;
-  while (ok && wave_walk_next(&w)) {
-    if (w.event == WAVE_WALK_LOOP) {
+  wave_walker w;
+  wave_walk_init(&w, &loop->u.loop.body);
+  for (bool more = true; ok && more; more = wave_walk_next(&w)) {
+    /* The loop itself opens first; its endloop is not in its body's walk. */
+    wave_walk_event event = num_open ? w.event : WAVE_WALK_LOOP;
+    if (event == WAVE_WALK_LOOP) {
       ok = wave_grow((void **)&c->loop_writes, &c->loops_cap, c->num_loops + 1,
                      sizeof(*c->loop_writes)) &&
            wave_grow((void **)&open, &open_cap, num_open + 1, sizeof(*open));
@@ -525,19 +560,13 @@ static bool collect_loop_writes(cse *c, wave_region *region, size_t *num_instrs)
         c->loop_writes[c->num_loops] = wave_regset_empty();
         open[num_open++] = c->num_loops++;
       }
-    } else if (w.event == WAVE_WALK_ENDLOOP) {
+    } else if (event == WAVE_WALK_ENDLOOP) {
       num_open--;
-      if (num_open > 0)
-        c->loop_writes[open[num_open - 1]] = wave_regset_union(
-            c->loop_writes[open[num_open - 1]], c->loop_writes[open[num_open]]);
-    } else if (w.event == WAVE_WALK_BLOCK) {
-      wave_foreach_instr(in, w.node) {
-        ++*num_instrs;
-        if (num_open == 0)
-          continue;
-        wave_regset *into = &c->loop_writes[open[num_open - 1]];
-        *into = wave_regset_union(*into, wave_xform_may_write(in));
-      }
+      c->loop_writes[open[num_open - 1]] = wave_regset_union(c->loop_writes[open[num_open - 1]],
+                                                             c->loop_writes[open[num_open]]);
+    } else if (event == WAVE_WALK_BLOCK) {
+      wave_regset *into = &c->loop_writes[open[num_open - 1]];
+      wave_foreach_instr(in, w.node) *into = wave_regset_union(*into, wave_xform_may_write(in));
     }
   }
   free(open);
@@ -579,6 +608,10 @@ static void walk(cse *c, wave_region *region) {
       break;
     }
     case WAVE_WALK_LOOP:
+      if (loop == c->num_loops && !collect_loop_writes(c, w.node)) {
+        c->out_of_memory = true;
+        break;
+      }
       set_fresh_all(c, c->loop_writes[loop]);
       if (push_scope(c))
         c->scopes[c->num_scopes - 1].written = c->loop_writes[loop];
@@ -611,6 +644,7 @@ static void cse_free(cse *c) {
   free(c->leader);
   free(c->buckets);
   free(c->entries);
+  free(c->links);
   free(c->values);
   free(c->log);
   free(c->scopes);
@@ -620,21 +654,11 @@ static void cse_free(cse *c) {
 
 bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites) {
   cse c = {.ctx = ctx, .explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED)};
-  size_t num_instrs;
-  if (!collect_loop_writes(&c, region, &num_instrs)) {
-    cse_free(&c);
-    return false;
-  }
-  c.num_buckets = 64;
-  while (c.num_buckets < 2 * num_instrs)
-    c.num_buckets *= 2;
-  c.buckets = malloc(c.num_buckets * sizeof(*c.buckets));
-  if (!c.buckets ||
+  if (!rehash(&c, 1024) ||
       !wave_grow((void **)&c.leader, &c.leader_cap, WAVE_NUM_REGS, sizeof(*c.leader))) {
     cse_free(&c);
     return false;
   }
-  memset(c.buckets, 0xff, c.num_buckets * sizeof(*c.buckets));
   /* Nothing is known at a region's start: each register holds a value of its own. */
   for (uint32_t r = 0; r < WAVE_NUM_REGS; r++) {
     c.vn[r] = r;

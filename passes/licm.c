@@ -106,8 +106,7 @@ static void note_instr(licm *l, wave_instr *in, bool top_level) {
         (candidate){in, wave_regset_test(f->read, r), f->exit_seen, f->return_seen};
   }
   wave_regset uses;
-  wave_instr_uses(in, &uses);
-  wave_regset defs = wave_xform_may_write(in);
+  wave_regset defs = wave_xform_reads_may_write(in, &uses);
   f->read = wave_regset_union(f->read, uses);
   f->written_twice =
       wave_regset_union(f->written_twice, wave_regset_intersect(f->written, defs));
@@ -129,10 +128,8 @@ static const char *why_kept(licm *l, const frame *f, const candidate *c) {
     return "may go back to a caller unwritten by a return before it";
   if (!c->exit_before)
     return NULL;
-  if (!l->lv) {
-    l->lv = wave_analysis_get(l->am, l->kernel, WAVE_ANALYSIS_LIVENESS);
-    l->other_lanes = wave_xform_other_lane_reads(l->kernel);
-  }
+  if (!l->lv && (l->lv = wave_analysis_get(l->am, l->kernel, WAVE_ANALYSIS_LIVENESS)) != NULL)
+    l->other_lanes = wave_liveness_other_lanes(l->lv);
   if (!l->lv)
     return "is read after the loop as far as anyone knows: no liveness";
   wave_regset after = wave_liveness_at(l->lv, wave_cursor_after_node(f->loop));
@@ -225,8 +222,9 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       wave_instr_remove(l.hoists[i].instr);
     }
   }
-  wave_normalize_kernel(kernel);
   bool changed = l.num_hoists > 0;
+  if (changed)
+    wave_normalize_kernel(kernel);
   free(l.frames);
   free(l.candidates);
   free(l.hoists);

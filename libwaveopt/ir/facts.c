@@ -15,7 +15,7 @@ static bool op_has(const wave_instr *instr, uint32_t flags) {
 }
 
 bool wave_instr_can_speculate(const wave_instr *instr) {
-  return op_has(instr, WAVE_F_PURE) && !op_has(instr, WAVE_F_MAY_TRAP);
+  return wave_opcode_can_speculate((wave_opcode)instr->op);
 }
 
 bool wave_instr_can_guard(const wave_instr *instr) { return op_has(instr, WAVE_F_GUARD_OK); }
@@ -61,29 +61,39 @@ void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num
       insert_reg(uses, num_uses, defs[i]);
 }
 
-static wave_regset set_of(const uint16_t *regs, unsigned n) {
-  wave_regset s = wave_regset_empty();
-  for (unsigned i = 0; i < n; i++)
-    wave_regset_set(&s, regs[i]);
-  return s;
+/* The registers of an instruction's references as sets, straight from the references: every
+ * analysis and pass asks this of every instruction, and the sorted lists of
+ * wave_instr_reg_lists would only be turned into sets again. defs_only skips the reads. */
+static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *defs,
+                     bool defs_only) {
+  wave_reg_ref refs[WAVE_MAX_REG_REFS];
+  unsigned n = defs_only ? wave_instr_def_refs(instr, refs) : wave_instr_reg_refs(instr, refs);
+  *defs = wave_regset_empty();
+  if (uses)
+    *uses = wave_regset_empty();
+  for (unsigned i = 0; i < n; i++) {
+    wave_regset *into = refs[i].is_def ? defs : uses;
+    unsigned base = refs[i].is_pred ? WAVE_REG_PRED(0) : WAVE_REG_GPR(0);
+    uint64_t limit = refs[i].is_pred ? WAVE_NUM_PREDS : WAVE_MAX_GPR + 1;
+    for (unsigned k = 0; k < refs[i].count && (uint64_t)refs[i].first + k < limit; k++)
+      wave_regset_set(into, base + refs[i].first + k);
+  }
+  /* Lanes the guard turns off keep the old value: it is an input. */
+  if (uses && instr->guard != WAVE_NO_GUARD)
+    *uses = wave_regset_union(*uses, *defs);
 }
 
 void wave_instr_uses_defs(const wave_instr *instr, wave_regset *uses, wave_regset *defs) {
-  uint16_t u[WAVE_MAX_INSTR_REGS], d[WAVE_MAX_INSTR_REGS];
-  unsigned nu, nd;
-  wave_instr_reg_lists(instr, u, &nu, d, &nd);
-  *uses = set_of(u, nu);
-  *defs = set_of(d, nd);
+  ref_sets(instr, uses, defs, false);
 }
 
 void wave_instr_uses(const wave_instr *instr, wave_regset *uses) {
   wave_regset defs;
-  wave_instr_uses_defs(instr, uses, &defs);
+  ref_sets(instr, uses, &defs, false);
 }
 
 void wave_instr_defs(const wave_instr *instr, wave_regset *defs) {
-  wave_regset uses;
-  wave_instr_uses_defs(instr, &uses, defs);
+  ref_sets(instr, NULL, defs, true);
 }
 
 static bool same_operand(const wave_operand *a, const wave_operand *b) {

@@ -303,10 +303,11 @@ static void add_ref(wave_reg_ref *refs, unsigned *n, uint32_t first, unsigned co
   (*n)++;
 }
 
-unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
+/* The references, or with defs_only those it writes. */
+static unsigned reg_refs(const wave_instr *instr, wave_reg_ref *refs, bool defs_only) {
   unsigned n = 0;
   wave_opcode op = (wave_opcode)instr->op;
-  if (instr->guard != WAVE_NO_GUARD)
+  if (instr->guard != WAVE_NO_GUARD && !defs_only)
     add_ref(refs, &n, (uint32_t)instr->guard, 1, true, false);
   /* The shape read in place, two characters a slot (kind, width): every analysis asks this of
    * every instruction, and the slot accessors would each find the shape again. */
@@ -316,6 +317,8 @@ unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
     char kind = shape[2 * i];
     unsigned width = (unsigned)(shape[2 * i + 1] - '0');
     bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
+    if (defs_only && kind != 'd' && kind != 'o' && kind != 'q')
+      continue;
     switch (kind) {
     case 'd':
     case 'u':
@@ -337,4 +340,12 @@ unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
     }
   }
   return n;
+}
+
+unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
+  return reg_refs(instr, refs, false);
+}
+
+unsigned wave_instr_def_refs(const wave_instr *instr, wave_reg_ref *refs) {
+  return reg_refs(instr, refs, true);
 }

@@ -29,6 +29,9 @@ void wave_node_adopt(wave_node_list *list, wave_node *node);
 /* Most registers one instruction can name: a slot's width is one digit of its shape. */
 #define WAVE_MAX_INSTR_REGS (WAVE_MAX_REG_REFS * 9)
 
+/* wave_instr_reg_refs for the references it writes only (is_def), in the same order. */
+unsigned wave_instr_def_refs(const wave_instr *instr, wave_reg_ref *refs);
+
 /* The registers of wave_instr_uses and wave_instr_defs as ascending lists of regset indices,
  * each with room for WAVE_MAX_INSTR_REGS: the one reading of wave_instr_reg_refs behind both
  * the sets and the analyses' flat layout. */

@@ -88,6 +88,11 @@ static inline const wave_opcode_info *wave_opcode_get(wave_opcode op) {
 static inline bool wave_opcode_has(wave_opcode op, uint32_t flags) {
   return (wave_opcode_table[op].flags & flags) != 0;
 }
+/* Pure and unable to trap: what wave_instr_can_speculate (waveopt/instr.h) asks of an
+ * instruction's opcode. */
+static inline bool wave_opcode_can_speculate(wave_opcode op) {
+  return wave_opcode_has(op, WAVE_F_PURE) && !wave_opcode_has(op, WAVE_F_MAY_TRAP);
+}
 
 /* Operand slots of an opcode, read from its shape string. */
 WAVE_API unsigned wave_opcode_num_slots(wave_opcode op);

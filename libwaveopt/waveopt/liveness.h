@@ -31,12 +31,25 @@ WAVE_API void wave_liveness_destroy(wave_liveness *liveness);
  * (detached, added later) answers every register, which keeps callers safe. */
 WAVE_API wave_regset wave_liveness_in(const wave_liveness *liveness, const wave_instr *instr);
 WAVE_API wave_regset wave_liveness_out(const wave_liveness *liveness, const wave_instr *instr);
+/* The same answers for a caller that meets instructions in text order, or in reverse: *place
+ * is where to look first among the instructions as they stood when the result was computed
+ * (every region's, counted from 0), and comes back as where the instruction was found, or
+ * SIZE_MAX when the result does not know it. The neighbour of the last place found is the
+ * next guess; a wrong guess costs only the lookup that the calls above make. */
+WAVE_API wave_regset wave_liveness_in_near(const wave_liveness *liveness, const wave_instr *instr,
+                                           size_t *place);
+WAVE_API wave_regset wave_liveness_out_near(const wave_liveness *liveness,
+                                            const wave_instr *instr, size_t *place);
 /* Live at a cursor; an unknown place answers every register. */
 WAVE_API wave_regset wave_liveness_at(const wave_liveness *liveness, wave_cursor at);
 /* Live both before and after the node: values that pass through it and must survive it. */
 WAVE_API wave_regset wave_liveness_across(const wave_liveness *liveness, const wave_node *node);
 /* The registers below the kernel's .registers, and p0..p3, that are dead at the cursor. */
 WAVE_API wave_regset wave_liveness_free(const wave_liveness *liveness, wave_cursor at);
+
+/* The registers that some instruction of the kernel, as computed, reads in lanes other than
+ * its own (wave_instr_other_lane_uses): a lane that waits or has ended keeps them live. */
+WAVE_API wave_regset wave_liveness_other_lanes(const wave_liveness *liveness);
 
 /* Whether two results give the same answers. */
 WAVE_API bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b);

@@ -51,13 +51,22 @@ wave_regset wave_xform_other_lane_reads(const wave_kernel *kernel) {
   return set;
 }
 
+static wave_regset all_registers(void) {
+  wave_regset all = wave_regset_empty();
+  wave_regset_set_range(&all, 0, WAVE_NUM_REGS);
+  return all;
+}
+
 wave_regset wave_xform_may_write(const wave_instr *in) {
-  wave_regset defs = wave_regset_empty();
-  if (wave_opcode_has(in->op, WAVE_F_CALL)) {
-    for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
-      wave_regset_set(&defs, r);
-  } else {
-    wave_instr_defs(in, &defs);
-  }
+  if (wave_opcode_has(in->op, WAVE_F_CALL))
+    return all_registers();
+  wave_regset defs;
+  wave_instr_defs(in, &defs);
   return defs;
+}
+
+wave_regset wave_xform_reads_may_write(const wave_instr *in, wave_regset *uses) {
+  wave_regset defs;
+  wave_instr_uses_defs(in, uses, &defs);
+  return wave_opcode_has(in->op, WAVE_F_CALL) ? all_registers() : defs;
 }

@@ -348,6 +348,46 @@ Test(facts, uses_and_defs_expand_pairs_quads_and_guards) {
   wave_module_destroy(m);
 }
 
+/* The sets hold every register the references name (a guarded write's destinations read too),
+ * for every instruction of generated kernels. */
+Test(facts, uses_and_defs_sets_match_the_references) {
+  size_t checked = 0;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    wave_gen_options o;
+    wave_gen_options_init(&o);
+    o.seed = seed;
+    o.size = 200;
+    wave_gen_launch g;
+    wave_module *m = tu_generate(&o, &g);
+    wave_foreach_block(b, m->first_kernel) {
+      wave_foreach_instr(in, b) {
+        wave_reg_ref refs[WAVE_MAX_REG_REFS];
+        unsigned n = wave_instr_reg_refs(in, refs);
+        wave_regset want_u = wave_regset_empty(), want_d = wave_regset_empty();
+        for (unsigned i = 0; i < n; i++)
+          for (unsigned k = 0; k < refs[i].count; k++)
+            wave_regset_set(refs[i].is_def ? &want_d : &want_u,
+                            refs[i].is_pred ? WAVE_REG_PRED(refs[i].first + k)
+                                            : WAVE_REG_GPR(refs[i].first + k));
+        if (in->guard != WAVE_NO_GUARD)
+          want_u = wave_regset_union(want_u, want_d);
+        wave_regset u, d, u_only, d_only;
+        wave_instr_uses_defs(in, &u, &d);
+        wave_instr_uses(in, &u_only);
+        wave_instr_defs(in, &d_only);
+        cr_assert(wave_regset_equal(u, want_u) && wave_regset_equal(d, want_d) &&
+                      wave_regset_equal(u_only, want_u) && wave_regset_equal(d_only, want_d),
+                  "seed %llu: '%s' at %u:%u", (unsigned long long)seed,
+                  wave_opcode_get((wave_opcode)in->op)->mnemonic, in->src.loc.line,
+                  in->src.loc.col);
+        checked++;
+      }
+    }
+    wave_module_destroy(m);
+  }
+  cr_assert_gt(checked, 1000);
+}
+
 Test(facts, other_lane_uses_are_the_value_source_of_shuffles_and_broadcast) {
   wave_module *m = wave_module_create(NULL);
   wave_regset u;

@@ -174,6 +174,55 @@ Test(liveness, nesting_100000_deep_does_not_recurse) {
   wave_module_destroy(m);
 }
 
+/* The _near lookups answer what the plain ones do whatever the guess: right, a neighbour's,
+ * out of range, or after an edit that the result does not know about. */
+Test(liveness, near_lookups_answer_as_plain_ones_whatever_the_guess) {
+  wave_module *m = parse(".kernel k\n    mov_imm r1, 1\n    loop\n    iadd r2, r1, r1\n"
+                         "    icmp_eq p1, r2, r1\n    break p1\n    mov r1, r2\n    endloop\n"
+                         "    device_store_u32 r0, r1\n    halt\n"
+                         "sub:\n    mov r3, r1\n    return\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert_not_null(lv);
+  enum { N = 9 };
+  const wave_instr *in[N];
+  for (unsigned i = 0; i < N; i++)
+    in[i] = nth(k, i);
+  size_t guesses[] = {0, 3, 7, 8, 9, 1000, SIZE_MAX};
+  for (unsigned i = 0; i < N; i++) {
+    for (size_t g = 0; g < sizeof(guesses) / sizeof(guesses[0]); g++) {
+      size_t place = guesses[g];
+      cr_assert(wave_regset_equal(wave_liveness_in_near(lv, in[i], &place),
+                                  wave_liveness_in(lv, in[i])));
+      cr_assert_eq(place, i, "found where it stands");
+      place = guesses[g];
+      cr_assert(wave_regset_equal(wave_liveness_out_near(lv, in[i], &place),
+                                  wave_liveness_out(lv, in[i])));
+      cr_assert_eq(place, i);
+    }
+  }
+  /* Backwards, each guess the neighbour of the last place found, as dce's sweep asks. */
+  size_t place = SIZE_MAX;
+  for (unsigned i = N; i-- > 0;) {
+    if (place != SIZE_MAX)
+      place--;
+    cr_assert(wave_regset_equal(wave_liveness_in_near(lv, in[i], &place),
+                                wave_liveness_in(lv, in[i])));
+    cr_assert_eq(place, i);
+  }
+  /* An instruction added after the result was computed is unknown: every register. */
+  wave_builder b = wave_builder_at(m, wave_cursor_after_instr((wave_instr *)in[0]),
+                                   (wave_loc){0});
+  wave_instr *added = wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(4), wave_imm(4));
+  cr_assert_not_null(added);
+  place = 1;
+  cr_assert(wave_regset_equal(wave_liveness_in_near(lv, added, &place),
+                              wave_liveness_in(lv, added)));
+  cr_assert_eq(place, SIZE_MAX);
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
 /* ---- clobbering dead registers ----------------------------------------------------------- */
 
 typedef struct clobber {
@@ -229,6 +278,16 @@ static uint64_t check_clobbering(const wave_kernel *k, const wave_gen_launch *g,
                                  const char *what) {
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert_not_null(lv);
+  wave_regset other = wave_regset_empty();
+  wave_foreach_block(b, (wave_kernel *)k) {
+    wave_foreach_instr(in, b) {
+      wave_regset mine;
+      wave_instr_other_lane_uses(in, &mine);
+      other = wave_regset_union(other, mine);
+    }
+  }
+  cr_assert(wave_regset_equal(wave_liveness_other_lanes(lv), other),
+            "%s: the registers read in other lanes", what);
   wave_machine *plain = launch(k, g, width, NULL);
   clobber c = {lv, wave_machine_num_registers(plain), 0};
   wave_machine *hit = launch(k, g, width, &c);
