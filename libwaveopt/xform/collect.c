@@ -2,8 +2,8 @@
 /*
  * The ifs of a kernel as a worklist (xform/xform.h): the passes that rewrite one if at a time
  * take them from an array made before the first rewrite, so that rewriting never disturbs the
- * walk that finds them. And the registers read in other lanes, collected over the kernel once,
- * and those an instruction may write, a call counted as writing all.
+ * walk that finds them. And the registers an instruction may write, a call counted as writing
+ * all.
  */
 #include <stdlib.h>
 
@@ -37,18 +37,6 @@ wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, siz
     }
   }
   return ifs;
-}
-
-wave_regset wave_xform_other_lane_reads(const wave_kernel *kernel) {
-  wave_regset set = wave_regset_empty();
-  wave_foreach_block(b, (wave_kernel *)kernel) {
-    wave_foreach_instr(in, b) {
-      wave_regset other;
-      wave_instr_other_lane_uses(in, &other);
-      set = wave_regset_union(set, other);
-    }
-  }
-  return set;
 }
 
 static wave_regset all_registers(void) {

@@ -78,11 +78,6 @@ typedef enum wave_if_order {
  * when memory ran out. */
 wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count);
 
-/* Every register some instruction of the kernel reads in lanes other than its own
- * (wave_instr_other_lane_uses): per-lane liveness misses those reads, so a pass that leaves a
- * register holding another value where liveness calls it dead asks here too. */
-wave_regset wave_xform_other_lane_reads(const wave_kernel *kernel);
-
 /* The registers the instruction may write: its definitions, or every register for a call,
  * whose subroutine may write any of them. */
 wave_regset wave_xform_may_write(const wave_instr *in);
