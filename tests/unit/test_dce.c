@@ -24,13 +24,6 @@ static void teardown(void) {
 
 TestSuite(dce, .init = setup, .fini = teardown);
 
-static bool all_remarks(void *ctx, wave_remark_kind kind, const char *pass) {
-  (void)ctx;
-  (void)kind;
-  (void)pass;
-  return true;
-}
-
 Test(dce, nesting_100000_deep_does_not_recurse) {
   enum { DEPTH = 100000 };
   wave_module *m = wave_module_create("deep.wave");
@@ -111,7 +104,7 @@ Test(dce, remarks_do_not_change_the_output) {
     for (unsigned explain = 0; explain < 2; explain++) {
       wave_module *m = generated(seed);
       wave_pipeline_options o = {.verify_each = true};
-      o.remark_filter = explain ? all_remarks : NULL;
+      o.remark_filter = explain ? tu_all_remarks : NULL;
       wave_pipeline_result r = {0};
       tu_run_pipeline(registry, m, "dce", &o, &r);
       cr_assert_eq(r.num_remarks > 0, explain == 1);

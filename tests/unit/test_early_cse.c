@@ -13,28 +13,7 @@
 #include "waveopt/pass.h"
 #include "xform/early_cse.h"
 
-static wave_pass_registry *registry;
-static wave_diags diags;
-
-static void setup(void) {
-  wave_diags_init(&diags);
-  registry = wave_pass_registry_create();
-  cr_assert_not_null(registry);
-}
-
-static void teardown(void) {
-  wave_pass_registry_destroy(registry);
-  wave_diags_free(&diags);
-}
-
-TestSuite(early_cse, .init = setup, .fini = teardown);
-
-static bool all_remarks(void *ctx, wave_remark_kind kind, const char *pass) {
-  (void)ctx;
-  (void)kind;
-  (void)pass;
-  return true;
-}
+TU_PASS_SUITE(early_cse);
 
 static bool run(wave_module *m, const char *text, wave_pipeline_options *o,
                 wave_pipeline_result *result) {
@@ -47,13 +26,6 @@ static bool run(wave_module *m, const char *text, wave_pipeline_options *o,
   cr_assert(ok, "'%s' failed", text);
   wave_pipeline_destroy(p);
   return result->changed;
-}
-
-static uint64_t stat(const wave_pipeline_result *r, const char *name) {
-  for (size_t i = 0; i < r->num_stats; i++)
-    if (strcmp(r->stats[i].name, name) == 0)
-      return r->stats[i].value;
-  return 0;
 }
 
 /* mov_sr r1, lane; mov_imm r2, 4; icmp_lt p1, r1, r2, then `depth` nested ifs (or loops,
@@ -105,8 +77,8 @@ Test(early_cse, if_nest_100000_deep_in_one_run, .timeout = 120) {
   run(m, "early-cse", &o, &r);
   /* The outermost mov_imm r3 takes r2's value; inside it r3 holds it already, so every inner
    * one goes. Every add reads r2. */
-  cr_assert_eq(stat(&r, "reads-redirected"), DEPTH);
-  cr_assert_eq(stat(&r, "instructions-removed"), DEPTH - 1);
+  cr_assert_eq(tu_stat(&r, "reads-redirected"), DEPTH);
+  cr_assert_eq(tu_stat(&r, "instructions-removed"), DEPTH - 1);
   cr_assert_eq(count_reads_of(k, 2), DEPTH);
   tu_assert_valid(k);
   wave_pipeline_result_free(&r);
@@ -122,8 +94,8 @@ Test(early_cse, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   run(m, "early-cse", &o, &r);
   /* Every loop writes r3 (its own and the inner loops' writes): no mov_imm r3 finds r3
    * holding 4 at its loop's top, but r2, written before every loop, does. */
-  cr_assert_eq(stat(&r, "reads-redirected"), DEPTH);
-  cr_assert_eq(stat(&r, "instructions-removed"), 0);
+  cr_assert_eq(tu_stat(&r, "reads-redirected"), DEPTH);
+  cr_assert_eq(tu_stat(&r, "instructions-removed"), 0);
   cr_assert_eq(count_reads_of(k, 2), DEPTH);
   tu_assert_valid(k);
   wave_pipeline_result_free(&r);
@@ -201,7 +173,7 @@ Test(early_cse, remarks_do_not_change_the_output, .timeout = 120) {
   for (uint64_t seed = 0; seed < 100; seed++) {
     wave_gen_launch launch;
     wave_module *quiet = generated(seed, &launch), *loud = generated(seed, &launch);
-    wave_pipeline_options o = {0}, with_remarks = {.remark_filter = all_remarks};
+    wave_pipeline_options o = {0}, with_remarks = {.remark_filter = tu_all_remarks};
     wave_pipeline_result a = {0}, b = {0};
     run(quiet, "early-cse", &o, &a);
     run(loud, "early-cse", &with_remarks, &b);

@@ -10,21 +10,7 @@
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
 
-static wave_pass_registry *registry;
-static wave_diags diags;
-
-static void setup(void) {
-  wave_diags_init(&diags);
-  registry = wave_pass_registry_create();
-  cr_assert_not_null(registry);
-}
-
-static void teardown(void) {
-  wave_pass_registry_destroy(registry);
-  wave_diags_free(&diags);
-}
-
-TestSuite(licm, .init = setup, .fini = teardown);
+TU_PASS_SUITE(licm);
 
 /* `depth` nested loops, each body mov_imm r3, 1; iadd r4, r4, r3; break p1; then the next
  * loop, and the innermost body also mov_sr r5, lane; iadd r4, r4, r5 at its end. */

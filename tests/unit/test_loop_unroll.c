@@ -14,21 +14,7 @@
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
 
-static wave_pass_registry *registry;
-static wave_diags diags;
-
-static void setup(void) {
-  wave_diags_init(&diags);
-  registry = wave_pass_registry_create();
-  cr_assert_not_null(registry);
-}
-
-static void teardown(void) {
-  wave_pass_registry_destroy(registry);
-  wave_diags_free(&diags);
-}
-
-TestSuite(loop_unroll, .init = setup, .fini = teardown);
+TU_PASS_SUITE(loop_unroll);
 
 /* `depth` nested loops, each `icmp_ge p1, r4, r1 ; break p1` (r1 the lane: not counted) and,
  * innermost, a loop counting r5 from 0 to 2 by r3 = 1 that adds 1 to r4: it is unrolled, and

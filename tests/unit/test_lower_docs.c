@@ -14,21 +14,7 @@
 #include "waveopt/instr.h"
 #include "waveopt/pass.h"
 
-static wave_pass_registry *registry;
-static wave_diags diags;
-
-static void setup(void) {
-  wave_diags_init(&diags);
-  registry = wave_pass_registry_create();
-  cr_assert_not_null(registry);
-}
-
-static void teardown(void) {
-  wave_pass_registry_destroy(registry);
-  wave_diags_free(&diags);
-}
-
-TestSuite(lower_docs, .init = setup, .fini = teardown);
+TU_PASS_SUITE(lower_docs);
 
 typedef struct owned {
   uint32_t value[WAVE_MAX_GPR + 1];

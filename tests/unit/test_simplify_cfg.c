@@ -28,13 +28,6 @@ static char *nest(const char *head, const char *open, const char *bottom, const 
   return text;
 }
 
-static uint64_t stat(const wave_pipeline_result *r, const char *name) {
-  for (size_t i = 0; i < r->num_stats; i++)
-    if (strcmp(r->stats[i].name, name) == 0)
-      return r->stats[i].value;
-  return 0;
-}
-
 /* simplify-cfg over the text; the statistics land in *result. */
 static wave_module *run(const char *text, wave_pipeline_result *result) {
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
@@ -61,7 +54,7 @@ Test(simplify_cfg, halts_100000_deep, .timeout = 60) {
   wave_pipeline_result result = {0};
   wave_module *m = run(text, &result);
   /* The outermost halt takes its if (and all in it) and the nop after it. */
-  cr_assert_eq(stat(&result, "unreachable-removed"), 2);
+  cr_assert_eq(tu_stat(&result, "unreachable-removed"), 2);
   tu_assert_shape(&m->first_kernel->first_region->body, "[icmp_eq] if{[halt]}{} [halt]");
   wave_pipeline_result_free(&result);
   wave_module_destroy(m);
@@ -75,7 +68,7 @@ Test(simplify_cfg, halt_at_the_bottom_100000_deep, .timeout = 60) {
   wave_pipeline_result result = {0};
   wave_module *m = run(text, &result);
   /* The innermost nop after the halt goes; every other level keeps its if and nop. */
-  cr_assert_eq(stat(&result, "unreachable-removed"), 1);
+  cr_assert_eq(tu_stat(&result, "unreachable-removed"), 1);
   wave_pipeline_result_free(&result);
   wave_module_destroy(m);
   free(text);
@@ -87,7 +80,7 @@ Test(simplify_cfg, empty_ifs_100000_deep, .timeout = 60) {
                     "else\nendif\n", "halt\n.end\n");
   wave_pipeline_result result = {0};
   wave_module *m = run(text, &result);
-  cr_assert_eq(stat(&result, "ifs-removed"), DEEP);
+  cr_assert_eq(tu_stat(&result, "ifs-removed"), DEEP);
   tu_assert_shape(&m->first_kernel->first_region->body, "[icmp_eq halt]");
   wave_pipeline_result_free(&result);
   wave_module_destroy(m);

@@ -49,6 +49,13 @@ void tu_run_pipeline(const wave_pass_registry *registry, wave_module *m, const c
   wave_diags_free(&diags);
 }
 
+bool tu_all_remarks(void *ctx, wave_remark_kind kind, const char *pass) {
+  (void)ctx;
+  (void)kind;
+  (void)pass;
+  return true;
+}
+
 uint64_t tu_stat(const wave_pipeline_result *result, const char *name) {
   uint64_t sum = 0;
   for (size_t i = 0; i < result->num_stats; i++)

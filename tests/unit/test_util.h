@@ -28,6 +28,27 @@ size_t tu_list_corpus(tu_corpus_file *files, size_t max);
 /* The path of a corpus file; malloc'd. */
 char *tu_corpus_path(const char *name);
 
+/* ---- suites that run passes ---- */
+
+/* Declares the Criterion suite `name` with a `registry` of every pass and a `diags` list, made
+ * before each of its tests and freed after it. */
+#define TU_PASS_SUITE(name)                                                                     \
+  static wave_pass_registry *registry;                                                          \
+  static wave_diags diags;                                                                      \
+  static void tu_suite_setup(void) {                                                            \
+    wave_diags_init(&diags);                                                                    \
+    registry = wave_pass_registry_create();                                                     \
+    cr_assert_not_null(registry);                                                               \
+  }                                                                                             \
+  static void tu_suite_teardown(void) {                                                         \
+    wave_pass_registry_destroy(registry);                                                       \
+    wave_diags_free(&diags);                                                                    \
+  }                                                                                             \
+  TestSuite(name, .init = tu_suite_setup, .fini = tu_suite_teardown)
+
+/* A remark filter that lets every remark through (wave_pipeline_options.remark_filter). */
+bool tu_all_remarks(void *ctx, wave_remark_kind kind, const char *pass);
+
 /* ---- diagnostics, parsing and building ---- */
 
 /* Logs every diagnostic of d, so that a failed assertion shows what the library said. */
