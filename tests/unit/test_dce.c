@@ -26,11 +26,9 @@ TestSuite(dce, .init = setup, .fini = teardown);
 
 Test(dce, nesting_100000_deep_does_not_recurse) {
   enum { DEPTH = 100000 };
-  wave_module *m = wave_module_create("deep.wave");
-  wave_kernel *k = wave_kernel_create(m, "k");
-  k->registers = 8;
-  wave_builder b = wave_builder_at(m, wave_cursor_list_end(&k->first_region->body),
-                                   (wave_loc){0});
+  wave_module *m;
+  wave_kernel *k;
+  wave_builder b = tu_deep_builder(&m, &k);
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_SR, wave_gpr(1), wave_sreg(0)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(2), wave_imm(4)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(5), wave_imm(0)));

@@ -31,11 +31,9 @@ static bool run(wave_module *m, const char *text, wave_pipeline_options *o,
 /* mov_sr r1, lane; mov_imm r2, 4; icmp_lt p1, r1, r2, then `depth` nested ifs (or loops,
  * each ending its body with break p1), each opening with mov_imm r3, 4 and iadd r4, r4, r3. */
 static wave_module *deep_nest(unsigned depth, bool loops, wave_kernel **kernel) {
-  wave_module *m = wave_module_create("deep.wave");
-  wave_kernel *k = wave_kernel_create(m, "k");
-  k->registers = 8;
-  wave_builder b = wave_builder_at(m, wave_cursor_list_end(&k->first_region->body),
-                                   (wave_loc){0});
+  wave_module *m;
+  wave_kernel *k;
+  wave_builder b = tu_deep_builder(&m, &k);
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_SR, wave_gpr(1), wave_sreg(0)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(2), wave_imm(4)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_ICMP_LT, wave_pred(1), wave_gpr(1), wave_gpr(2)));

@@ -16,11 +16,9 @@ TU_PASS_SUITE(licm);
  * loop, and the innermost body also mov_sr r5, lane; iadd r4, r4, r5 at its end. */
 Test(licm, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   enum { DEPTH = 100000 };
-  wave_module *m = wave_module_create("deep.wave");
-  wave_kernel *k = wave_kernel_create(m, "k");
-  k->registers = 8;
-  wave_builder b = wave_builder_at(m, wave_cursor_list_end(&k->first_region->body),
-                                   (wave_loc){0});
+  wave_module *m;
+  wave_kernel *k;
+  wave_builder b = tu_deep_builder(&m, &k);
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_SR, wave_gpr(1), wave_sreg(4)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(2), wave_imm(4)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_ICMP_LT, wave_pred(1), wave_gpr(1), wave_gpr(2)));

@@ -21,11 +21,9 @@ TU_PASS_SUITE(loop_unroll);
  * the ones around it are looked at without climbing the whole nest for their bound. */
 Test(loop_unroll, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   enum { DEPTH = 100000 };
-  wave_module *m = wave_module_create("deep.wave");
-  wave_kernel *k = wave_kernel_create(m, "k");
-  k->registers = 8;
-  wave_builder b = wave_builder_at(m, wave_cursor_list_end(&k->first_region->body),
-                                   (wave_loc){0});
+  wave_module *m;
+  wave_kernel *k;
+  wave_builder b = tu_deep_builder(&m, &k);
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_SR, wave_gpr(1), wave_sreg(4)));
   for (unsigned d = 0; d < DEPTH; d++) {
     cr_assert_not_null(wave_build_loop(&b));

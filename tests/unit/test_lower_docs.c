@@ -116,11 +116,9 @@ Test(lower_docs, no_room_lowers_as_legalize_does) {
  * weighs the most a use can (8 loops and more weigh the same) and gets r1. */
 Test(lower_docs, loop_nest_100000_deep, .timeout = 120) {
   enum { DEPTH = 100000 };
-  wave_module *m = wave_module_create("deep.wave");
-  wave_kernel *k = wave_kernel_create(m, "k");
-  k->registers = 8;
-  wave_builder b = wave_builder_at(m, wave_cursor_list_end(&k->first_region->body),
-                                   (wave_loc){0});
+  wave_module *m;
+  wave_kernel *k;
+  wave_builder b = tu_deep_builder(&m, &k);
   for (unsigned i = 0; i < DEPTH; i++) {
     cr_assert_not_null(wave_build_loop(&b));
     cr_assert_not_null(wave_build(&b, WAVE_OP_BREAK, wave_pred(1)));

@@ -78,6 +78,15 @@ wave_module *tu_parse_ok(const char *text, const char *file, bool quiet) {
   return m;
 }
 
+wave_builder tu_deep_builder(wave_module **m, wave_kernel **k) {
+  *m = wave_module_create("deep.wave");
+  cr_assert_not_null(*m);
+  *k = wave_kernel_create(*m, "k");
+  cr_assert_not_null(*k);
+  (*k)->registers = 8;
+  return wave_builder_at(*m, wave_cursor_list_end(&(*k)->first_region->body), (wave_loc){0});
+}
+
 wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
                    const wave_operand *ops) {
   wave_instr *i = wave_instr_create(m, op, WAVE_NO_GUARD, false, n, ops);

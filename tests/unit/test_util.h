@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../harness/difftest.h"
+#include "waveopt/edit.h"
 #include "waveopt/gen.h"
 #include "waveopt/interp.h"
 #include "waveopt/pass.h"
@@ -57,6 +58,10 @@ void tu_log_diags(const wave_diags *d);
 /* Parses text that must be accepted (failing the test otherwise); `quiet`: not even a warning
  * or note may be reported. `file` names the text in diagnostics. */
 wave_module *tu_parse_ok(const char *text, const char *file, bool quiet);
+
+/* A new module "deep.wave" with one kernel "k" of 8 registers, in *m and *k, and a builder at
+ * the end of the kernel's body: the start of the tests that build nests 100 000 deep. */
+wave_builder tu_deep_builder(wave_module **m, wave_kernel **k);
 
 /* Appends an unguarded instruction to block, failing the test when it cannot be created. */
 wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
