@@ -10,7 +10,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake libtool pkg-config \
-    libcriterion-dev llvm-14-tools python3 libgraphviz-dev graphviz clang >/dev/null
+    libcriterion-dev llvm-14-tools python3 libgraphviz-dev graphviz clang libclang-rt-14-dev \
+    >/dev/null
 fi
 
 [ -x configure ] || autoreconf -fi
