@@ -22,23 +22,6 @@
 #define DEEP 100000
 #define WORDS 16
 
-static void run(const wave_kernel *k, uint32_t words[WORDS]) {
-  wave_launch_config config;
-  wave_launch_config_init(&config);
-  config.workgroup[0] = WORDS;
-  config.wave_width = WORDS;
-  config.device_memory_size = 4 * WORDS;
-  wave_diags diags;
-  wave_diags_init(&diags);
-  wave_machine *m = wave_simulate(k, &config, &diags);
-  cr_assert_not_null(m);
-  cr_assert_eq(wave_machine_status(m), WAVE_RUN_OK);
-  size_t size;
-  memcpy(words, wave_machine_device_memory(m, &size), WORDS * 4);
-  wave_machine_destroy(m);
-  wave_diags_free(&diags);
-}
-
 /* What legalize counted: continues, halts and returns, and breaks rewritten into flags. */
 typedef struct rewrites {
   uint64_t continues, exits, breaks;
@@ -47,24 +30,17 @@ typedef struct rewrites {
 /* Runs legalize for wave-emu with room to grow and no depth limit. */
 static rewrites legalize(wave_module *m) {
   wave_pass_registry *registry = wave_pass_registry_create();
-  wave_diags diags;
-  wave_diags_init(&diags);
-  wave_pipeline *pipeline = wave_pipeline_parse(registry, "legalize", &diags);
-  cr_assert_not_null(pipeline);
+  cr_assert_not_null(registry);
   wave_pipeline_options options = {0};
   options.target = wave_target_lookup("wave-emu");
   options.max_registers = 32;
   options.max_divergence_depth = UINT32_MAX;
   wave_pipeline_result result = {0};
-  bool ok = wave_pipeline_run(pipeline, m, &options, &result, &diags);
-  tu_log_diags(&diags);
-  cr_assert(ok);
+  tu_run_pipeline(registry, m, "legalize", &options, &result);
   rewrites r = {tu_stat(&result, "continues-rewritten"), tu_stat(&result, "exits-rewritten"),
                 tu_stat(&result, "breaks-rewritten")};
   wave_pipeline_result_free(&result);
-  wave_pipeline_destroy(pipeline);
   wave_pass_registry_destroy(registry);
-  wave_diags_free(&diags);
   return r;
 }
 
@@ -99,7 +75,7 @@ static void check_deep(const char *exit, bool loop, rewrites want_rewrites,
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
   wave_kernel *k = m->first_kernel;
   uint32_t before[WORDS], after[WORDS];
-  run(k, before);
+  tu_run_words(k, WORDS, before, WORDS);
   for (unsigned lane = 0; lane < WORDS; lane++)
     cr_assert_eq(before[lane], want[lane], "lane %u: %u", lane, before[lane]);
   rewrites r = legalize(m);
@@ -107,7 +83,7 @@ static void check_deep(const char *exit, bool loop, rewrites want_rewrites,
   cr_assert_eq(r.exits, want_rewrites.exits);
   cr_assert_eq(r.breaks, want_rewrites.breaks);
   tu_assert_valid(k);
-  run(k, after);
+  tu_run_words(k, WORDS, after, WORDS);
   cr_assert_arr_eq(after, before, sizeof(before));
   wave_module_destroy(m);
   free(text);
