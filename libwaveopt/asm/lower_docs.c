@@ -443,6 +443,26 @@ static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
   return lower_kernel_from(lw, k, u, (uint32_t)(u->highest_gpr + 1));
 }
 
+/* Whether anything in the kernel is of the documentation dialect. Most kernels that reach a
+ * lowering hold none (the assembler's dialect, or lowered already by an earlier pass), and for
+ * them this one walk replaces the register census, which decodes every instruction. */
+static bool kernel_needs_lowering(wave_kernel *k) {
+  for (wave_region *r = k->first_region; r; r = r->next) {
+    wave_walker w;
+    wave_walk_init(&w, &r->body);
+    while (wave_walk_next(&w)) {
+      if (w.event == WAVE_WALK_BLOCK) {
+        for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
+          if (needs_lowering(in))
+            return true;
+      } else if (w.event == WAVE_WALK_IF && is_negated_pred(&w.node->u.if_.cond)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 static void make_room(wave_kernel *k, uint32_t registers) {
   if (registers > k->registers) {
     k->registers = registers;
@@ -474,6 +494,9 @@ static unsigned lower_in_module(lowering *lw, wave_kernel *k, const usage *all) 
 }
 
 bool wave_lower_docs_kernel(wave_kernel *kernel, wave_diags *diags, bool *changed) {
+  *changed = false;
+  if (!kernel_needs_lowering(kernel))
+    return true;
   lowering lw = {kernel->module, diags, 0, 0, NULL, 0, 0, true, false};
   usage all = module_usage(kernel->module);
   lower_in_module(&lw, kernel, &all);
@@ -651,6 +674,9 @@ static size_t fitting_count(lowering *lw, wave_kernel *k, tally *t, uint32_t bas
 bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint32_t registers,
                                    wave_lower_docs_owned_fn report_constant, void *arg,
                                    bool *changed) {
+  *changed = false;
+  if (!kernel_needs_lowering(kernel))
+    return true;
   lowering lw = {kernel->module, diags, 0, 0, NULL, 0, 0, true, false};
   usage all = module_usage(kernel->module);
   usage own = all;
@@ -695,6 +721,11 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
  * there are calls, so that whichever kernel runs a subroutine has room for its scratch
  * registers. */
 bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
+  wave_kernel *k = module->first_kernel;
+  while (k && !kernel_needs_lowering(k))
+    k = k->next;
+  if (!k)
+    return true;
   lowering lw = {module, diags, 0, 0, NULL, 0, 0, true, false};
   usage all = module_usage(module);
   unsigned module_peak = 0;
