@@ -47,7 +47,9 @@
  *     ends of loop bodies and regions keep the stale answer; what only they kept alive goes in
  *     the next sweep, with liveness computed afresh: up to dce-max-rounds sweeps (default 3,
  *     enough for every generated kernel tried), as long as the last one removed something in a
- *     kernel with a loop or several regions.
+ *     kernel with a loop or several regions. Having swept until a sweep found nothing, it
+ *     reports its output as its own fixpoint (wave_pass_done_settled); not when the rounds
+ *     ran out first.
  *   - Select. Both arms name the same register (sr_N in that slot is rN), or the same
  *     documentation-dialect immediate, so every lane gets that value whatever the predicate;
  *     the move keeps the guard. When the register is the destination itself, nothing changes.
@@ -134,6 +136,7 @@ typedef struct dce {
   bool explain;             /* missed remarks are wanted */
   bool dry;                 /* explain only: change nothing */
   bool changed;
+  bool rounds_ran_out;       /* a sweep removed something that dce-max-rounds left unfollowed */
   uint64_t removed;          /* in the current sweep */
   uint64_t folded;           /* selects turned into moves, in the current sweep */
   /* For explaining a live value: the nearest later write of each register with no read in
@@ -1017,8 +1020,12 @@ static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
     ok = sweep_kernel(d, layout, &removed);
     *normalized &= removed == 0;
     *current = removed == 0 && d->folded == 0 ? layout : NULL;
-    if (!ok || !removed || !more || round >= max_rounds)
+    if (!ok || !removed || !more)
       break;
+    if (round >= max_rounds) {
+      d->rounds_ran_out = true;
+      break;
+    }
     wave_normalize_kernel(d->kernel);
     *normalized = true;
     ok = (layout = fetch(d)) != NULL;
@@ -1082,11 +1089,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   /* No liveness is read after this point but the explaining sweep's own. */
   if (ok && d->explain)
     ok = explain_sweep(d);
-  bool changed = d->changed;
+  bool changed = d->changed, settled = !d->rounds_ran_out;
   free(d);
   if (!ok)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
-  return wave_pass_done(changed, WAVE_PRESERVE_NONE);
+  return settled ? wave_pass_done_settled(changed, WAVE_PRESERVE_NONE)
+                 : wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 
 static const wave_pass_option_info options[] = {

@@ -49,6 +49,10 @@
  * guard or control flow, so every rule there holds if it held before. Instructions keep their
  * place and location; comments on a removed instruction leave with it.
  *
+ * One run leaves nothing for a second (wave_pass_done_settled) unless it removed the last write
+ * of a register inside a loop: the loop was judged by the writes it held, and the register
+ * now keeps its value across it. Only the loops that lost an instruction are looked at again.
+ *
  * What it does not merge, with a missed remark naming the instruction and the earlier one it
  * repeats: a repeat whose operand may have changed in between; a repeat whose value no
  * register holds any more; a repeat that is guarded, reads memory, may trap, is convergent or
@@ -103,6 +107,12 @@ typedef struct scope {
   wave_regset written;
 } scope;
 
+/* A loop and its number in walk order. */
+typedef struct outer_loop {
+  wave_node *loop;
+  size_t number;
+} outer_loop;
+
 typedef struct cse {
   wave_pass_context *ctx;
   bool explain;                   /* missed remarks are wanted: keep the text entries */
@@ -129,6 +139,13 @@ typedef struct cse {
   wave_instr **removed;
   size_t num_removed, removed_cap;
   unsigned rewrites;
+  unsigned loops_open;            /* around the walk's place */
+  /* The outermost loop around the walk's place, and its number; and the outermost loops that
+   * lost an instruction, each with its number. */
+  outer_loop outer;
+  bool outer_lost;
+  outer_loop *lost;
+  size_t num_lost, lost_cap;
   bool out_of_memory;
 } cse;
 
@@ -387,6 +404,13 @@ static void remove_instr(cse *c, wave_instr *in, uint32_t dest) {
   }
   c->removed[c->num_removed++] = in;
   c->rewrites++;
+  if (c->loops_open && !c->outer_lost) {
+    c->outer_lost = true;
+    if (!wave_grow((void **)&c->lost, &c->lost_cap, c->num_lost + 1, sizeof(*c->lost)))
+      c->out_of_memory = true;
+    else
+      c->lost[c->num_lost++] = c->outer;
+  }
   char buf[REG_NAME_LEN];
   wave_pass_stat_add(c->ctx, "instructions-removed",
                      "Number of instructions removed because their register held the value", 1);
@@ -615,9 +639,15 @@ static void walk(cse *c, wave_region *region) {
       set_fresh_all(c, c->loop_writes[loop]);
       if (push_scope(c))
         c->scopes[c->num_scopes - 1].written = c->loop_writes[loop];
+      if (!c->loops_open) {
+        c->outer = (outer_loop){w.node, loop};
+        c->outer_lost = false;
+      }
       loop++;
+      c->loops_open++;
       break;
     case WAVE_WALK_ENDLOOP: {
+      c->loops_open--;
       scope s = c->scopes[--c->num_scopes];
       wave_regset ignored = wave_regset_empty();
       undo_to(c, s.mark, &ignored);
@@ -650,9 +680,27 @@ static void cse_free(cse *c) {
   free(c->scopes);
   free(c->loop_writes);
   free(c->removed);
+  free(c->lost);
 }
 
-bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites) {
+/* Whether every loop that lost an instruction still writes what the walk took it to write.
+ * A register a loop no longer writes would keep its value across it, and a second run could
+ * take that. The pre-pass runs again on those loops only, its results numbered after the
+ * others. */
+static bool loop_writes_unchanged(cse *c) {
+  for (size_t i = 0; i < c->num_lost; i++) {
+    size_t fresh = c->num_loops;
+    if (!collect_loop_writes(c, c->lost[i].loop))
+      return false;
+    for (size_t k = 0; fresh + k < c->num_loops; k++)
+      if (!wave_regset_equal(c->loop_writes[c->lost[i].number + k], c->loop_writes[fresh + k]))
+        return false;
+  }
+  return true;
+}
+
+bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites,
+                           bool *settled) {
   cse c = {.ctx = ctx, .explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED)};
   if (!rehash(&c, 1024) ||
       !wave_grow((void **)&c.leader, &c.leader_cap, WAVE_NUM_REGS, sizeof(*c.leader))) {
@@ -670,6 +718,7 @@ bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned
   for (size_t i = 0; i < c.num_removed; i++)
     unlink_instr(c.removed[i]);
   *rewrites += c.rewrites;
+  *settled &= loop_writes_unchanged(&c);
   bool ok = !c.out_of_memory;
   cse_free(&c);
   return ok;
@@ -679,11 +728,13 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   (void)am;
   unsigned rewrites = 0;
+  bool settled = true;
   wave_foreach_region(r, kernel) {
-    if (!wave_early_cse_region(r, ctx, &rewrites))
+    if (!wave_early_cse_region(r, ctx, &rewrites, &settled))
       return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in early-cse");
   }
-  return wave_pass_done(rewrites > 0, WAVE_PRESERVE_NONE);
+  return settled ? wave_pass_done_settled(rewrites > 0, WAVE_PRESERVE_NONE)
+                 : wave_pass_done(rewrites > 0, WAVE_PRESERVE_NONE);
 }
 
 const wave_pass_info wave_pass_early_cse = {

@@ -20,8 +20,9 @@
  *   endif
  *
  * Pairs move one at a time, as long as the next ones match, inner ifs first, so that what an
- * inner if gives up can leave the if around it in the same run. Identical means the same
- * opcode, operands, guard and cache hint. Sides left empty stay for simplify-cfg to remove.
+ * inner if gives up can leave the if around it in the same run, and a second run would find
+ * nothing (wave_pass_done_settled). Identical means the same opcode, operands, guard and cache
+ * hint. Sides left empty stay for simplify-cfg to remove.
  *
  * Why it is safe (docs/language.md "If and else"): every lane active at the if runs exactly
  * one side, so the lanes that ran the first instruction of a side, then-lanes on one and
@@ -371,7 +372,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   free(fw.stack);
   if (!ok)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in hoist-common");
-  return wave_pass_done(h.moved > 0, WAVE_PRESERVE_NONE);
+  return wave_pass_done_settled(h.moved > 0, WAVE_PRESERVE_NONE);
 }
 
 const wave_pass_info wave_pass_hoist_common = {

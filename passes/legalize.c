@@ -336,7 +336,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool changed = false;
   if (!wave_pass_option(ctx, 0) &&
       !wave_lower_docs_kernel(kernel, wave_pass_diags(ctx), &changed)) {
-    wave_pass_result failed = {changed, true, WAVE_PRESERVE_NONE};
+    wave_pass_result failed = {changed, true, WAVE_PRESERVE_NONE, false};
     return failed;
   }
   legalize l = {kernel, ctx, wave_pass_target(ctx), {0}, false, false};

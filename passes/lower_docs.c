@@ -66,7 +66,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (!wave_lower_docs_kernel_owning(kernel, wave_pass_diags(ctx),
                                      wave_pass_max_registers(ctx, kernel), report_constant, ctx,
                                      &changed)) {
-    wave_pass_result failed = {changed, true, WAVE_PRESERVE_NONE};
+    wave_pass_result failed = {changed, true, WAVE_PRESERVE_NONE, false};
     return failed;
   }
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);

@@ -16,7 +16,9 @@
  *   mov r1, r2              ->                          the same list goes
  *   if p1 ... endif
  *
- * and the blocks that end up side by side are merged (the normal form of waveopt/edit.h).
+ * and the blocks that end up side by side are merged (the normal form of waveopt/edit.h). An if
+ * left empty by what goes inside it goes in the same run, so a second run would find nothing
+ * (wave_pass_done_settled).
  *
  * Why each is safe (docs/language.md "If and else", "Halt and return"):
  *   - An if with two empty sides changes no register, and at its endif the active mask is the
@@ -235,7 +237,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   wave_comment_moves_destroy(s.comments);
   if (s.out_of_memory)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in simplify-cfg");
-  return wave_pass_done(s.changed, WAVE_PRESERVE_NONE);
+  return wave_pass_done_settled(s.changed, WAVE_PRESERVE_NONE);
 }
 
 const wave_pass_info wave_pass_simplify_cfg = {

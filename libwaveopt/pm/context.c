@@ -96,7 +96,7 @@ wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char
   wave_module_report(ctx->kernel->module, ctx->run->diags, WAVE_SEV_ERROR, NULL, loc, "%s",
                      message ? message : "out of memory");
   free(message);
-  wave_pass_result failed = {false, true, WAVE_PRESERVE_NONE};
+  wave_pass_result failed = {false, true, WAVE_PRESERVE_NONE, false};
   return failed;
 }
 

@@ -15,7 +15,9 @@
  * options and the target, all the same as then). So the round after a change runs only the
  * passes that have not yet seen the kernel as it is, and the round that finds nothing new
  * costs the passes from the last change on, not all of them. A pass that changed the kernel
- * itself has not seen its own output and runs again.
+ * itself has not seen its own output and runs again, unless it says it ran to its own fixpoint
+ * (wave_pass_result.settled): then its output counts as a kernel it ran clean on, and a round
+ * ends the fixpoint as soon as every pass in it has run clean on the kernel as it is.
  *
  * With a profile (wave_pipeline_options.profile), each kernel is matched against it before its
  * first pass, while its lines still hold the code that was measured; a stale profile stops the
@@ -141,9 +143,15 @@ static bool bisect_allows(wave_pm_run *run, const char *pass, const wave_kernel 
   return ran;
 }
 
-/* Runs one pass on the kernel: -1 when it (or a check after it) failed, else whether it
- * changed the kernel. */
-static int run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_kernel *kernel) {
+/* What one run of a pass did to the kernel. */
+typedef enum pass_outcome {
+  PASS_FAILED,   /* it, or a check after it, failed */
+  PASS_CLEAN,    /* changed nothing */
+  PASS_CHANGED,
+  PASS_SETTLED,  /* changed it into its own fixpoint (wave_pass_result.settled) */
+} pass_outcome;
+
+static pass_outcome run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_kernel *kernel) {
   const wave_pipeline_options *o = run->options;
   if (o->before_pass)
     o->before_pass(o->callback_ctx, pass->name, kernel);
@@ -151,7 +159,7 @@ static int run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_kernel *k
   if (o->verify_each && !(before = kernel_text(kernel))) {
     internal_error(run, kernel, "out of memory saving kernel '%s' before pass %s", kernel->name,
                    pass->name);
-    return -1;
+    return PASS_FAILED;
   }
   size_t errors = run->diags->num_errors;
   wave_pass_context ctx = {run, pass, kernel};
@@ -175,10 +183,10 @@ static int run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_kernel *k
   }
   free(before);
   if (!ok)
-    return -1;
+    return PASS_FAILED;
   if (o->after_pass)
     o->after_pass(o->callback_ctx, pass->name, kernel, r.changed);
-  return r.changed;
+  return !r.changed ? PASS_CLEAN : r.settled ? PASS_SETTLED : PASS_CHANGED;
 }
 
 static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *kernel) {
@@ -211,8 +219,18 @@ typedef struct fixpoint_frame {
   bool ever_changed;
 } fixpoint_frame;
 
+/* Whether every pass step between begin and end has run clean on `version`: another round
+ * would run none of them. */
+static bool settled(const wave_pipeline *p, size_t begin, size_t end, const uint64_t *clean_at,
+                    uint64_t version) {
+  for (size_t pc = begin; pc < end; pc++)
+    if (p->steps[pc].kind == WAVE_STEP_PASS && clean_at[pc] != version)
+      return false;
+  return true;
+}
+
 /* clean_at[pc]: the version of the kernel on which pass step pc last ran without changing
- * it; versions start at 1, so 0 means never. */
+ * it, or left as its own fixpoint; versions start at 1, so 0 means never. */
 static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at) {
   const wave_pipeline *p = run->pipeline;
   fixpoint_frame rounds[WAVE_MAX_PIPELINE_DEPTH];
@@ -226,16 +244,16 @@ static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at
       /* A run that opt-bisect skips saw nothing: it does not make the step clean. */
       if ((depth && clean_at[pc] == version) || !bisect_allows(run, s->pass->name, kernel))
         break;
-      int changed = run_pass(run, s->pass, kernel);
-      if (changed < 0)
+      pass_outcome outcome = run_pass(run, s->pass, kernel);
+      if (outcome == PASS_FAILED)
         return false;
-      if (changed) {
+      if (outcome != PASS_CLEAN) {
         version++;
         if (depth)
           rounds[depth - 1].changed = true;
-      } else {
-        clean_at[pc] = version;
       }
+      if (outcome != PASS_CHANGED)
+        clean_at[pc] = version;
       break;
     }
     case WAVE_STEP_PRINT:
@@ -249,6 +267,8 @@ static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at
       fixpoint_frame *r = &rounds[depth - 1];
       unsigned max = p->steps[r->begin].max_iterations;
       r->ever_changed |= r->changed;
+      if (r->changed && settled(p, r->begin, pc, clean_at, version))
+        r->changed = false;
       if (r->changed && r->done < max) {
         r->done++;
         r->changed = false;

@@ -103,11 +103,22 @@ typedef struct wave_pass_result {
   bool changed;
   bool failed;               /* an error was reported; the pipeline stops */
   wave_preserved preserved;  /* meaningful when changed */
+  /* Meaningful when changed: the pass ran to its own fixpoint, so a second run on its output
+   * would change nothing, and a fixpoint need not run it again until another pass changes the
+   * kernel. A false claim costs optimization, not correctness: the fixpoint stops short. */
+  bool settled;
 } wave_pass_result;
 
 /* The last line of a pass: a pass that changed nothing preserves everything. */
 static inline wave_pass_result wave_pass_done(bool changed, wave_preserved preserved) {
-  wave_pass_result r = {changed, false, changed ? preserved : WAVE_PRESERVE_ALL};
+  wave_pass_result r = {changed, false, changed ? preserved : WAVE_PRESERVE_ALL, false};
+  return r;
+}
+
+/* The last line of a pass whose output is its own fixpoint (wave_pass_result.settled). */
+static inline wave_pass_result wave_pass_done_settled(bool changed, wave_preserved preserved) {
+  wave_pass_result r = wave_pass_done(changed, preserved);
+  r.settled = changed;
   return r;
 }
 

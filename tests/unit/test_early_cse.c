@@ -105,7 +105,8 @@ static wave_pass_result run_last_region(wave_kernel *kernel, wave_analysis_manag
                                         wave_pass_context *ctx) {
   (void)am;
   unsigned rewrites = 0;
-  if (!wave_early_cse_region(kernel->last_region, ctx, &rewrites))
+  bool settled = true;
+  if (!wave_early_cse_region(kernel->last_region, ctx, &rewrites, &settled))
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory");
   return wave_pass_done(rewrites > 0, WAVE_PRESERVE_NONE);
 }

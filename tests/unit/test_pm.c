@@ -103,12 +103,15 @@ static const wave_analysis_info nop_parity = {
 static const wave_analysis_info self_analysis = {
     "self", "needs itself", compute_self, free, NULL, NULL, NULL};
 
-enum { OPT_MAX };
+enum { OPT_MAX, OPT_SETTLED };
 static const wave_pass_option_info remove_nops_options[] = {
     {"remove-nops-max", "how many nops one run removes", 1},
+    {"remove-nops-settled", "1: claim that a second run would change nothing", 0},
 };
 
-/* Removes up to remove-nops-max nops; preserves nothing, as an honest pass that edits code. */
+/* Removes up to remove-nops-max nops; preserves nothing, as an honest pass that edits code.
+ * With remove-nops-settled it claims its output as its own fixpoint, truly only when it may
+ * remove every nop. */
 static wave_pass_result run_remove_nops(wave_kernel *kernel, wave_analysis_manager *am,
                                         wave_pass_context *ctx) {
   int64_t max = wave_pass_option(ctx, OPT_MAX);
@@ -123,6 +126,8 @@ static wave_pass_result run_remove_nops(wave_kernel *kernel, wave_analysis_manag
     wave_remark_missed(ctx, "no-nop", kernel->kernel_src.loc, "kernel %s has no nop",
                        kernel->name);
   wave_pass_stat_add(ctx, "nops-removed", "Number of nops removed", removed);
+  if (wave_pass_option(ctx, OPT_SETTLED))
+    return wave_pass_done_settled(removed > 0, WAVE_PRESERVE_NONE);
   return wave_pass_done(removed > 0, WAVE_PRESERVE_NONE);
 }
 
@@ -191,7 +196,7 @@ static wave_pass_result run_failing(wave_kernel *kernel, wave_analysis_manager *
 
 static wave_pass_result run_mute_failure(wave_kernel *kernel, wave_analysis_manager *am,
                                          wave_pass_context *ctx) {
-  wave_pass_result failed = {false, true, WAVE_PRESERVE_NONE};
+  wave_pass_result failed = {false, true, WAVE_PRESERVE_NONE, false};
   return failed;
 }
 
@@ -206,7 +211,7 @@ static wave_pass_result run_note_target(wave_kernel *kernel, wave_analysis_manag
 
 #define PASS(name, fn) {name, "test pass " name, NULL, 0, fn}
 static const wave_pass_info test_passes[] = {
-    {"remove-nops", "removes nops", remove_nops_options, 1, run_remove_nops},
+    {"remove-nops", "removes nops", remove_nops_options, 2, run_remove_nops},
     PASS("read-count", run_read_count),
     PASS("read-parity", run_read_parity),
     PASS("grow-registers", run_grow_registers),
@@ -642,6 +647,48 @@ Test(pm, fixpoint_skips_passes_that_saw_the_kernel_as_it_is) {
   cr_assert_eq(count_runs(&result, "remove-nops"), 4 + 2);
   cr_assert_eq(count_runs(&result, "read-count"), 3 + 1);
   cr_assert_eq(nop_count_computed, 4, "read-count skipped, so nothing asked for its analysis");
+}
+
+Test(pm, a_settled_pass_is_not_run_again_on_its_own_output) {
+  wave_pass_option_value values[] = {{"remove-nops-max", 100}, {"remove-nops-settled", 1}};
+  wave_pipeline_options o = {.time_passes = true, .option_values = values,
+                             .num_option_values = 2};
+  cr_assert(run("fixpoint(remove-nops,read-count)", &o));
+  /* Each kernel: remove-nops takes every nop and says so, read-count reads the result, and
+   * with every pass clean on the kernel as it is the fixpoint ends after one round. */
+  cr_assert_eq(count_runs(&result, "remove-nops"), 1 + 1);
+  cr_assert_eq(count_runs(&result, "read-count"), 1 + 1);
+  cr_assert_eq(count_nops(mod->first_kernel), 0);
+
+  /* Without the claim, the same pass runs once more on each kernel to find nothing. */
+  reparse(TWO_KERNELS, true);
+  wave_pipeline_result_free(&result);
+  values[1].value = 0;
+  cr_assert(run("fixpoint(remove-nops,read-count)", &o));
+  cr_assert_eq(count_runs(&result, "remove-nops"), 2 + 2);
+}
+
+Test(pm, a_settled_pass_runs_again_once_another_pass_changes_the_kernel) {
+  wave_pass_option_value settled = {"remove-nops-settled", 1};
+  wave_pipeline_options o = {.time_passes = true, .option_values = &settled,
+                             .num_option_values = 1};
+  cr_assert(run("fixpoint<max=2>(remove-nops,grow-registers)", &o));
+  /* grow-registers changes the kernel in every round, so remove-nops sees a new kernel in the
+   * second round too and runs: 2 of kernel a's nops go, in two rounds. */
+  cr_assert_eq(count_runs(&result, "remove-nops"), 2 + 2);
+  cr_assert_eq(count_nops(mod->first_kernel), 1);
+}
+
+Test(pm, a_false_settled_claim_stops_the_fixpoint_short) {
+  wave_pass_option_value settled = {"remove-nops-settled", 1};
+  wave_pipeline_options o = {.time_passes = true, .option_values = &settled,
+                             .num_option_values = 1};
+  cr_assert(run("fixpoint(remove-nops)", &o));
+  /* One nop a run, claimed to be all: kernel a keeps two, and no warning says so, since the
+   * fixpoint believes it reached its end (wave_pass_result.settled: it costs optimization). */
+  cr_assert_eq(count_runs(&result, "remove-nops"), 1 + 1);
+  cr_assert_eq(count_nops(mod->first_kernel), 2);
+  cr_assert_eq(diags.count, 0);
 }
 
 Test(pm, nested_fixpoints_stop_at_their_caps) {
