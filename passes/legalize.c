@@ -60,6 +60,10 @@
  * in a node that also holds a barrier or call, are refused with a missed remark and reported
  * below.
  *
+ * Both rewrites ask for liveness, and for the registers the kernel takes, only once they meet
+ * something to rewrite: most kernels hold nothing of the kind, and at -O0 legalize is the whole
+ * pipeline.
+ *
  * Then it checks what is left against the target profile (wave_pass_target):
  *   - what the target runs wrongly, `continue` (docs/toolchain.md "Continue"), a `break`
  *     nested in an `if` ("Break inside an if"), halt or return inside an if or loop ("Halt
@@ -192,23 +196,25 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
   wave_node **ifs = wave_xform_collect_ifs(l->kernel, WAVE_INNER_IFS_FIRST, &count);
   if (!ifs)
     return false;
-  if (!count) {
-    free(ifs);
-    return true;
-  }
-  const wave_liveness *liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS);
-  if (!liveness) {
-    free(ifs);
-    return false;
-  }
+  /* Liveness, and the census of the registers the kernel takes, wait for the first if that
+   * holds a break: most kernels have none. */
   wave_exit_if_env env;
-  wave_exit_if_env_init(&env, l->kernel, l->target, liveness,
-                        wave_pass_max_registers_to_legalize(l->ctx, l->kernel));
+  bool env_ready = false;
   bool ok = true;
   for (size_t i = 0; ok && i < count; i++) {
     wave_node *node = ifs[i];
     if (!holds_break(node))
       continue;
+    if (!env_ready) {
+      const wave_liveness *liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS);
+      if (!liveness) {
+        ok = false;
+        break;
+      }
+      wave_exit_if_env_init(&env, l->kernel, l->target, liveness,
+                            wave_pass_max_registers_to_legalize(l->ctx, l->kernel));
+      env_ready = true;
+    }
     wave_loc loc = node->u.if_.if_src.loc;
     wave_exit_if_result r;
     switch (wave_exit_if_hoist(&env, node, &r)) {
@@ -282,14 +288,11 @@ static bool has_call(wave_kernel *kernel) {
  * rewrite that cannot be made (scratch, depth) fails the pass through l->failed. */
 static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
   const wave_target *t = l->target;
-  const wave_liveness *liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS);
-  if (!liveness)
-    return false;
-  wave_regset reserved = wave_xform_kernel_taken(l->kernel);
+  wave_regset reserved = wave_regset_empty();
   wave_exit_flags_env env = {t,
-                             liveness,
+                             NULL,
                              &reserved,
-                             has_call(l->kernel),
+                             false,
                              wave_pass_max_registers_to_legalize(l->ctx, l->kernel),
                              wave_pass_max_divergence_depth(l->ctx),
                              !t->continue_ok,
@@ -297,6 +300,18 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
                              !t->break_in_if_ok,
                              exit_rewritten,
                              l};
+  /* Liveness and the register census only for a kernel with something to rewrite. */
+  bool wanted = false;
+  wave_foreach_region(r, l->kernel) {
+    for (wave_node *n = r->body.first; n && !wanted; n = n->next)
+      wanted = n->kind != WAVE_NODE_BLOCK && wave_exit_flags_wanted(&env, n);
+  }
+  if (!wanted)
+    return true;
+  if (!(env.liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS)))
+    return false;
+  reserved = wave_xform_kernel_taken(l->kernel);
+  env.has_call = has_call(l->kernel);
   bool edited = false;
   wave_foreach_region(r, l->kernel) {
     wave_node *prev;

@@ -126,13 +126,25 @@ static const char *exit_name(const wave_instr *exit) {
   return wave_opcode_get((wave_opcode)exit->op)->mnemonic;
 }
 
-static bool is_exit(const lowering *l, const wave_instr *in) {
+static bool env_wants(const wave_exit_flags_env *env, const wave_instr *in) {
   if (in->op == WAVE_OP_CONTINUE)
-    return l->env->continues;
+    return env->continues;
   if (in->op == WAVE_OP_BREAK)
-    return l->env->breaks && in->block->list->parent &&
+    return env->breaks && in->block->list->parent &&
            in->block->list->parent->kind == WAVE_NODE_IF && !in->operands[0].negated;
-  return (in->op == WAVE_OP_HALT || in->op == WAVE_OP_RETURN) && l->env->halts;
+  return (in->op == WAVE_OP_HALT || in->op == WAVE_OP_RETURN) && env->halts;
+}
+
+bool wave_exit_flags_wanted(const wave_exit_flags_env *env, const wave_node *top) {
+  for (const wave_node *n = top; n; n = wave_tree_next(top, (wave_node *)n)) {
+    if (n->kind != WAVE_NODE_BLOCK)
+      continue;
+    wave_foreach_instr(in, n) {
+      if (env_wants(env, in))
+        return true;
+    }
+  }
+  return false;
 }
 
 static bool in_subroutine(const wave_node *node) {
@@ -243,7 +255,7 @@ static bool plan_block(lowering *l, wave_node *block) {
   wave_foreach_instr(in, block) {
     if (!l->sync && (in->op == WAVE_OP_BARRIER || in->op == WAVE_OP_CALL))
       l->sync = in;
-    if (!is_exit(l, in))
+    if (!env_wants(l->env, in))
       continue;
     if (!l->first_exit)
       l->first_exit = in;

@@ -67,6 +67,12 @@ typedef struct wave_exit_flags_result {
   char what[224];   /* REFUSED, FAILED: the message, naming the construct and its line:col */
 } wave_exit_flags_result;
 
+/* Whether `top`, an if or loop at the top level of its region, holds an exit that env's
+ * continues, halts and breaks ask to rewrite: whether wave_exit_flags_lower has anything to do
+ * there. It reads neither env's liveness nor its reserved registers, so a caller can ask
+ * before computing them. */
+bool wave_exit_flags_wanted(const wave_exit_flags_env *env, const wave_node *top);
+
 /* Rewrites the exits inside `top`, an if or loop at the top level of its region. Everything is
  * decided (scratch, predicates) before the first edit, so REFUSED and a missing register leave
  * the kernel as it was. The tree may leave normal form (adjacent blocks): the caller runs
