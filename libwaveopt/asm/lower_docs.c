@@ -396,19 +396,53 @@ static void note_instr(usage *u, const wave_instr *in) {
   u->calls |= in->op == WAVE_OP_CALL;
 }
 
-static void note_kernel(usage *u, wave_kernel *k) {
+/* Calls visit on every instruction (with a NULL if) and every if (with a NULL instruction) of
+ * the kernel in text order, for as long as it returns true; whether it always did. The next
+ * instruction is read before the call, so visit may insert before its own. */
+typedef bool statement_fn(void *arg, wave_instr *in, wave_node *if_node);
+
+static bool each_statement(wave_kernel *k, statement_fn *visit, void *arg) {
   for (wave_region *r = k->first_region; r; r = r->next) {
     wave_walker w;
     wave_walk_init(&w, &r->body);
     while (wave_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
-        for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
-          note_instr(u, in);
-      } else if (w.event == WAVE_WALK_IF && w.node->u.if_.cond.kind == WAVE_OPERAND_PRED) {
-        u->preds |= 1u << (w.node->u.if_.cond.value & 31);
+        for (wave_instr *in = w.node->u.block.first, *next; in; in = next) {
+          next = in->next;
+          if (!visit(arg, in, NULL))
+            return false;
+        }
+      } else if (w.event == WAVE_WALK_IF && !visit(arg, NULL, w.node)) {
+        return false;
       }
     }
   }
+  return true;
+}
+
+static bool note_statement(void *arg, wave_instr *in, wave_node *if_node) {
+  usage *u = arg;
+  if (in)
+    note_instr(u, in);
+  else if (if_node->u.if_.cond.kind == WAVE_OPERAND_PRED)
+    u->preds |= 1u << (if_node->u.if_.cond.value & 31);
+  return true;
+}
+
+static void note_kernel(usage *u, wave_kernel *k) {
+  each_statement(k, note_statement, u);
+}
+
+static bool lower_statement(void *arg, wave_instr *in, wave_node *if_node) {
+  lowering *lw = arg;
+  if (in ? needs_lowering(in) : is_negated_pred(&if_node->u.if_.cond)) {
+    if (in)
+      lower_instr(lw, in);
+    else
+      lower_if_condition(lw, if_node);
+    lw->changed = true;
+  }
+  return true;
 }
 
 /* Lowers with the shared scratch registers from `scratch_base` up; returns how many of them
@@ -418,24 +452,7 @@ static unsigned lower_kernel_from(lowering *lw, wave_kernel *k, const usage *u,
   lw->scratch_base = scratch_base;
   lw->scratch_peak = 0;
   lw->free_preds = ~u->preds & ((1u << WAVE_NUM_PREDS) - 1);
-  for (wave_region *r = k->first_region; r; r = r->next) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_BLOCK) {
-        for (wave_instr *in = w.node->u.block.first, *next; in; in = next) {
-          next = in->next;
-          if (needs_lowering(in)) {
-            lower_instr(lw, in);
-            lw->changed = true;
-          }
-        }
-      } else if (w.event == WAVE_WALK_IF && is_negated_pred(&w.node->u.if_.cond)) {
-        lower_if_condition(lw, w.node);
-        lw->changed = true;
-      }
-    }
-  }
+  each_statement(k, lower_statement, lw);
   return lw->scratch_peak;
 }
 
@@ -443,24 +460,16 @@ static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
   return lower_kernel_from(lw, k, u, (uint32_t)(u->highest_gpr + 1));
 }
 
+static bool plain_statement(void *arg, wave_instr *in, wave_node *if_node) {
+  (void)arg;
+  return in ? !needs_lowering(in) : !is_negated_pred(&if_node->u.if_.cond);
+}
+
 /* Whether anything in the kernel is of the documentation dialect. Most kernels that reach a
  * lowering hold none (the assembler's dialect, or lowered already by an earlier pass), and for
  * them this one walk replaces the register census, which decodes every instruction. */
 static bool kernel_needs_lowering(wave_kernel *k) {
-  for (wave_region *r = k->first_region; r; r = r->next) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_BLOCK) {
-        for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
-          if (needs_lowering(in))
-            return true;
-      } else if (w.event == WAVE_WALK_IF && is_negated_pred(&w.node->u.if_.cond)) {
-        return true;
-      }
-    }
-  }
-  return false;
+  return !each_statement(k, plain_statement, NULL);
 }
 
 static void make_room(wave_kernel *k, uint32_t registers) {
@@ -721,10 +730,10 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
  * there are calls, so that whichever kernel runs a subroutine has room for its scratch
  * registers. */
 bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
-  wave_kernel *k = module->first_kernel;
-  while (k && !kernel_needs_lowering(k))
-    k = k->next;
-  if (!k)
+  wave_kernel *first = module->first_kernel;
+  while (first && !kernel_needs_lowering(first))
+    first = first->next;
+  if (!first)
     return true;
   lowering lw = {module, diags, 0, 0, NULL, 0, 0, true, false};
   usage all = module_usage(module);
