@@ -57,7 +57,6 @@
 #include <stdlib.h>
 
 #include "pm/builtin.h"
-#include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
@@ -403,33 +402,10 @@ static uint32_t option_value(wave_pass_context *ctx, size_t index) {
   return v < 0 ? 0 : v > 1000000 ? 1000000 : (uint32_t)v;
 }
 
-/* The kernel's loops, each after the loops inside it. */
-static wave_node **collect_loops(wave_kernel *kernel, size_t *count) {
-  wave_node **loops = NULL;
-  size_t cap = 0;
-  *count = 0;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event != WAVE_WALK_ENDLOOP)
-        continue;
-      if (!wave_grow((void **)&loops, &cap, *count + 1, sizeof(*loops))) {
-        free(loops);
-        return NULL;
-      }
-      loops[(*count)++] = w.node;
-    }
-  }
-  if (!loops)
-    loops = malloc(sizeof(*loops));
-  return loops;
-}
-
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   size_t count;
-  wave_node **loops = collect_loops(kernel, &count);
+  wave_node **loops = wave_xform_collect_loops(kernel, &count);
   if (!loops)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in loop-unroll");
   wave_unroll_env *env = count ? malloc(sizeof(*env)) : NULL;

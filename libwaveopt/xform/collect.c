@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The ifs of a kernel as a worklist (xform/xform.h): the passes that rewrite one if at a time
- * take them from an array made before the first rewrite, so that rewriting never disturbs the
- * walk that finds them. And the registers an instruction may write, a call counted as writing
- * all.
+ * The ifs or loops of a kernel as a worklist (xform/xform.h): the passes that rewrite one at a
+ * time take them from an array made before the first rewrite, so that rewriting never disturbs
+ * the walk that finds them. And the registers an instruction may write, a call counted as
+ * writing all.
  */
 #include <stdlib.h>
 
@@ -13,14 +13,14 @@
 #include "waveopt/waveopt.h"
 #include "xform/xform.h"
 
-wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count) {
-  wave_walk_event at = order == WAVE_OUTER_IFS_FIRST ? WAVE_WALK_IF : WAVE_WALK_ENDIF;
+/* The node of every `at` event of the walk, in walk order. */
+static wave_node **collect(wave_kernel *kernel, wave_walk_event at, size_t *count) {
   size_t cap = 0;
-  wave_node **ifs = NULL;
+  wave_node **nodes = NULL;
   *count = 0;
   /* One walk, the array grown as it goes: on a large kernel the walk, which visits every node
    * once, costs more than growing the array. */
-  if (!wave_grow((void **)&ifs, &cap, 1, sizeof(*ifs)))
+  if (!wave_grow((void **)&nodes, &cap, 1, sizeof(*nodes)))
     return NULL;
   wave_foreach_region(r, kernel) {
     wave_walker w;
@@ -28,15 +28,23 @@ wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, siz
     while (wave_walk_next(&w)) {
       if (w.event != at)
         continue;
-      if (!wave_grow((void **)&ifs, &cap, *count + 1, sizeof(*ifs))) {
-        free(ifs);
+      if (!wave_grow((void **)&nodes, &cap, *count + 1, sizeof(*nodes))) {
+        free(nodes);
         *count = 0;
         return NULL;
       }
-      ifs[(*count)++] = w.node;
+      nodes[(*count)++] = w.node;
     }
   }
-  return ifs;
+  return nodes;
+}
+
+wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count) {
+  return collect(kernel, order == WAVE_OUTER_IFS_FIRST ? WAVE_WALK_IF : WAVE_WALK_ENDIF, count);
+}
+
+wave_node **wave_xform_collect_loops(wave_kernel *kernel, size_t *count) {
+  return collect(kernel, WAVE_WALK_ENDLOOP, count);
 }
 
 static wave_regset all_registers(void) {

@@ -77,6 +77,9 @@ typedef enum wave_if_order {
 /* Every if of the kernel in that order, malloc'd (the caller frees it), *count of them; NULL
  * when memory ran out. */
 wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count);
+/* Every loop of the kernel, each after the loops inside it (text order of the endloop lines),
+ * as wave_xform_collect_ifs gives ifs. */
+wave_node **wave_xform_collect_loops(wave_kernel *kernel, size_t *count);
 
 /* The registers the instruction may write: its definitions, or every register for a call,
  * whose subroutine may write any of them. */
