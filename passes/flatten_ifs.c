@@ -137,13 +137,7 @@ void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *
   /* A call shares every register with its subroutine; legalize keeps a predicate for the
    * negated operands it lowers (wave_xform_kernel_taken). */
   f->shared = wave_xform_kernel_taken(kernel);
-  wave_foreach_block(b, kernel) {
-    wave_foreach_instr(in, b) {
-      wave_regset other;
-      wave_instr_other_lane_uses(in, &other);
-      f->other_lanes = wave_regset_union(f->other_lanes, other);
-    }
-  }
+  f->other_lanes = wave_liveness_other_lanes(liveness);
 }
 
 /* ---- naming things in remarks ------------------------------------------------------------ */
