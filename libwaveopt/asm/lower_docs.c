@@ -488,14 +488,19 @@ static usage module_usage(const wave_module *module) {
 
 /* Labels are file-wide, so a `call` may run another kernel's subroutine on the caller's
  * registers. A module with calls therefore takes its scratch registers and predicate from
- * outside what any kernel mentions (`all`); otherwise a kernel's own registers decide. The
- * kernel makes room for the scratch registers it used; returns how many that was. */
+ * outside what any kernel mentions (`all`); otherwise a kernel's own registers decide (the
+ * module's census already, when the kernel is its only one). lower_in_module's kernel makes
+ * room for the scratch registers it used; it returns how many that was. */
+static usage kernel_usage(wave_kernel *k, const usage *all) {
+  if (all->calls || k->module->first_kernel == k->module->last_kernel)
+    return *all;
+  usage own = {-1, 0, false};
+  note_kernel(&own, k);
+  return own;
+}
+
 static unsigned lower_in_module(lowering *lw, wave_kernel *k, const usage *all) {
-  usage own = *all;
-  if (!all->calls) {
-    own = (usage){-1, 0, false};
-    note_kernel(&own, k);
-  }
+  usage own = kernel_usage(k, all);
   unsigned peak = lower_kernel(lw, k, &own);
   if (peak)
     make_room(k, lw->scratch_base + peak);
@@ -688,11 +693,7 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
     return true;
   lowering lw = {kernel->module, diags, 0, 0, NULL, 0, 0, true, false};
   usage all = module_usage(kernel->module);
-  usage own = all;
-  if (!all.calls) {
-    own = (usage){-1, 0, false};
-    note_kernel(&own, kernel);
-  }
+  usage own = kernel_usage(kernel, &all);
   uint32_t base = (uint32_t)(own.highest_gpr + 1);
   tally t = {NULL, 0, 0, 0};
   bool memory = walk_needs(&lw, kernel, &t, true);
