@@ -141,9 +141,8 @@ typedef struct cse {
   unsigned rewrites;
   unsigned loops_open;            /* around the walk's place */
   /* The outermost loop around the walk's place, and its number; and the outermost loops that
-   * lost an instruction, each with its number. */
+   * lost an instruction, each with its number, in walk order. */
   outer_loop outer;
-  bool outer_lost;
   outer_loop *lost;
   size_t num_lost, lost_cap;
   bool out_of_memory;
@@ -404,8 +403,7 @@ static void remove_instr(cse *c, wave_instr *in, uint32_t dest) {
   }
   c->removed[c->num_removed++] = in;
   c->rewrites++;
-  if (c->loops_open && !c->outer_lost) {
-    c->outer_lost = true;
+  if (c->loops_open && (!c->num_lost || c->lost[c->num_lost - 1].loop != c->outer.loop)) {
     if (!wave_grow((void **)&c->lost, &c->lost_cap, c->num_lost + 1, sizeof(*c->lost)))
       c->out_of_memory = true;
     else
@@ -639,10 +637,8 @@ static void walk(cse *c, wave_region *region) {
       set_fresh_all(c, c->loop_writes[loop]);
       if (push_scope(c))
         c->scopes[c->num_scopes - 1].written = c->loop_writes[loop];
-      if (!c->loops_open) {
+      if (!c->loops_open)
         c->outer = (outer_loop){w.node, loop};
-        c->outer_lost = false;
-      }
       loop++;
       c->loops_open++;
       break;
