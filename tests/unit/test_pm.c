@@ -623,18 +623,11 @@ Test(pm, a_failure_without_a_diagnostic_gets_one) {
 
 /* ---- fixpoints ------------------------------------------------------------------------------ */
 
-static unsigned count_runs(const wave_pipeline_result *r, const char *pass) {
-  for (size_t i = 0; i < r->num_timings; i++)
-    if (strcmp(r->timings[i].pass, pass) == 0)
-      return r->timings[i].runs;
-  return 0;
-}
-
 Test(pm, fixpoint_repeats_until_nothing_changes) {
   wave_pipeline_options o = {.time_passes = true};
   cr_assert(run("fixpoint(remove-nops)", &o));
   /* Kernel a: three rounds remove a nop each, a fourth finds none; kernel b: one, then none. */
-  cr_assert_eq(count_runs(&result, "remove-nops"), 4 + 2);
+  cr_assert_eq(tu_runs(&result, "remove-nops"), 4 + 2);
   cr_assert_eq(diags.count, 0);
 }
 
@@ -644,8 +637,8 @@ Test(pm, fixpoint_skips_passes_that_saw_the_kernel_as_it_is) {
   /* Kernel a: remove-nops changes it in three rounds, read-count reads each result; in the
    * fourth remove-nops finds nothing and read-count has already read this kernel. Kernel b:
    * one change, then remove-nops alone. */
-  cr_assert_eq(count_runs(&result, "remove-nops"), 4 + 2);
-  cr_assert_eq(count_runs(&result, "read-count"), 3 + 1);
+  cr_assert_eq(tu_runs(&result, "remove-nops"), 4 + 2);
+  cr_assert_eq(tu_runs(&result, "read-count"), 3 + 1);
   cr_assert_eq(nop_count_computed, 4, "read-count skipped, so nothing asked for its analysis");
 }
 
@@ -656,8 +649,8 @@ Test(pm, a_settled_pass_is_not_run_again_on_its_own_output) {
   cr_assert(run("fixpoint(remove-nops,read-count)", &o));
   /* Each kernel: remove-nops takes every nop and says so, read-count reads the result, and
    * with every pass clean on the kernel as it is the fixpoint ends after one round. */
-  cr_assert_eq(count_runs(&result, "remove-nops"), 1 + 1);
-  cr_assert_eq(count_runs(&result, "read-count"), 1 + 1);
+  cr_assert_eq(tu_runs(&result, "remove-nops"), 1 + 1);
+  cr_assert_eq(tu_runs(&result, "read-count"), 1 + 1);
   cr_assert_eq(count_nops(mod->first_kernel), 0);
 
   /* Without the claim, the same pass runs once more on each kernel to find nothing. */
@@ -665,7 +658,7 @@ Test(pm, a_settled_pass_is_not_run_again_on_its_own_output) {
   wave_pipeline_result_free(&result);
   values[1].value = 0;
   cr_assert(run("fixpoint(remove-nops,read-count)", &o));
-  cr_assert_eq(count_runs(&result, "remove-nops"), 2 + 2);
+  cr_assert_eq(tu_runs(&result, "remove-nops"), 2 + 2);
 }
 
 Test(pm, a_settled_pass_runs_again_once_another_pass_changes_the_kernel) {
@@ -675,7 +668,7 @@ Test(pm, a_settled_pass_runs_again_once_another_pass_changes_the_kernel) {
   cr_assert(run("fixpoint<max=2>(remove-nops,grow-registers)", &o));
   /* grow-registers changes the kernel in every round, so remove-nops sees a new kernel in the
    * second round too and runs: 2 of kernel a's nops go, in two rounds. */
-  cr_assert_eq(count_runs(&result, "remove-nops"), 2 + 2);
+  cr_assert_eq(tu_runs(&result, "remove-nops"), 2 + 2);
   cr_assert_eq(count_nops(mod->first_kernel), 1);
 }
 
@@ -686,7 +679,7 @@ Test(pm, a_false_settled_claim_stops_the_fixpoint_short) {
   cr_assert(run("fixpoint(remove-nops)", &o));
   /* One nop a run, claimed to be all: kernel a keeps two, and no warning says so, since the
    * fixpoint believes it reached its end (wave_pass_result.settled: it costs optimization). */
-  cr_assert_eq(count_runs(&result, "remove-nops"), 1 + 1);
+  cr_assert_eq(tu_runs(&result, "remove-nops"), 1 + 1);
   cr_assert_eq(count_nops(mod->first_kernel), 2);
   cr_assert_eq(diags.count, 0);
 }
@@ -700,7 +693,7 @@ Test(pm, nested_fixpoints_stop_at_their_caps) {
   cr_assert(run("fixpoint<max=2>(fixpoint<max=3>(remove-nops))", &o));
   /* Both rounds of the outer fixpoint run the inner one to its cap of 3: 6 nops go, and the
    * kernel still changed at each cap. */
-  cr_assert_eq(count_runs(&result, "remove-nops"), 6);
+  cr_assert_eq(tu_runs(&result, "remove-nops"), 6);
   cr_assert_eq(diags.num_warnings, 3);
   cr_assert_str_eq(diags.items[0].message, "fixpoint<max=3> reached its limit on kernel 'a' "
                                            "while the kernel still changed");

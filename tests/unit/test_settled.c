@@ -15,7 +15,6 @@
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "test_util.h"
 #include "waveopt/gen.h"
@@ -32,13 +31,6 @@ typedef struct verdict {
   bool claimed;  /* and the fixpoint took its word that a second run would change nothing */
 } verdict;
 
-static unsigned runs_of(const wave_pipeline_result *r, const char *pass) {
-  for (size_t i = 0; i < r->num_timings; i++)
-    if (strcmp(r->timings[i].pass, pass) == 0)
-      return r->timings[i].runs;
-  return 0;
-}
-
 /* Runs `pass` on m in a fixpoint of its own (documentation forms lowered first, as -O2 does)
  * and then once more: the fixpoint's end must be a kernel on which the pass finds nothing,
  * whether it got there by running again or by the pass's claim. */
@@ -53,7 +45,7 @@ static verdict check_kernel(wave_module *m, const char *pass, const char *what) 
   unsigned kernels = 0;
   for (const wave_kernel *k = m->first_kernel; k; k = k->next)
     kernels++;
-  verdict v = {first.changed, first.changed && runs_of(&first, pass) == kernels};
+  verdict v = {first.changed, first.changed && tu_runs(&first, pass) == kernels};
   wave_pipeline_result_free(&first);
   wave_pipeline_result_free(&again);
   return v;

@@ -56,6 +56,13 @@ bool tu_all_remarks(void *ctx, wave_remark_kind kind, const char *pass) {
   return true;
 }
 
+unsigned tu_runs(const wave_pipeline_result *result, const char *pass) {
+  for (size_t i = 0; i < result->num_timings; i++)
+    if (strcmp(result->timings[i].pass, pass) == 0)
+      return result->timings[i].runs;
+  return 0;
+}
+
 uint64_t tu_stat(const wave_pipeline_result *result, const char *name) {
   uint64_t sum = 0;
   for (size_t i = 0; i < result->num_stats; i++)

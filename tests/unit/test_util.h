@@ -98,6 +98,9 @@ void tu_run_pipeline(const wave_pass_registry *registry, wave_module *m, const c
 /* The statistic `name` in result, summed over the passes that kept one; 0 when none did. */
 uint64_t tu_stat(const wave_pipeline_result *result, const char *name);
 
+/* How many times pass `pass` ran, from result's timings (the run needs time_passes). */
+unsigned tu_runs(const wave_pipeline_result *result, const char *pass);
+
 /* ---- generated kernels (waveopt/gen.h) ---- */
 
 /* The kernel that options describe, failing the test when it cannot be built. */
