@@ -903,14 +903,6 @@ static bool constants_marker(constants *c, wave_layout_kind kind) {
   }
 }
 
-static wave_regset defs_of(const wave_instr *in) {
-  if (in->op == WAVE_OP_CALL)
-    return all_gprs();
-  wave_regset defs;
-  wave_instr_defs(in, &defs);
-  return defs;
-}
-
 /* Over the layout, whose statements are the kernel's as they stand but for blocks (dropped or
  * merged since, which nothing here needs), with each instruction's definitions decoded: only
  * mov_imm and calls are read. */
@@ -924,7 +916,7 @@ static bool constants_layout(dce *d, constants *c, const wave_layout *layout) {
     }
     wave_instr *in = (wave_instr *)wave_layout_instr(item);
     if (item->op == WAVE_OP_MOV_IMM || item->op == WAVE_OP_CALL) {
-      ok = constants_instr(d, c, in, defs_of(in));
+      ok = constants_instr(d, c, in, wave_xform_may_write(in));
     } else {
       wave_regset defs = wave_regset_empty();
       wave_regset_add_list(&defs, wave_layout_defs(layout, item), item->num_defs);
@@ -950,7 +942,7 @@ static bool constants_tree(dce *d, constants *c) {
         continue;
       }
       wave_foreach_instr_safe(in, w.node) {
-        if (!(ok = constants_instr(d, c, in, defs_of(in))))
+        if (!(ok = constants_instr(d, c, in, wave_xform_may_write(in))))
           break;
       }
     }
