@@ -756,10 +756,6 @@ const char *wave_if_to_select_form_name(wave_if_to_select_form form) {
                                             : "min/max";
 }
 
-static const char *form_name(wave_if_to_select_form form) {
-  return wave_if_to_select_form_name(form);
-}
-
 /* ---- the min/max form --------------------------------------------------------------------- */
 
 /* The last instruction before `before` in its block that may write GPR r, or NULL. */
@@ -903,8 +899,8 @@ wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
     else
       say(out->reason, sizeof out->reason,
           "the %s code costs %u instructions, the if %s; %s form: %s",
-          form_name(out->form), out->cost_after, before, gp.ok ? "select" : "guarded",
-          gp.ok ? sp.why : gp.why);
+          wave_if_to_select_form_name(out->form), out->cost_after, before,
+          gp.ok ? "select" : "guarded", gp.ok ? sp.why : gp.why);
     return WAVE_IF_TO_SELECT_REFUSED;
   }
   uint32_t registers = rw.kernel->registers;
@@ -999,7 +995,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
         wave_pass_stat_add(ctx, "ifs-clamped", "Number of clamps turned into imax or imin", 1);
       wave_remark_passed(ctx, "if-converted", loc,
                          "if at %u:%u converted to %s code: %u instruction%s for %s", loc.line,
-                         loc.col, form_name(out.form), out.cost_after, out.cost_after == 1 ? "" : "s",
+                         loc.col, wave_if_to_select_form_name(out.form), out.cost_after,
+                         out.cost_after == 1 ? "" : "s",
                          cost_text(out.cost_before, before, sizeof before));
       break;
     case WAVE_IF_TO_SELECT_REFUSED:
