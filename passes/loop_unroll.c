@@ -46,11 +46,11 @@
  *
  * Loops are taken innermost first (each loop after the ones inside it), in one run. The write
  * counts are taken at the first loop of the counted shape, liveness at the first that passes
- * every other check. One liveness result serves the run (xform/xform.h's stale-liveness rule): an unrolled loop reads
- * its counter and bound no more and no longer writes pX, which was dead after it and, being
- * written first in every iteration, before it too, so liveness elsewhere only shrinks and the
- * only question asked (pX after a loop) stays safely answered; a loop in a copy is not asked
- * about. The write counts are updated for each copy made.
+ * every other check. One liveness result serves the run (xform/xform.h's stale-liveness
+ * rule): an unrolled loop reads its counter and bound no more and no longer writes pX, which
+ * was dead after it and, being written first in every iteration, before it too, so liveness
+ * elsewhere only shrinks and the only question asked (pX after a loop) stays safely answered;
+ * a loop in a copy is not asked about. The write counts are updated for each copy made.
  */
 #include <stdarg.h>
 #include <stdio.h>

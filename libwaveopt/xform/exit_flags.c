@@ -9,8 +9,8 @@
  *
  *   - rK, one scratch GPR per top-level node, is 1 in a lane that has left "the rest": set by a
  *     continue (`select rK, p2, rO, rK`, rO holding 1) and by a halt or return; it is 0 in every
- *     lane that runs the original code. A loop that its own continues leave clears it at the top of its body,
- *     so the lanes that continued run the next iteration.
+ *     lane that runs the original code. A loop that its own continues leave clears it at the
+ *     top of its body, so the lanes that continued run the next iteration.
  *   - in each list, the code after the first item (an exit, or an if or loop holding one)
  *     runs in runs under `if rK == 0` (icmp_eq pS, rK, rZ ; if pS, rZ holding 0), a run
  *     ending after each later item, since that item may set rK again. Only the lanes that
