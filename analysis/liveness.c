@@ -50,6 +50,18 @@
  * Elsewhere the lanes that run on are the only ones off their own path, and they run on along
  * graph edges: a then-list from its if, the rest of the body from a break or continue.
  *
+ * Strong liveness (the `strong-liveness` analysis, which dce asks for) counts a read only when
+ * the reading instruction is needed: one that may not be removed (wave_opcode_can_speculate
+ * says no: memory, traps, convergent or control instructions) or that has a result live after
+ * it. An instruction that may be removed and whose results are all dead is absent to the
+ * dataflow: its live-in is its live-out. This is still a least fixpoint of monotone equations
+ * (a larger live-out can only make an instruction needed), solved the same way, and it answers
+ * at once what removing dead code round after round on plain liveness would reach, and more:
+ * a value that only feeds itself around a loop (`iadd r5, r5, r6` with r5 read nowhere else)
+ * is dead in it, where plain liveness keeps it live through its own read. Every answer is
+ * still sound for the kernel with the dead instructions removed, and for the kernel as it
+ * is: what it calls dead is read only by instructions whose results nobody reads.
+ *
  * Cost, for a kernel of a million instructions: one pass over the kernel's flat layout
  * (ir/layout.h, which decodes each instruction's registers once for all the analyses) builds
  * the points, with each instruction's uses and kills, never again per visit; a point's edges are a flag
@@ -83,7 +95,9 @@ enum point_flag {
   ENDS_LANES = 32,      /* halt, or return in the entry region: other-lane registers live into it */
   LOOP_HEAD = 64,       /* a loop marker; its aux is its loop */
   LOOP_END = 128,       /* an endloop marker, going back to its loop's head; its aux is its loop */
+  REMOVABLE = 256,      /* strong liveness: an instruction dce removes when its results are dead */
 };
+typedef uint16_t point_flags;
 
 /* A loop's marker points. */
 typedef struct loop_span {
@@ -246,9 +260,11 @@ typedef struct open_construct {
 typedef struct builder {
   wave_liveness *lv;
   /* One entry per point each; sets packed. */
-  uint8_t *flags;
+  point_flags *flags;
   uint32_t *aux;
   uint64_t *gen, *kill;
+  uint64_t *defs;             /* strong liveness only: what each REMOVABLE point writes */
+  bool strong;
   size_t cap_points, cap_instrs, cap_nodes, cap_loops, cap_stack, cap_breaks;
   loop_span *loops;
   size_t num_loops;
@@ -289,23 +305,27 @@ static bool grow_pair(void **a, void **b, size_t *cap, size_t need, size_t size_
   return true;
 }
 
-static uint32_t add_point(builder *b, uint8_t flags) {
+static uint32_t add_point(builder *b, point_flags flags) {
   wave_liveness *lv = b->lv;
   size_t n = lv->num_points, w = lv->words, cap = grown(b->cap_points, n + 1);
   if (n >= NO_POINT ||
       (cap != b->cap_points &&
-       (!resize((void **)&b->flags, cap, sizeof(uint8_t)) ||
+       (!resize((void **)&b->flags, cap, sizeof(point_flags)) ||
         !resize((void **)&b->aux, cap, sizeof(uint32_t)) ||
         !resize((void **)&b->gen, cap, w * sizeof(uint64_t)) ||
-        !resize((void **)&b->kill, cap, w * sizeof(uint64_t))))) {
+        !resize((void **)&b->kill, cap, w * sizeof(uint64_t)) ||
+        (b->strong && !resize((void **)&b->defs, cap, w * sizeof(uint64_t)))))) {
     b->failed = true;
     return NO_POINT;
   }
   b->cap_points = cap;
   b->flags[n] = flags;
   b->aux[n] = NO_POINT;
-  for (size_t k = 0; k < w; k++)
+  for (size_t k = 0; k < w; k++) {
     b->gen[n * w + k] = b->kill[n * w + k] = 0;
+    if (b->strong)
+      b->defs[n * w + k] = 0;
+  }
   lv->num_points = n + 1;
   return (uint32_t)n;
 }
@@ -367,9 +387,11 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
   /* Lanes leave a call for the callee and a return for some caller: from neither does text
    * order say where they go. */
   bool crosses = item->op == WAVE_OP_CALL || (item->op == WAVE_OP_RETURN && !entry_region);
-  uint8_t flags = (uint8_t)((guarded || !ends ? FALLS : 0) | (crosses ? CROSSES_REGIONS : 0) |
-                            (ends ? ENDS_LANES : 0) |
-                            (!guarded && item->depth > 0 ? KILLS_LANE_REGS : 0));
+  bool removable = b->strong && wave_opcode_can_speculate((wave_opcode)item->op);
+  point_flags flags =
+      (point_flags)((guarded || !ends ? FALLS : 0) | (crosses ? CROSSES_REGIONS : 0) |
+                    (ends ? ENDS_LANES : 0) | (!guarded && item->depth > 0 ? KILLS_LANE_REGS : 0) |
+                    (removable ? REMOVABLE : 0));
   uint32_t i = add_point(b, flags);
   if (i == NO_POINT)
     return;
@@ -400,6 +422,8 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
   else if (!pack_list(lv, uses, item->num_uses, &b->gen[i * w]))
     b->too_narrow = true;
   if (!guarded && !pack_list(lv, uses + item->num_uses, item->num_defs, &b->kill[i * w]))
+    b->too_narrow = true;
+  if (removable && !pack_list(lv, uses + item->num_uses, item->num_defs, &b->defs[i * w]))
     b->too_narrow = true;
   /* The flag says which opcodes have such reads; asking only those keeps the walk fast. */
   if (wave_opcode_has((wave_opcode)item->op, WAVE_F_OTHER_LANES)) {
@@ -492,7 +516,8 @@ static void presize(builder *b, const wave_layout *layout) {
   size_t points = layout->num_items - count[WAVE_LAYOUT_BLOCK] + 1;
   size_t nodes = count[WAVE_LAYOUT_BLOCK] + count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP] + 1;
   size_t instrs = count[WAVE_LAYOUT_INSTR] + 1, loops = count[WAVE_LAYOUT_LOOP] + 1;
-  if (!resize((void **)&b->flags, points, sizeof(uint8_t)) ||
+  if (!resize((void **)&b->flags, points, sizeof(point_flags)) ||
+      (b->strong && !resize((void **)&b->defs, points, lv->words * sizeof(uint64_t))) ||
       !resize((void **)&b->aux, points, sizeof(uint32_t)) ||
       !resize((void **)&b->gen, points, lv->words * sizeof(uint64_t)) ||
       !resize((void **)&b->kill, points, lv->words * sizeof(uint64_t)) ||
@@ -515,7 +540,7 @@ static void presize(builder *b, const wave_layout *layout) {
 static void add_other_lanes(builder *b, const uint64_t *other) {
   size_t w = b->lv->words;
   for (size_t i = 0; i < b->lv->num_points; i++) {
-    uint8_t flags = b->flags[i];
+    point_flags flags = b->flags[i];
     for (size_t k = 0; k < w; k++) {
       if (flags & KILLS_LANE_REGS)
         b->kill[i * w + k] &= ~other[k];
@@ -527,26 +552,33 @@ static void add_other_lanes(builder *b, const uint64_t *other) {
 
 /* ---- the fixpoint --------------------------------------------------------------------------- */
 
-/* Point i's live-out and live-in from its successors' live-ins; whether its live-in grew. */
+/* Point i's live-out and live-in from its successors' live-ins; whether its live-in grew. A
+ * REMOVABLE point none of whose results is live after it counts as absent: live-in is
+ * live-out. */
 static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64_t *other,
                      const uint64_t *everything) {
   size_t w = lv->words;
-  uint8_t f = b->flags[i];
+  point_flags f = b->flags[i];
   const uint64_t *fall = &lv->in[(i + 1) * w];
   const uint64_t *jump = f & LOOP_END   ? &lv->in[(size_t)b->loops[b->aux[i]].head * w]
                          : f & JUMPS    ? &lv->in[(size_t)b->aux[i] * w]
                                         : NULL;
   const uint64_t *gen = &b->gen[i * w], *kill = &b->kill[i * w];
   uint64_t *out = &lv->out[i * w], *in = &lv->in[i * w];
-  bool grew = false;
+  uint64_t needed = f & REMOVABLE ? 0 : 1;
   for (size_t k = 0; k < w; k++) {
     uint64_t live_out = f & CROSSES_REGIONS ? everything[k] : 0;
     if (f & FALLS)
       live_out |= f & OTHER_LANE_FALL ? fall[k] & other[k] : fall[k];
     if (jump)
       live_out |= jump[k];
-    uint64_t live_in = gen[k] | (live_out & ~kill[k]);
     out[k] = live_out;
+    if (f & REMOVABLE)
+      needed |= live_out & b->defs[i * w + k];
+  }
+  bool grew = false;
+  for (size_t k = 0; k < w; k++) {
+    uint64_t live_in = needed ? gen[k] | (out[k] & ~kill[k]) : out[k];
     grew |= live_in != in[k];
     in[k] = live_in;
   }
@@ -568,7 +600,7 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
   bool *settled = calloc(b->num_loops + 1, sizeof(bool));
   bool ok = open && settled_exit && settled;
   for (size_t i = lv->num_points; ok && i-- > 0;) {
-    uint8_t f = b->flags[i];
+    point_flags f = b->flags[i];
     uint32_t l = b->aux[i];
     if (f & LOOP_END) {
       const uint64_t *exit = &lv->in[(i + 1) * w];
@@ -602,7 +634,7 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
 /* Flattens the kernel, solves, and indexes the result with sets packed for `registers` GPRs;
  * NULL with *too_narrow set when a register does not fit. */
 static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layout *layout,
-                                     uint64_t registers, bool *too_narrow) {
+                                     bool strong, uint64_t registers, bool *too_narrow) {
   wave_liveness *lv = calloc(1, sizeof(*lv));
   if (!lv)
     return NULL;
@@ -612,7 +644,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
     wave_regset_set(&lv->everything, WAVE_REG_GPR(r));
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
     wave_regset_set(&lv->everything, WAVE_REG_PRED(p));
-  builder b = {.lv = lv};
+  builder b = {.lv = lv, .strong = strong};
   size_t cap_regions = 0;
   presize(&b, layout);
   const wave_layout_item *at = layout->items;
@@ -644,6 +676,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   free(b.loops);
   free(b.gen);
   free(b.kill);
+  free(b.defs);
   free(b.stack);
   free(b.breaks);
   *too_narrow = b.too_narrow;
@@ -656,17 +689,28 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
 }
 
 /* The result from the kernel's layout. */
-static wave_liveness *liveness_compute(const wave_kernel *kernel, const wave_layout *layout) {
+static wave_liveness *liveness_compute(const wave_kernel *kernel, const wave_layout *layout,
+                                       bool strong) {
   bool too_narrow;
-  wave_liveness *lv = compute_packed(kernel, layout, kernel->registers, &too_narrow);
-  return lv || !too_narrow ? lv : compute_packed(kernel, layout, WAVE_MAX_GPR + 1, &too_narrow);
+  wave_liveness *lv = compute_packed(kernel, layout, strong, kernel->registers, &too_narrow);
+  return lv || !too_narrow
+             ? lv
+             : compute_packed(kernel, layout, strong, WAVE_MAX_GPR + 1, &too_narrow);
+}
+
+static wave_liveness *compute_from_scratch(const wave_kernel *kernel, bool strong) {
+  wave_layout *layout = wave_layout_build(kernel);
+  wave_liveness *lv = layout ? liveness_compute(kernel, layout, strong) : NULL;
+  wave_layout_destroy(layout);
+  return lv;
 }
 
 wave_liveness *wave_liveness_compute(const wave_kernel *kernel) {
-  wave_layout *layout = wave_layout_build(kernel);
-  wave_liveness *lv = layout ? liveness_compute(kernel, layout) : NULL;
-  wave_layout_destroy(layout);
-  return lv;
+  return compute_from_scratch(kernel, false);
+}
+
+wave_liveness *wave_strong_liveness_compute(const wave_kernel *kernel) {
+  return compute_from_scratch(kernel, true);
 }
 
 void wave_liveness_destroy(wave_liveness *lv) {
@@ -815,13 +859,23 @@ bool wave_liveness_equal(const wave_liveness *a, const wave_liveness *b) {
 
 /* ---- the analysis ------------------------------------------------------------------------- */
 
-static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
+static void *compute_with(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags,
+                          bool strong) {
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
-  wave_liveness *lv = layout ? liveness_compute(kernel, layout) : NULL;
+  wave_liveness *lv = layout ? liveness_compute(kernel, layout, strong) : NULL;
   if (!lv)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
-                     "out of memory computing liveness of kernel '%s'", kernel->name);
+                     "out of memory computing %sliveness of kernel '%s'",
+                     strong ? "strong " : "", kernel->name);
   return lv;
+}
+
+static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
+  return compute_with(kernel, am, diags, false);
+}
+
+static void *compute_strong(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
+  return compute_with(kernel, am, diags, true);
 }
 
 static void destroy(void *result) { wave_liveness_destroy(result); }
@@ -860,6 +914,15 @@ const wave_analysis_info wave_analysis_liveness = {
     .name = "liveness",
     .help = "GPRs and predicates live at every point, per lane",
     .compute = compute,
+    .destroy = destroy,
+    .equal = equal,
+    .print = print,
+};
+
+const wave_analysis_info wave_analysis_strong_liveness = {
+    .name = "strong-liveness",
+    .help = "liveness counting only the reads of instructions whose results are needed",
+    .compute = compute_strong,
     .destroy = destroy,
     .equal = equal,
     .print = print,

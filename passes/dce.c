@@ -25,31 +25,28 @@
  *   mov_imm  r7, 1                                   second mov_imm: the second goes
  *
  * Why each is safe:
- *   - Dead code. Liveness (waveopt/liveness.h) answers per lane: may this lane still read the
- *     register? An instruction that writes only registers, each dead right after it in every
- *     lane that runs it, changes nothing a lane reads later, whatever mask it runs under: a
- *     write inside an if or under a guard is no different, since liveness keeps the value live
- *     wherever lanes that skipped the write read it (docs/language.md "Partial definitions"),
- *     and where other lanes read it through a shuffle. Only instructions that
- *     wave_instr_can_speculate allows go, pure and unable to trap ("Effect classes"): not
- *     memory, not wave operations (convergent), and not idiv, imod, iclamp or fclamp. Those
- *     trap only where the spec leaves the behaviour undefined, so removing them would be
- *     allowed, but the interpreter stops with an error there and tests rely on the optimizer
- *     not turning a failing run into a passing one; keeping them is the conservative choice.
- *     One liveness result serves a sweep: a removed instruction reads nothing and wrote nothing
- *     live, so every register liveness calls dead stays dead (the stale-liveness rule of
- *     xform/xform.h). Walking each region backwards, the pass narrows the stale answer with
- *     what it removed, live-in = stale live-in ∩ (uses ∪ live-out), and at an if joins its two
- *     sides as liveness does (with the else-side's registers read from other lanes reaching the
- *     end of the then-side, where its lanes wait). Each narrowed set still holds every register
- *     the kernel as edited can read, so a chain of dead code, through ifs too, goes in one
- *     sweep. Instructions that move control elsewhere (break, continue, return, call) and the
- *     ends of loop bodies and regions keep the stale answer; what only they kept alive goes in
- *     the next sweep, with liveness computed afresh: up to dce-max-rounds sweeps (default 3,
- *     enough for every generated kernel tried), as long as the last one removed something in a
- *     kernel with a loop or several regions. Having swept until a sweep found nothing, it
- *     reports its output as its own fixpoint (wave_pass_done_settled); not when the rounds
- *     ran out first.
+ *   - Dead code. Strong liveness (waveopt/liveness.h, the `strong-liveness` analysis) answers
+ *     per lane: may this lane still read the register in an instruction that is needed? An
+ *     instruction that writes only registers, each dead right after it in every lane that runs
+ *     it, changes nothing a lane reads later, whatever mask it runs under: a write inside an
+ *     if or under a guard is no different, since liveness keeps the value live wherever lanes
+ *     that skipped the write read it (docs/language.md "Partial definitions"), and where other
+ *     lanes read it through a shuffle. Only instructions that wave_instr_can_speculate allows
+ *     go, pure and unable to trap ("Effect classes"): not memory, not wave operations
+ *     (convergent), and not idiv, imod, iclamp or fclamp. Those trap only where the spec
+ *     leaves the behaviour undefined, so removing them would be allowed, but the interpreter
+ *     stops with an error there and tests rely on the optimizer not turning a failing run into
+ *     a passing one; keeping them is the conservative choice. Strong liveness already counts
+ *     every such instruction with dead results as absent, so the reads of one dead instruction
+ *     keep nothing else alive: a chain of dead code, through ifs, loop back edges, breaks and
+ *     falls into the next region, goes in one sweep, and so does a value that only feeds
+ *     itself around a loop (`@p1 iadd r7, r7, r2` with r7 read nowhere else), which liveness
+ *     alone keeps live through its own read. Each removal leaves every answer as it was: the
+ *     removed instruction read nothing that counted and wrote nothing live. Only a select the
+ *     sweep folds into a move reads less than the analysis assumed (its predicate), so after
+ *     a fold the pass sweeps again on fresh strong liveness: up to dce-max-rounds sweeps
+ *     (default 3). Having swept until a sweep folded nothing, it reports its output as its
+ *     own fixpoint (wave_pass_done_settled); not when the rounds ran out first.
  *   - Select. Both arms name the same register (sr_N in that slot is rN), or the same
  *     documentation-dialect immediate, so every lane gets that value whatever the predicate;
  *     the move keeps the guard. When the register is the destination itself, nothing changes.
@@ -132,7 +129,6 @@ typedef struct dce {
    * was computed from (ir/layout.h), which gives them the statements in text order with each
    * instruction's registers decoded. */
   const wave_liveness *lv;
-  wave_regset other_lanes;  /* read by some instruction in lanes other than their own */
   bool explain;             /* missed remarks are wanted */
   bool dry;                 /* explain only: change nothing */
   bool changed;
@@ -289,13 +285,6 @@ static bool fold_select(dce *d, wave_instr *in) {
 
 /* ---- the backward sweep ------------------------------------------------------------------- */
 
-/* Whether all the lanes of an instruction with this opcode go on to the next instruction, and
- * only there: then what is live right after it is what is live right before the next one. */
-static bool only_falls(wave_opcode op) {
-  return !wave_opcode_has(op, WAVE_F_CONTROL) && op != WAVE_OP_HALT && op != WAVE_OP_CALL &&
-         op != WAVE_OP_RETURN;
-}
-
 /* The registers of a layout list as a set. */
 static wave_regset set_of_list(const uint16_t *regs, unsigned n) {
   wave_regset s = wave_regset_empty();
@@ -303,151 +292,71 @@ static wave_regset set_of_list(const uint16_t *regs, unsigned n) {
   return s;
 }
 
-/* Where the sweep stands: what is live right after the statement to sweep next, and, after an
- * instruction, that instruction's stale live-in while it is the one the next (earlier) one
- * falls to. */
-typedef struct sweep_state {
-  wave_regset live;
-  wave_regset next_in;
-  bool have_next_in;
-  size_t place;       /* the swept instruction's place in d->lv's text order */
-} sweep_state;
-
-/* One instruction of the layout, met last first. What the layout says of it (opcode,
- * registers) holds: only instructions after it have changed. A kept instruction that is no
- * select is not read at all, which spares a cache miss for most of a large kernel. */
+/* One instruction of the layout, met last first; *place is its place in d->lv's text order.
+ * What the layout says of it (opcode, registers) holds: only instructions after it have
+ * changed. A kept instruction that is no select is not read at all, which spares a cache miss
+ * for most of a large kernel. */
 static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_item *item,
-                        sweep_state *st) {
+                        size_t *place) {
   wave_instr *in = (wave_instr *)wave_layout_instr(item);
   wave_opcode op = (wave_opcode)item->op;
-  /* A break or continue also goes elsewhere, and a call or a subroutine's return to another
-   * region: for them the stale answer stands. A halt only falls through, or ends. */
-  bool elsewhere = wave_opcode_has(op, WAVE_F_CONTROL) && op != WAVE_OP_HALT;
-  bool other_region = op == WAVE_OP_CALL || op == WAVE_OP_RETURN;
-  /* The stale live-in of the instruction after `in`, read for it and kept: it is in's stale
-   * live-out when in only falls to it, which spares a lookup for every instruction kept. */
-  wave_regset out = st->have_next_in && only_falls(op)
-                        ? st->next_in
-                        : wave_liveness_out_near(d->lv, in, &st->place);
-  st->have_next_in = false;
-  if (!elsewhere)
-    out = wave_regset_intersect(out, st->live);
-  /* Sets are built from the layout's lists only where remarks need them. */
+  wave_regset out = wave_liveness_out_near(d->lv, in, place);
   const uint16_t *def_list = wave_layout_defs(layout, item);
   bool dead = !wave_regset_meets_list(&out, def_list, item->num_defs);
   if (dead && wave_opcode_can_speculate(op)) {
     if (!d->dry)
       remove_dead(d, in);
-    st->live = out;
     return;
   }
-  /* What may be read right before it, but for what is dead there anyway. */
-  wave_regset reads = out;
-  wave_regset defs = wave_regset_empty();
-  bool have_defs = false;
   /* An unguarded select reading three registers has arms that differ: no need to look. */
   bool arms_differ = item->guard == WAVE_NO_GUARD && item->num_uses == 3;
-  if (op == WAVE_OP_SELECT && (!arms_differ || d->explain)) {
-    if (!d->dry && fold_select(d, in)) {
-      wave_instr_remove(in);
-      d->changed = true;
-      d->removed++;
-      st->live = out;
-      return;
-    }
-    if (in->op != op) {   /* a select folded into a move reads less */
-      op = (wave_opcode)in->op;
-      wave_regset uses;
-      wave_instr_uses_defs(in, &uses, &defs);
-      reads = wave_regset_union(reads, uses);
-      have_defs = true;
-    }
+  if (op == WAVE_OP_SELECT && !arms_differ && !d->dry && fold_select(d, in)) {
+    wave_instr_remove(in);
+    d->changed = true;
+    d->removed++;
+    d->folded++;
+    return;
   }
-  if (!have_defs)
-    wave_regset_add_list(&reads, wave_layout_uses(layout, item), item->num_uses);
-  if (d->explain) {
-    if (!have_defs)
-      defs = set_of_list(def_list, item->num_defs);
-    if (in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
-        !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
-      wave_remark_missed(d->ctx, "select-kept", in->src.loc,
-                         "select at %u:%u kept: its arms differ", in->src.loc.line,
-                         in->src.loc.col);
-    if (dead)
-      note_kept(d, in, &defs);
-    else if (wave_instr_can_speculate(in))
-      explain_live(d, in, wave_regset_intersect(defs, out), item->depth);
-    track(d, in, defs, item->depth);
+  if (!d->explain)
+    return;
+  wave_regset defs;
+  if (in->op == op) {
+    defs = set_of_list(def_list, item->num_defs);
+  } else {   /* a select folded into a move */
+    wave_regset uses;
+    wave_instr_uses_defs(in, &uses, &defs);
   }
-  /* Lanes that end keep what other lanes may still read from them (liveness's rule). */
-  if (op == WAVE_OP_HALT)
-    reads = wave_regset_union(reads, d->other_lanes);
-  wave_regset live = st->next_in = wave_liveness_in_near(d->lv, in, &st->place);
-  st->have_next_in = true;
-  st->live = other_region ? live : wave_regset_intersect(live, reads);
+  if (in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
+      !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
+    wave_remark_missed(d->ctx, "select-kept", in->src.loc, "select at %u:%u kept: its arms differ",
+                       in->src.loc.line, in->src.loc.col);
+  if (dead)
+    note_kept(d, in, &defs);
+  else if (wave_instr_can_speculate(in))
+    explain_live(d, in, wave_regset_intersect(defs, out), item->depth);
+  track(d, in, defs, item->depth);
 }
 
-/* What an if's sweep needs between its events: live after the if, live at its else-side. */
-typedef struct if_frame {
-  wave_regset after, else_in;
-} if_frame;
-
-static wave_regset live_at(const dce *d, wave_cursor at) { return wave_liveness_at(d->lv, at); }
-
 /* One region: the layout's items [first, end) (end is its END_REGION), last first; `places`
- * is the count of instructions in the layout up to the region's end. */
+ * is the count of instructions in the layout up to the region's end. Strong liveness already
+ * counts every removable instruction with dead results as gone, so each is judged by its own
+ * live-out; the walk goes backwards for the explanations, which want the writes after each
+ * instruction. */
 static void sweep_region(dce *d, const wave_layout *layout, size_t first, size_t end,
-                         size_t places, if_frame *frames) {
-  const wave_region *region = layout->items[end].what;
+                         size_t places) {
   if (d->explain)
     memset(d->later_write, 0, sizeof(d->later_write));
-  sweep_state st = {.live = live_at(d, wave_cursor_list_end((wave_node_list *)&region->body))};
-  size_t top = 0;
   for (size_t i = end; i-- > first;) {
     const wave_layout_item *item = &layout->items[i];
     if (item->kind == WAVE_LAYOUT_INSTR) {
       /* The sweep meets every instruction d->lv knows, kept or not, in reverse text order:
        * the layout's, if d->lv was computed from it. */
-      st.place = --places;
-      sweep_instr(d, layout, item, &st);
-      continue;
-    }
-    st.have_next_in = false;
-    wave_node *n = (wave_node *)wave_layout_node(item);
-    if_frame *f = top ? &frames[top - 1] : NULL;
-    switch (item->kind) {
-    case WAVE_LAYOUT_ENDIF:
-      frames[top++].after = st.live;
-      break;
-    case WAVE_LAYOUT_ELSE: {
-      /* The then-side's lanes go to the endif, and wait there while the else-side runs: what
-       * it reads from other lanes stays live for them. */
-      f->else_in = st.live;
-      wave_regset wait = wave_regset_intersect(d->other_lanes, st.live);
-      st.live = wave_regset_intersect(live_at(d, wave_cursor_list_end(&n->u.if_.then_body)),
-                                      wave_regset_union(f->after, wait));
-      if (d->explain)
-        forget_deeper(d, item->depth);
-      break;
-    }
-    case WAVE_LAYOUT_IF: {
-      unsigned cond = WAVE_REG_PRED(n->u.if_.cond.value);
-      st.live = wave_regset_union(st.live, f->else_in);
-      wave_regset_set(&st.live, cond);
-      st.live = wave_regset_intersect(st.live, live_at(d, wave_cursor_before_node(n)));
-      top--;
-      if (d->explain)
-        d->later_write[cond] = NULL;
-      break;
-    }
-    case WAVE_LAYOUT_ENDLOOP:
-      st.live = live_at(d, wave_cursor_list_end(&n->u.loop.body));
-      break;
-    case WAVE_LAYOUT_LOOP:
-      st.live = wave_regset_intersect(st.live, live_at(d, wave_cursor_before_node(n)));
-      break;
-    default:
-      break;
+      size_t place = --places;
+      sweep_instr(d, layout, item, &place);
+    } else if (d->explain && item->kind == WAVE_LAYOUT_ELSE) {
+      forget_deeper(d, item->depth);
+    } else if (d->explain && item->kind == WAVE_LAYOUT_IF) {
+      d->later_write[WAVE_REG_PRED(item->pred)] = NULL;
     }
   }
 }
@@ -966,53 +875,45 @@ static bool remove_constants(dce *d, const wave_layout *layout) {
 /* ---- the pass ----------------------------------------------------------------------------- */
 
 /* Sweeps every region once, in order, with d->lv over the kernel's layout, from which d->lv was
- * computed; the count of instructions removed in *removed. */
-static bool sweep_kernel(dce *d, const wave_layout *layout, uint64_t *removed) {
+ * computed; returns the count of instructions removed. */
+static uint64_t sweep_kernel(dce *d, const wave_layout *layout) {
   d->removed = d->folded = 0;
-  if_frame *frames = malloc((layout->count[WAVE_LAYOUT_IF] + 1) * sizeof(*frames));
-  if (!frames)
-    return false;
   size_t first = 0, places = 0;
   for (size_t i = 0; i < layout->num_items; i++) {
     places += layout->items[i].kind == WAVE_LAYOUT_INSTR;
     if (layout->items[i].kind == WAVE_LAYOUT_END_REGION) {
-      sweep_region(d, layout, first, i, places, frames);
+      sweep_region(d, layout, first, i, places);
       first = i + 1;
     }
   }
-  free(frames);
-  *removed = d->removed;
-  return true;
+  return d->removed;
 }
 
 /* Liveness in d->lv and the layout it comes from, afresh for the kernel as it is now; NULL
  * when memory runs out. */
 static const wave_layout *fetch(dce *d) {
   wave_analysis_invalidate(d->am, d->kernel, WAVE_PRESERVE_NONE);
-  d->lv = wave_analysis_get(d->am, d->kernel, WAVE_ANALYSIS_LIVENESS);
+  d->lv = wave_analysis_get(d->am, d->kernel, WAVE_ANALYSIS_STRONG_LIVENESS);
   return d->lv ? wave_analysis_manager_layout(d->am, d->kernel) : NULL;
 }
 
-/* Sweeps until nothing more goes, at most max_rounds times, starting with d->lv and `layout`,
- * liveness computed afresh for every round after the first. *normalized says whether the
- * kernel is in normal form for sure: a round that found nothing after one that did leaves it
- * as normalized for the new liveness. *current is the last layout when its sweep changed
- * nothing, so that it still lists the kernel's statements (blocks aside, which normalizing
- * may merge or drop), else NULL. */
+/* Sweeps, starting with d->lv and `layout`, until a sweep folds no select, at most max_rounds
+ * times, strong liveness computed afresh for every sweep after the first: it leaves nothing
+ * for another sweep but what a folded select no longer reads (its predicate). *normalized says
+ * whether the kernel is in normal form for sure: a sweep that removed nothing after one that
+ * did leaves it as normalized for the new liveness. *current is the last layout when its sweep
+ * changed nothing, so that it still lists the kernel's statements (blocks aside, which
+ * normalizing may merge or drop), else NULL. */
 static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
                          bool *normalized, const wave_layout **current) {
   bool ok = layout != NULL;
-  /* Only a loop's back edge, a break or continue, and a fall into the next region leave the
-   * stale answer standing where the sweep could have narrowed it. */
-  bool more = ok && (d->kernel->first_region->next != NULL || layout->count[WAVE_LAYOUT_LOOP]);
   *normalized = false;
   *current = NULL;
   for (int64_t round = 1; ok; round++) {
-    uint64_t removed = 0;
-    ok = sweep_kernel(d, layout, &removed);
+    uint64_t removed = sweep_kernel(d, layout);
     *normalized &= removed == 0;
     *current = removed == 0 && d->folded == 0 ? layout : NULL;
-    if (!ok || !removed || !more)
+    if (!d->folded)
       break;
     if (round >= max_rounds) {
       d->rounds_ran_out = true;
@@ -1029,15 +930,16 @@ static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
  * what stays and changes nothing (what it would still remove, once the rounds ran out, it
  * passes over in silence). */
 static bool explain_sweep(dce *d) {
-  uint64_t removed;
   d->dry = d->explain = true;
   const wave_layout *layout = fetch(d);
-  return layout && sweep_kernel(d, layout, &removed);
+  if (layout)
+    sweep_kernel(d, layout);
+  return layout != NULL;
 }
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
-  const wave_liveness *lv = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
+  const wave_liveness *lv = wave_analysis_get(am, kernel, WAVE_ANALYSIS_STRONG_LIVENESS);
   if (!lv)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "dce: no liveness for kernel '%s'",
                           kernel->name);
@@ -1048,9 +950,6 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   d->am = am;
   d->ctx = ctx;
   d->lv = lv;
-  /* The liveness computed on the kernel as it comes, but no round changes the set: only
-   * convergent instructions (shuffles, broadcast) read other lanes, and none goes. */
-  d->other_lanes = wave_liveness_other_lanes(lv);
   int64_t max_rounds = wave_pass_option(ctx, 0);
   bool normalized;
   max_rounds = max_rounds < 1 ? 1 : max_rounds;
@@ -1091,8 +990,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
 
 static const wave_pass_option_info options[] = {
     {"dce-max-rounds",
-     "sweeps for dead code at most this often, liveness recomputed between them, while one "
-     "removes something that a loop or a fall into the next region could keep alive",
+     "sweeps for dead code at most this often, strong liveness recomputed between them, while "
+     "one folds a select (a folded select no longer reads its predicate)",
      3},
 };
 

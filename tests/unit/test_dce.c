@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dce where the lit test cannot reach: a 100 000-deep nest of ifs with dead code and mergeable
  * ifs at every level; one run reaching the fixpoint on generated kernels; output that does not
- * depend on whether missed remarks are asked for; the dce-max-rounds option on a chain of dead
- * code through a loop's back edge. */
+ * depend on whether missed remarks are asked for; dead code through a loop's back edge and a
+ * value that only feeds itself around a loop, gone in one sweep; the dce-max-rounds option on a
+ * predicate that only a folded select read. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,26 +118,38 @@ Test(dce, remarks_do_not_change_the_output) {
   }
 }
 
-/* r5 feeds only the dead add at the top of the next iteration. The first sweep removes that add
- * and the mov_imm before the loop, which the narrowed liveness at the top of the body shows
- * dead; the write of r5 at the end of the body reaches the top through the back edge, where the
- * sweep keeps the stale answer, so only a second round, with liveness computed afresh, removes
- * it. */
+/* r5 feeds only the dead add at the top of the next iteration, and r7 only its own guarded
+ * update (a guarded write reads what the lanes it skips keep): with plain liveness the write of
+ * r5 at the end of the body stays live through the back edge until liveness is computed again,
+ * and r7's chain never goes. Strong liveness counts neither read, so one sweep removes the
+ * add, both writes of r5 and both of r7. */
 static const char back_edge[] = ".kernel k\n.registers 8\n"
                                 "    mov_sr   r1, sr_lane_id\n"
                                 "    mov_imm  r2, 4\n"
                                 "    mov_imm  r5, 0\n"
+                                "    mov_imm  r7, 0\n"
                                 "    icmp_eq  p1, r1, r1\n"
                                 "    loop\n"
                                 "        iadd     r6, r5, r5\n"
                                 "        iadd     r5, r1, r2\n"
+                                "        @p1 iadd r7, r7, r2\n"
                                 "        break    p1\n"
                                 "    endloop\n"
                                 "    device_store_u32 r1, r2\n"
                                 "    halt\n.end\n";
 
-static uint64_t removed_with_rounds(int64_t rounds) {
-  wave_module *m = tu_parse_ok(back_edge, "loop.wave", false);
+/* The select folds into a move, which no longer reads p2: only a second sweep, on strong
+ * liveness computed afresh, removes the compare. */
+static const char folded[] = ".kernel k\n.registers 8\n"
+                             "    mov_sr   r1, sr_lane_id\n"
+                             "    mov_imm  r4, 7\n"
+                             "    icmp_eq  p2, r1, r4\n"
+                             "    select   r3, p2, r4, r4\n"
+                             "    device_store_u32 r1, r3\n"
+                             "    halt\n.end\n";
+
+static uint64_t removed_with_rounds(const char *text, int64_t rounds) {
+  wave_module *m = tu_parse_ok(text, "loop.wave", false);
   wave_pass_option_value v = {"dce-max-rounds", rounds};
   wave_pipeline_options o = {.verify_each = true};
   o.option_values = &v;
@@ -149,8 +162,12 @@ static uint64_t removed_with_rounds(int64_t rounds) {
   return removed;
 }
 
-Test(dce, more_rounds_follow_a_chain_through_a_loop) {
-  cr_assert_eq(removed_with_rounds(1), 2);
-  cr_assert_eq(removed_with_rounds(2), 3);
-  cr_assert_eq(removed_with_rounds(3), 3);
+Test(dce, one_sweep_follows_dead_code_around_a_loop) {
+  cr_assert_eq(removed_with_rounds(back_edge, 1), 5);
+}
+
+Test(dce, another_sweep_follows_a_folded_select) {
+  cr_assert_eq(removed_with_rounds(folded, 1), 0);
+  cr_assert_eq(removed_with_rounds(folded, 2), 1);
+  cr_assert_eq(removed_with_rounds(folded, 3), 1);
 }
