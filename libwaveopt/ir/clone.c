@@ -13,9 +13,10 @@
 #include "waveopt/waveopt.h"
 
 wave_instr *wave_instr_clone(wave_module *module, const wave_instr *instr) {
-  wave_instr *copy = wave_module_alloc(module, sizeof(*copy));
+  wave_instr *copy = wave_module_alloc_code(module, sizeof(*copy));
   if (!copy)
     return NULL;
+  module->instrs_made++;
   *copy = *instr;
   copy->prev = copy->next = NULL;
   copy->block = NULL;
@@ -28,7 +29,7 @@ static void empty_list(wave_node_list *list, wave_node *owner) {
 
 /* The node without its contents: same kind, condition, flags and source lines; empty lists. */
 static wave_node *clone_shell(wave_module *module, const wave_node *node) {
-  wave_node *copy = wave_module_alloc(module, sizeof(*copy));
+  wave_node *copy = wave_module_alloc_code(module, sizeof(*copy));
   if (!copy)
     return NULL;
   *copy = *node;

@@ -10,15 +10,14 @@ const char *wave_version(void) { return WAVE_VERSION; }
 
 wave_module *wave_module_create(const char *file) {
   wave_arena *arena = wave_arena_create();
-  if (!arena)
-    return NULL;
-  wave_module *module = wave_arena_alloc(arena, sizeof(*module));
-  if (!module) {
-    wave_arena_destroy(arena);
-    return NULL;
+  wave_arena *code = wave_arena_create();
+  wave_module *module = arena && code ? wave_arena_alloc(arena, sizeof(*module)) : NULL;
+  if (module) {
+    module->arena = arena;
+    module->code_arena = code;
   }
-  module->arena = arena;
-  if (file && !(module->file = wave_module_strdup(module, file, strlen(file)))) {
+  if (!module || (file && !(module->file = wave_module_strdup(module, file, strlen(file))))) {
+    wave_arena_destroy(code);
     wave_arena_destroy(arena);
     return NULL;
   }
@@ -26,8 +25,14 @@ wave_module *wave_module_create(const char *file) {
 }
 
 void wave_module_destroy(wave_module *module) {
-  if (module)
-    wave_arena_destroy(module->arena);
+  if (!module)
+    return;
+  wave_arena_destroy(module->code_arena);
+  wave_arena_destroy(module->arena);
+}
+
+void *wave_module_alloc_code(wave_module *module, size_t size) {
+  return wave_arena_alloc(module->code_arena, size);
 }
 
 void *wave_module_alloc(wave_module *module, size_t size) {
@@ -85,14 +90,14 @@ wave_region *wave_region_create(wave_kernel *kernel, const char *label) {
 }
 
 wave_node *wave_block_create(wave_module *module) {
-  wave_node *node = wave_module_alloc(module, sizeof(*node));
+  wave_node *node = wave_module_alloc_code(module, sizeof(*node));
   if (node)
     node->kind = WAVE_NODE_BLOCK;
   return node;
 }
 
 wave_node *wave_if_create(wave_module *module, wave_operand cond) {
-  wave_node *node = wave_module_alloc(module, sizeof(*node));
+  wave_node *node = wave_module_alloc_code(module, sizeof(*node));
   if (!node)
     return NULL;
   node->kind = WAVE_NODE_IF;
@@ -103,7 +108,7 @@ wave_node *wave_if_create(wave_module *module, wave_operand cond) {
 }
 
 wave_node *wave_loop_create(wave_module *module) {
-  wave_node *node = wave_module_alloc(module, sizeof(*node));
+  wave_node *node = wave_module_alloc_code(module, sizeof(*node));
   if (!node)
     return NULL;
   node->kind = WAVE_NODE_LOOP;
@@ -115,9 +120,10 @@ wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bo
                               unsigned num_operands, const wave_operand *operands) {
   if (num_operands > WAVE_MAX_OPERANDS)
     return NULL;
-  wave_instr *instr = wave_module_alloc(module, sizeof(*instr));
+  wave_instr *instr = wave_module_alloc_code(module, sizeof(*instr));
   if (!instr)
     return NULL;
+  module->instrs_made++;
   instr->op = (uint16_t)op;
   instr->guard = (int8_t)guard;
   instr->guard_negated = guard_negated;
@@ -271,6 +277,9 @@ void wave_instr_remove(wave_instr *instr) {
   wave_node *block = instr->block;
   if (!block)
     return;
+  const wave_node_list *list = block->list;
+  if (list && list->region)
+    list->region->kernel->module->instrs_removed++;
   if (instr->prev)
     instr->prev->next = instr->next;
   else

@@ -26,6 +26,9 @@ wave_node *wave_tree_prev(const wave_node *node);
  * nested lists the region of `list`. */
 void wave_node_adopt(wave_node_list *list, wave_node *node);
 
+/* Memory for an instruction or node, from the module's code arena (wave_module_compact). */
+void *wave_module_alloc_code(wave_module *module, size_t size);
+
 /* Most registers one instruction can name: a slot's width is one digit of its shape. */
 #define WAVE_MAX_INSTR_REGS (WAVE_MAX_REG_REFS * 9)
 

@@ -19,6 +19,13 @@
  * (wave_pass_result.settled): then its output counts as a kernel it ran clean on, and a round
  * ends the fixpoint as soon as every pass in it has run clean on the kernel as it is.
  *
+ * After a pass that changed the kernel, the module's code is laid out afresh when the
+ * instructions removed since it last was are a quarter or more of those made
+ * (wave_module_compact_pays): later walks then read the survivors packed in text order instead
+ * of strewn among the dead, which on a kernel that dce thins by a third saves far more than the
+ * copy costs. Analyses point into the code and are dropped first; the kernel's text stays as it
+ * was. wave_pipeline_options.keep_code_in_place turns this off.
+ *
  * With a profile (wave_pipeline_options.profile), each kernel is matched against it before its
  * first pass, while its lines still hold the code that was measured; a stale profile stops the
  * run with the matcher's error, and passes see the match through wave_pass_profile.
@@ -211,6 +218,17 @@ static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *k
   return false;
 }
 
+/* Lays the module's code out afresh when that pays (see above). Running out of memory for the
+ * copy leaves the code where it is, which costs only speed. */
+static void compact_if_it_pays(wave_pm_run *run, wave_kernel *kernel) {
+  wave_module *module = kernel->module;
+  if (run->options->keep_code_in_place || !wave_module_compact_pays(module))
+    return;
+  for (wave_kernel *k = module->first_kernel; k; k = k->next)
+    wave_analysis_invalidate(run->am, k, WAVE_PRESERVE_NONE);
+  wave_module_compact(module);
+}
+
 /* A fixpoint being repeated. */
 typedef struct fixpoint_frame {
   size_t begin;       /* its FIXPOINT step */
@@ -248,6 +266,7 @@ static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at
       if (outcome == PASS_FAILED)
         return false;
       if (outcome != PASS_CLEAN) {
+        compact_if_it_pays(run, kernel);
         version++;
         if (depth)
           rounds[depth - 1].changed = true;

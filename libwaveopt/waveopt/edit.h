@@ -238,6 +238,18 @@ WAVE_API wave_node *wave_node_clone(wave_module *module, const wave_node *node);
 WAVE_API bool wave_node_list_clone(wave_module *module, const wave_node_list *list,
                                    wave_node_list *out);
 
+/* ---- compaction --------------------------------------------------------------------------- */
+
+/* Lays the code of every kernel (instructions and nodes) out afresh in text order and frees the
+ * old memory, with whatever was removed from the code: walks read far less memory afterwards.
+ * Kernels, regions and strings stay where they are; pointers to instructions and nodes no
+ * longer hold. False, with nothing changed, when memory runs out. The pass manager compacts
+ * between fixpoint rounds when it pays. */
+WAVE_API bool wave_module_compact(wave_module *module);
+/* Whether the instructions removed since the code was last laid out are a quarter or more of
+ * those made: then a compaction wins back more than it costs. */
+WAVE_API bool wave_module_compact_pays(const wave_module *module);
+
 /* ---- builder ------------------------------------------------------------------------------ */
 
 /* Creates instructions and nodes at a cursor that then moves past them, so consecutive calls

@@ -292,6 +292,12 @@ struct wave_arena;
 
 typedef struct wave_module {
   struct wave_arena *arena;
+  /* Instructions and nodes live apart from everything else, so that wave_module_compact can
+   * lay them out afresh and free the old memory, with what was removed in it. */
+  struct wave_arena *code_arena;
+  /* Instructions made and removed since the code was last laid out (read, built or compacted):
+   * what a compaction would win back (wave_module_compact_pays). */
+  size_t instrs_made, instrs_removed;
   const char *file;           /* name used in diagnostics */
   wave_kernel *first_kernel, *last_kernel;
   size_t num_kernels;

@@ -292,6 +292,10 @@ typedef struct wave_pipeline_options {
    * matched against the kernel's code before the first pass (a stale one is an error that
    * stops the run), and passes read it through wave_pass_profile. */
   const struct wave_profile *profile;
+  /* Between fixpoint rounds the manager may lay the module's code out afresh
+   * (wave_module_compact), which moves every instruction and node; set this to keep pointers
+   * into the code valid across the run, at some cost in speed on large kernels. */
+  bool keep_code_in_place;
 
   /* Callbacks, each optional, all given callback_ctx. The kernel may be printed in them. */
   void *callback_ctx;
@@ -346,7 +350,10 @@ typedef struct wave_pipeline_result {
  * unknown, the pipeline has an open fixpoint, or memory ran out: diags says which. A fixpoint
  * that still changes the kernel at its last iteration is a warning (-Wfixpoint). Inside a
  * fixpoint a pass is not run again on a kernel it already left unchanged: a pass must answer
- * from the kernel, its analyses, its options and the target alone. */
+ * from the kernel, its analyses, its options and the target alone. After the run, pointers to
+ * the module's kernels and regions still hold; pointers to instructions and nodes taken before
+ * it do not (passes remove code, and the code may be laid out afresh) unless
+ * options->keep_code_in_place was set, and then only for code no pass removed. */
 WAVE_API bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
                                 const wave_pipeline_options *options,
                                 wave_pipeline_result *result, wave_diags *diags);

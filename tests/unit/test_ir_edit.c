@@ -966,3 +966,116 @@ Test(clone, an_empty_list) {
   cr_assert(copy.first == NULL && copy.last == NULL);
   wave_module_destroy(t.m);
 }
+
+/* ---- compaction --------------------------------------------------------------------------- */
+
+/* The module's instructions in text order, with the kernel and region holding each. */
+typedef struct code_map {
+  const wave_instr **instrs;
+  size_t count;
+} code_map;
+
+static code_map map_code(wave_module *m) {
+  code_map map = {NULL, 0};
+  size_t cap = 0;
+  for (wave_kernel *k = m->first_kernel; k; k = k->next) {
+    wave_foreach_block(b, k) {
+      wave_foreach_instr(in, b) {
+        if (map.count == cap) {
+          cap = cap ? 2 * cap : 64;
+          map.instrs = realloc(map.instrs, cap * sizeof(*map.instrs));
+          cr_assert_not_null(map.instrs);
+        }
+        map.instrs[map.count++] = in;
+      }
+    }
+  }
+  return map;
+}
+
+/* Compacts every corpus module: its text, kernels and regions stay, every instruction is a new
+ * one (addresses are only compared, never read: the old memory is gone), the copies are laid
+ * out in text order, and the counters start again from the copies. */
+Test(compact, corpus_text_kernels_and_regions_stay_code_moves) {
+  tu_corpus_file files[TU_MAX_CORPUS_FILES];
+  size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
+  cr_assert_gt(n, 0);
+  for (size_t f = 0; f < n; f++) {
+    char *path = tu_corpus_path(files[f].name);
+    wave_diags d;
+    wave_diags_init(&d);
+    wave_module *m = wave_parse_file(path, &d);
+    cr_assert(m && wave_verify_module(m, &d), "%s does not verify", path);
+    /* The documentation dialect prints every form the corpus holds. */
+    const wave_print_options docs = {.dialect = WAVE_DIALECT_DOCS};
+    char *before = wave_print_to_string(m, &docs, NULL);
+    cr_assert_not_null(before, "%s", path);
+    const wave_kernel *first_kernel = m->first_kernel;
+    const wave_region *first_region = first_kernel->first_region;
+    code_map old = map_code(m);
+    cr_assert_eq(m->instrs_made, old.count, "%s", path);
+    cr_assert(wave_module_compact(m), "%s", path);
+    code_map fresh = map_code(m);
+    char *after = wave_print_to_string(m, &docs, NULL);
+    cr_assert(after && strcmp(before, after) == 0, "%s", path);
+    cr_assert(m->first_kernel == first_kernel && first_kernel->first_region == first_region);
+    cr_assert_eq(fresh.count, old.count, "%s", path);
+    for (size_t i = 0; i < fresh.count; i++) {
+      cr_assert_neq(fresh.instrs[i], old.instrs[i], "%s: instruction %zu stayed", path, i);
+      if (i > 0 && fresh.instrs[i]->block->list->region->kernel ==
+                       fresh.instrs[i - 1]->block->list->region->kernel)
+        cr_assert_gt((uintptr_t)fresh.instrs[i], (uintptr_t)fresh.instrs[i - 1],
+                     "%s: instruction %zu lies before the one before it", path, i);
+    }
+    cr_assert(m->instrs_made == fresh.count && m->instrs_removed == 0, "%s", path);
+    for (wave_kernel *k = m->first_kernel; k; k = k->next)
+      tu_assert_valid(k);
+    cr_assert(wave_verify_module(m, &d), "%s", path);
+    free(old.instrs);
+    free(fresh.instrs);
+    free(before);
+    free(after);
+    wave_diags_free(&d);
+    wave_module_destroy(m);
+    free(path);
+  }
+}
+
+Test(compact, pays_once_a_quarter_of_the_code_is_removed) {
+  wave_module *m = tu_parse_ok(".kernel k\n    mov_imm r1, 1\n    mov_imm r2, 2\n"
+                               "    mov_imm r3, 3\n    mov_imm r4, 4\n    mov_imm r5, 5\n"
+                               "    halt\n.end\n", "pays.wave", false);
+  cr_assert_eq(m->instrs_made, 6);
+  cr_assert_not(wave_module_compact_pays(m));
+  wave_node *block = m->first_kernel->first_region->body.first;
+  wave_instr_remove(block->u.block.first);
+  cr_assert_eq(m->instrs_removed, 1);
+  cr_assert_not(wave_module_compact_pays(m));
+  wave_instr_remove(block->u.block.first);
+  cr_assert(wave_module_compact_pays(m));
+  cr_assert(wave_module_compact(m));
+  cr_assert(m->instrs_made == 4 && m->instrs_removed == 0);
+  cr_assert_not(wave_module_compact_pays(m));
+  char *text = wave_print_to_string(m, NULL, NULL);
+  cr_assert_str_eq(text, ".kernel k\n    mov_imm r3, 3\n    mov_imm r4, 4\n    mov_imm r5, 5\n"
+                         "    halt\n.end\n");
+  free(text);
+  wave_module_destroy(m);
+}
+
+/* Cloning walks by links: a nest 100 000 deep compacts without recursion. */
+Test(compact, nesting_100000_deep_does_not_recurse) {
+  enum { DEPTH = 100000 };
+  wave_module *m;
+  wave_kernel *k;
+  wave_builder b = tu_deep_builder(&m, &k);
+  for (unsigned d = 0; d < DEPTH; d++) {
+    cr_assert_not_null(wave_build_instr(&b, WAVE_OP_MOV_IMM, 2,
+                                        (wave_operand[]){wave_gpr(1), wave_imm(d)}));
+    cr_assert_not_null(wave_build_if(&b, wave_pred(1)));
+  }
+  cr_assert(wave_module_compact(m));
+  cr_assert_eq(m->instrs_made, DEPTH);
+  tu_assert_valid(k);
+  wave_module_destroy(m);
+}
