@@ -172,18 +172,20 @@ typedef struct state {
 
 static void round_begin(state *st, const round_facts *f) {
   uint32_t max_registers = wave_pass_max_registers(st->ctx, st->kernel);
-  wave_flatten_init(&st->flatten, st->kernel, st->target, f->liveness, st->comments,
-                    max_registers, st->max_hoist);
+  /* One census of the kernel serves the three rewrites. */
+  wave_regset kernel_taken = wave_xform_kernel_taken(st->kernel);
+  wave_flatten_init(&st->flatten, st->kernel, st->target, f->liveness, kernel_taken,
+                    st->comments, max_registers, st->max_hoist);
   st->select = (wave_if_to_select_params){
       .target = st->target,
       .liveness = f->liveness,
-      .kernel_taken = wave_xform_kernel_taken(st->kernel),
+      .kernel_taken = kernel_taken,
       .max_registers = max_registers,
       .side_limit = st->select_limit,
       .require_profit = false,
       .comments = st->comments,
   };
-  wave_exit_if_env_init(&st->exit_if, st->kernel, st->target, f->liveness, max_registers);
+  wave_exit_if_env_init(&st->exit_if, st->target, f->liveness, kernel_taken, max_registers);
 }
 
 static void add_why(state *st, const char *rewrite, const char *why) {

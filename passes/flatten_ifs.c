@@ -130,14 +130,19 @@ static wave_regset instr_mentions(const wave_instr *in) {
 }
 
 void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *target,
-                       const wave_liveness *liveness, wave_comment_moves *comments,
-                       uint32_t max_registers, unsigned max_hoist) {
-  *f = (wave_flatten){kernel,    target,    liveness, comments, max_registers,
-                      max_hoist, wave_regset_empty(), wave_regset_empty(), NULL};
+                       const wave_liveness *liveness, wave_regset kernel_taken,
+                       wave_comment_moves *comments, uint32_t max_registers,
+                       unsigned max_hoist) {
   /* A call shares every register with its subroutine; legalize keeps a predicate for the
    * negated operands it lowers (wave_xform_kernel_taken). */
-  f->shared = wave_xform_kernel_taken(kernel);
-  f->other_lanes = wave_liveness_other_lanes(liveness);
+  *f = (wave_flatten){.kernel = kernel,
+                      .target = target,
+                      .liveness = liveness,
+                      .comments = comments,
+                      .max_registers = max_registers,
+                      .max_hoist = max_hoist,
+                      .shared = kernel_taken,
+                      .other_lanes = wave_liveness_other_lanes(liveness)};
 }
 
 /* ---- naming things in remarks ------------------------------------------------------------ */
@@ -615,7 +620,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
         failed = true;
         break;
       }
-      wave_flatten_init(&f, kernel, wave_pass_target(ctx), liveness, comments,
+      wave_flatten_init(&f, kernel, wave_pass_target(ctx), liveness,
+                        wave_xform_kernel_taken(kernel), comments,
                         wave_pass_max_registers(ctx, kernel), (unsigned)wave_pass_option(ctx, 0));
       f.profile = wave_pass_profile(ctx);
       ready = true;

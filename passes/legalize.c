@@ -211,7 +211,7 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
         ok = false;
         break;
       }
-      wave_exit_if_env_init(&env, l->kernel, l->target, liveness,
+      wave_exit_if_env_init(&env, l->target, liveness, wave_xform_kernel_taken(l->kernel),
                             wave_pass_max_registers_to_legalize(l->ctx, l->kernel));
       env_ready = true;
     }

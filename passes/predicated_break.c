@@ -146,15 +146,15 @@ static bool live(const wave_exit_if_env *env, wave_cursor at, uint32_t pred) {
   return wave_regset_test(wave_liveness_at(env->liveness, at), WAVE_REG_PRED(pred));
 }
 
-void wave_exit_if_env_init(wave_exit_if_env *env, const wave_kernel *kernel,
-                           const wave_target *target, const wave_liveness *liveness,
+void wave_exit_if_env_init(wave_exit_if_env *env, const wave_target *target,
+                           const wave_liveness *liveness, wave_regset kernel_taken,
                            uint32_t max_registers) {
   env->target = target;
   env->liveness = liveness;
   env->max_registers = max_registers;
   /* A call shares every register with its subroutine; legalize keeps a predicate for the
    * negated operands it lowers (wave_xform_kernel_taken). */
-  env->reserved = wave_xform_kernel_taken(kernel);
+  env->reserved = kernel_taken;
 }
 
 /* ---- negating at the source ---------------------------------------------------------------- */
@@ -639,8 +639,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
         free(st.queue);
         return wave_pass_fail(ctx, kernel->kernel_src.loc, "predicated-break: no liveness");
       }
-      wave_exit_if_env_init(&st.env, kernel, wave_pass_target(ctx), liveness,
-                            wave_pass_max_registers(ctx, kernel));
+      wave_exit_if_env_init(&st.env, wave_pass_target(ctx), liveness,
+                            wave_xform_kernel_taken(kernel), wave_pass_max_registers(ctx, kernel));
       ready = true;
     }
     if (!st.queue[i].trailing_only) {

@@ -5,7 +5,8 @@
  * (bound-depth). passes/flatten_ifs.c tells the two shapes, the rules and why they are safe.
  *
  *   wave_flatten f;
- *   wave_flatten_init(&f, kernel, target, liveness, comments, max_registers, max_hoist);
+ *   wave_flatten_init(&f, kernel, target, liveness, wave_xform_kernel_taken(kernel), comments,
+ *                     max_registers, max_hoist);
  *   ... wave_flatten_if(&f, node, &outcome) for each if, outer ones before inner ones ...
  *   wave_comment_moves_apply(comments);
  *
@@ -29,7 +30,7 @@
 #include "xform/comments.h"
 #include "xform/xform.h"
 
-/* What the rewrites of one kernel share; wave_flatten_init fills it with one scan. */
+/* What the rewrites of one kernel share; wave_flatten_init fills it. */
 typedef struct wave_flatten {
   wave_kernel *kernel;
   const wave_target *target;
@@ -46,9 +47,12 @@ typedef struct wave_flatten {
   const struct wave_profile_kernel *profile;
 } wave_flatten;
 
+/* kernel_taken: wave_xform_kernel_taken(kernel), which the caller may share with other
+ * rewrites of the same round. */
 void wave_flatten_init(wave_flatten *f, wave_kernel *kernel, const wave_target *target,
-                       const wave_liveness *liveness, wave_comment_moves *comments,
-                       uint32_t max_registers, unsigned max_hoist);
+                       const wave_liveness *liveness, wave_regset kernel_taken,
+                       wave_comment_moves *comments, uint32_t max_registers,
+                       unsigned max_hoist);
 
 typedef enum wave_flatten_status {
   WAVE_FLATTEN_DONE,        /* the outer if is gone; the inner one stands in its place */

@@ -37,10 +37,11 @@ typedef struct wave_exit_if_env {
   wave_regset reserved;
 } wave_exit_if_env;
 
-/* Fills env for rewrites in `kernel`, scanning it once (a kernel-wide question per rewrite
- * would make a pass quadratic). */
-void wave_exit_if_env_init(wave_exit_if_env *env, const wave_kernel *kernel,
-                           const wave_target *target, const wave_liveness *liveness,
+/* Fills env for rewrites in a kernel; kernel_taken is wave_xform_kernel_taken of it, asked
+ * once for all the rewrites (a kernel-wide question per rewrite would make a pass
+ * quadratic). */
+void wave_exit_if_env_init(wave_exit_if_env *env, const wave_target *target,
+                           const wave_liveness *liveness, wave_regset kernel_taken,
                            uint32_t max_registers);
 
 typedef enum wave_exit_if_status {

@@ -101,7 +101,7 @@ static void check_case(const wave_target *t, bool or_form, unsigned pa, bool na,
   wave_comment_moves *cm = wave_comment_moves_create(m);
   cr_assert(lv && cm);
   wave_flatten f;
-  wave_flatten_init(&f, k, t, lv, cm, 16, 8);
+  wave_flatten_init(&f, k, t, lv, wave_xform_kernel_taken(k), cm, 16, 8);
   wave_flatten_outcome out;
   wave_flatten_status st = wave_flatten_if(&f, outer, &out);
   cr_assert(st == WAVE_FLATTEN_DONE || st == WAVE_FLATTEN_REFUSED, "status %d", (int)st);
@@ -156,7 +156,7 @@ static wave_flatten_status flatten_first(const char *text, wave_flatten_outcome 
   wave_liveness *lv = wave_liveness_compute(k);
   wave_comment_moves *cm = wave_comment_moves_create(m);
   wave_flatten f;
-  wave_flatten_init(&f, k, wave_target_default(), lv, cm, 0, 8);
+  wave_flatten_init(&f, k, wave_target_default(), lv, wave_xform_kernel_taken(k), cm, 0, 8);
   wave_node *outer = first_if_in(&k->first_region->body);
   wave_flatten_status st = wave_flatten_if(&f, outer ? outer : k->first_region->body.first, out);
   wave_comment_moves_destroy(cm);

@@ -15,6 +15,7 @@
 #include "waveopt/liveness.h"
 #include "waveopt/pass.h"
 #include "xform/predicated_break.h"
+#include "xform/xform.h"
 
 /* ---- the rewrites called directly ---------------------------------------------------------- */
 
@@ -31,8 +32,8 @@ static direct direct_open(const char *text, const char *target) {
   d.kernel = d.module->first_kernel;
   d.liveness = wave_liveness_compute(d.kernel);
   cr_assert_not_null(d.liveness);
-  wave_exit_if_env_init(&d.env, d.kernel, wave_target_lookup(target), d.liveness,
-                        d.kernel->registers);
+  wave_exit_if_env_init(&d.env, wave_target_lookup(target), d.liveness,
+                        wave_xform_kernel_taken(d.kernel), d.kernel->registers);
   return d;
 }
 
