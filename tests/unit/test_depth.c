@@ -481,13 +481,7 @@ Test(depth, corpus_kernels_stay_within_the_static_depth, .timeout = 120) {
   size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
   unsigned ran = 0, skipped = 0, deep = 0;
   for (size_t i = 0; i < n; i++) {
-    char *path = tu_corpus_path(files[i].name);
-    wave_diags diags;
-    wave_diags_init(&diags);
-    wave_module *m = wave_parse_file(path, &diags);
-    cr_assert_not_null(m, "%s", files[i].name);
-    wave_diags_free(&diags);
-    free(path);
+    wave_module *m = tu_parse_corpus(files[i].name);
     for (const wave_kernel *k = m->first_kernel; k; k = k->next) {
       wave_reg_value presets[6];
       for (uint32_t r = 0; r < 6; r++)

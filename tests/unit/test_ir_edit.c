@@ -1001,11 +1001,8 @@ Test(compact, corpus_text_kernels_and_regions_stay_code_moves) {
   size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
   cr_assert_gt(n, 0);
   for (size_t f = 0; f < n; f++) {
-    char *path = tu_corpus_path(files[f].name);
-    wave_diags d;
-    wave_diags_init(&d);
-    wave_module *m = wave_parse_file(path, &d);
-    cr_assert(m && wave_verify_module(m, &d), "%s does not verify", path);
+    const char *path = files[f].name;
+    wave_module *m = tu_parse_corpus(path);
     /* The documentation dialect prints every form the corpus holds. */
     const wave_print_options docs = {.dialect = WAVE_DIALECT_DOCS};
     char *before = wave_print_to_string(m, &docs, NULL);
@@ -1030,14 +1027,15 @@ Test(compact, corpus_text_kernels_and_regions_stay_code_moves) {
     cr_assert(m->instrs_made == fresh.count && m->instrs_removed == 0, "%s", path);
     for (wave_kernel *k = m->first_kernel; k; k = k->next)
       tu_assert_valid(k);
+    wave_diags d;
+    wave_diags_init(&d);
     cr_assert(wave_verify_module(m, &d), "%s", path);
+    wave_diags_free(&d);
     free(old.instrs);
     free(fresh.instrs);
     free(before);
     free(after);
-    wave_diags_free(&d);
     wave_module_destroy(m);
-    free(path);
   }
 }
 

@@ -217,6 +217,19 @@ char *tu_corpus_path(const char *name) {
   return path;
 }
 
+wave_module *tu_parse_corpus(const char *name) {
+  char *path = tu_corpus_path(name);
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_module *m = wave_parse_file(path, &d);
+  if (!m || !wave_verify_module(m, &d))
+    tu_log_diags(&d);
+  cr_assert(m && !wave_diags_has_errors(&d), "%s does not verify", path);
+  wave_diags_free(&d);
+  free(path);
+  return m;
+}
+
 /* Builds: block{nop}; if p1 { block{halt} } else { loop { block{break p2} } }; block{nop} */
 wave_kernel *tu_sample_kernel(wave_module *m) {
   wave_kernel *k = wave_kernel_create(m, "k");

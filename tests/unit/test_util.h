@@ -28,6 +28,8 @@ typedef struct tu_corpus_file {
 size_t tu_list_corpus(tu_corpus_file *files, size_t max);
 /* The path of a corpus file; malloc'd. */
 char *tu_corpus_path(const char *name);
+/* The corpus file `name`, parsed and verified (the test fails otherwise). */
+wave_module *tu_parse_corpus(const char *name);
 
 /* ---- suites that run passes ---- */
 

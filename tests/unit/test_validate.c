@@ -442,14 +442,8 @@ Test(sources, every_corpus_file_parses_into_a_valid_tree) {
   size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
   cr_assert_geq(n, 20, "the corpus is missing");
   for (size_t f = 0; f < n; f++) {
-    char *path = tu_corpus_path(files[f].name);
-    wave_diags d;
-    wave_diags_init(&d);
-    wave_module *m = wave_parse_file(path, &d);
-    cr_assert_not_null(m, "%s", files[f].name);
-    wave_diags_free(&d);
+    wave_module *m = tu_parse_corpus(files[f].name);
     assert_module_valid(m, "parsing", files[f].name);
-    free(path);
     wave_module_destroy(m);
   }
 }
@@ -517,16 +511,13 @@ Test(sources, lowered_documentation_dialect_stays_valid) {
   for (size_t f = 0; f < n; f++) {
     if (strncmp(files[f].name, "docs_", 5) != 0)
       continue;
-    char *path = tu_corpus_path(files[f].name);
+    wave_module *m = tu_parse_corpus(files[f].name);
     wave_diags d;
     wave_diags_init(&d);
-    wave_module *m = wave_parse_file(path, &d);
-    cr_assert_not_null(m, "%s", files[f].name);
     cr_assert(wave_lower_docs_dialect(m, &d), "%s", files[f].name);
     wave_diags_free(&d);
     assert_module_valid(m, "lowering", files[f].name);
     lowered++;
-    free(path);
     wave_module_destroy(m);
   }
   cr_assert_geq(lowered, 3, "the corpus has documentation-dialect files");
