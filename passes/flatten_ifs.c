@@ -600,11 +600,9 @@ static void report(wave_pass_context *ctx, const wave_node *outer,
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   size_t count;
-  wave_node **ifs = wave_xform_collect_ifs(kernel, WAVE_OUTER_IFS_FIRST, &count);
-  if (ifs && count == 0) {
-    free(ifs);
+  wave_node *const *ifs = wave_xform_collect_ifs(am, kernel, WAVE_OUTER_IFS_FIRST, &count);
+  if (ifs && count == 0)
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
-  }
   wave_comment_moves *comments = wave_comment_moves_create(kernel->module);
   bool failed = !ifs || !comments, changed = false;
   /* Liveness and the kernel-wide scan wait for the first if of the shape, before any rewrite:
@@ -649,7 +647,6 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (comments && !wave_comment_moves_apply(comments))
     failed = true;
   wave_comment_moves_destroy(comments);
-  free(ifs);
   if (failed)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in flatten-ifs");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);

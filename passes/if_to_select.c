@@ -938,18 +938,14 @@ static unsigned option_count(wave_pass_context *ctx, size_t index) {
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   size_t num_ifs = 0;
-  wave_node **ifs = wave_xform_collect_ifs(kernel, WAVE_INNER_IFS_FIRST, &num_ifs);
+  wave_node *const *ifs = wave_xform_collect_ifs(am, kernel, WAVE_INNER_IFS_FIRST, &num_ifs);
   if (!ifs)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
-  if (num_ifs == 0) {
-    free(ifs);
+  if (num_ifs == 0)
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
-  }
   wave_comment_moves *comments = wave_comment_moves_create(kernel->module);
-  if (!comments) {
-    free(ifs);
+  if (!comments)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
-  }
   wave_if_to_select_params params = {
       .target = wave_pass_target(ctx),
       .comments = comments,
@@ -974,7 +970,6 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       params.liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
       uniformity = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
       if (!params.liveness || !uniformity) {
-        free(ifs);
         wave_comment_moves_destroy(comments);
         return wave_pass_fail(ctx, kernel->kernel_src.loc,
                               "if-to-select: no liveness or uniformity");
@@ -1004,12 +999,10 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                          out.reason);
       break;
     case WAVE_IF_TO_SELECT_NO_MEMORY:
-      free(ifs);
       wave_comment_moves_destroy(comments);
       return wave_pass_fail(ctx, loc, "out of memory in if-to-select");
     }
   }
-  free(ifs);
   bool written = wave_comment_moves_apply(comments);
   wave_comment_moves_destroy(comments);
   if (!written)

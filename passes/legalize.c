@@ -193,7 +193,7 @@ static bool holds_break(const wave_node *if_node) {
  * memory. */
 static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) {
   size_t count;
-  wave_node **ifs = wave_xform_collect_ifs(l->kernel, WAVE_INNER_IFS_FIRST, &count);
+  wave_node *const *ifs = wave_xform_collect_ifs(am, l->kernel, WAVE_INNER_IFS_FIRST, &count);
   if (!ifs)
     return false;
   /* Liveness, and the census of the registers the kernel takes, wait for the first if that
@@ -238,7 +238,6 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
       break;
     }
   }
-  free(ifs);
   return ok;
 }
 

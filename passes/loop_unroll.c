@@ -405,7 +405,7 @@ static uint32_t option_value(wave_pass_context *ctx, size_t index) {
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   size_t count;
-  wave_node **loops = wave_xform_collect_loops(kernel, &count);
+  wave_node *const *loops = wave_xform_collect_loops(am, kernel, &count);
   if (!loops)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in loop-unroll");
   wave_unroll_env *env = count ? malloc(sizeof(*env)) : NULL;
@@ -438,7 +438,6 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     }
   }
   free(env);
-  free(loops);
   if (changed)
     wave_normalize_kernel(kernel);
   if (!ok)

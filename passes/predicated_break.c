@@ -593,15 +593,14 @@ static bool try_trailing(state *st, wave_node *node) {
 
 /* Every if of the kernel, inner ones before the ifs around them (wave_xform_collect_ifs), with
  * room for one requeue each. */
-static bool collect(wave_kernel *kernel, state *st) {
+static bool collect(wave_analysis_manager *am, wave_kernel *kernel, state *st) {
   size_t count;
-  wave_node **ifs = wave_xform_collect_ifs(kernel, WAVE_INNER_IFS_FIRST, &count);
+  wave_node *const *ifs = wave_xform_collect_ifs(am, kernel, WAVE_INNER_IFS_FIRST, &count);
   if (!ifs)
     return false;
   st->queue = malloc((2 * count + 1) * sizeof(work));
   for (size_t i = 0; st->queue && i < count; i++)
     st->queue[st->len++] = (work){ifs[i], false};
-  free(ifs);
   return st->queue != NULL;
 }
 
@@ -620,7 +619,7 @@ static bool has_shape(const wave_node *node, bool trailing) {
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   state st = {.ctx = ctx};
-  if (!collect(kernel, &st))
+  if (!collect(am, kernel, &st))
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in predicated-break");
   bool trailing = wave_pass_option(ctx, 0) != 0;
   bool ok = true;

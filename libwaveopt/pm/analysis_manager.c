@@ -7,9 +7,10 @@
  * later result may point into the earlier one).
  *
  * Beside the results it keeps each kernel's flat layout (ir/layout.h), which the built-in
- * analyses read instead of walking and decoding the kernel each for itself. The layout is the
- * kernel as it was: any invalidation of the kernel drops it, whatever was preserved, and no
- * result points into it, so no result depends on it.
+ * analyses read instead of walking and decoding the kernel each for itself, and its index of
+ * ifs and loops (ir/node_index.h), which the rewriting passes take their worklists from. Each
+ * is the kernel as it was: any invalidation of the kernel drops both, whatever was preserved,
+ * and no result points into them, so no result depends on them.
  *
  * Under verify-each a preservation claim is checked as SPIRV-Tools does in debug builds: every
  * result still cached after the pass is compared with a computation from scratch, in a
@@ -29,10 +30,12 @@ typedef struct cached {
   wave_preserved sources;  /* the analyses of the same kernel it was computed from */
 } cached;
 
-typedef struct cached_layout {
+/* A kernel's layout and node index, each made on its first request. */
+typedef struct cached_views {
   const wave_kernel *kernel;
   wave_layout *layout;
-} cached_layout;
+  wave_node_index *nodes;
+} cached_views;
 
 /* An analysis being computed; analyses asked for meanwhile become its sources. */
 typedef struct computing {
@@ -48,8 +51,8 @@ struct wave_analysis_manager {
   wave_diags *diags;
   cached *entries;
   size_t num_entries, capacity;
-  cached_layout *layouts;
-  size_t num_layouts, cap_layouts;
+  cached_views *views;
+  size_t num_views, cap_views;
   /* Each analysis appears at most once per kernel here (a second time is a cycle), and only
    * an analysis's own requests nest, so the depth stays within the registry's size. */
   computing stack[WAVE_MAX_ANALYSES];
@@ -74,9 +77,11 @@ void wave_analysis_manager_destroy(wave_analysis_manager *am) {
   for (size_t i = 0; i < am->num_entries; i++)
     wave_pass_registry_analysis_at(am->registry, am->entries[i].id)->destroy(am->entries[i].result);
   free(am->entries);
-  for (size_t i = 0; i < am->num_layouts; i++)
-    wave_layout_destroy(am->layouts[i].layout);
-  free(am->layouts);
+  for (size_t i = 0; i < am->num_views; i++) {
+    wave_layout_destroy(am->views[i].layout);
+    wave_node_index_destroy(am->views[i].nodes);
+  }
+  free(am->views);
   free(am);
 }
 
@@ -96,18 +101,31 @@ wave_regset wave_analysis_manager_assume_divergent(const wave_analysis_manager *
   return am->assume_divergent;
 }
 
+/* The kernel's entry, added empty if it has none; NULL when memory runs out. */
+static cached_views *views_of(wave_analysis_manager *am, const wave_kernel *kernel) {
+  for (size_t i = 0; i < am->num_views; i++)
+    if (am->views[i].kernel == kernel)
+      return &am->views[i];
+  if (!wave_grow((void **)&am->views, &am->cap_views, am->num_views + 1, sizeof(*am->views)))
+    return NULL;
+  am->views[am->num_views] = (cached_views){kernel, NULL, NULL};
+  return &am->views[am->num_views++];
+}
+
 const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
                                                 const wave_kernel *kernel) {
-  for (size_t i = 0; i < am->num_layouts; i++)
-    if (am->layouts[i].kernel == kernel)
-      return am->layouts[i].layout;
-  if (!wave_grow((void **)&am->layouts, &am->cap_layouts, am->num_layouts + 1,
-                 sizeof(*am->layouts)))
-    return NULL;
-  wave_layout *layout = wave_layout_build(kernel);
-  if (layout)
-    am->layouts[am->num_layouts++] = (cached_layout){kernel, layout};
-  return layout;
+  cached_views *v = views_of(am, kernel);
+  if (v && !v->layout)
+    v->layout = wave_layout_build(kernel);
+  return v ? v->layout : NULL;
+}
+
+const wave_node_index *wave_analysis_manager_nodes(wave_analysis_manager *am,
+                                                   wave_kernel *kernel) {
+  cached_views *v = views_of(am, kernel);
+  if (v && !v->nodes)
+    v->nodes = wave_node_index_build(kernel);
+  return v ? v->nodes : NULL;
 }
 
 static cached *find(wave_analysis_manager *am, const wave_kernel *kernel, wave_analysis_id id) {
@@ -193,13 +211,15 @@ void wave_analysis_invalidate(wave_analysis_manager *am, const wave_kernel *kern
   }
   am->num_entries = kept;
   kept = 0;
-  for (size_t i = 0; i < am->num_layouts; i++) {
-    if (am->layouts[i].kernel == kernel)
-      wave_layout_destroy(am->layouts[i].layout);
-    else
-      am->layouts[kept++] = am->layouts[i];
+  for (size_t i = 0; i < am->num_views; i++) {
+    if (am->views[i].kernel == kernel) {
+      wave_layout_destroy(am->views[i].layout);
+      wave_node_index_destroy(am->views[i].nodes);
+    } else {
+      am->views[kept++] = am->views[i];
+    }
   }
-  am->num_layouts = kept;
+  am->num_views = kept;
 }
 
 bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,

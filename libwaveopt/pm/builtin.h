@@ -9,6 +9,7 @@
 #define WAVE_PM_BUILTIN_H
 
 #include "ir/layout.h"
+#include "ir/node_index.h"
 #include "waveopt/pass.h"
 #include "waveopt/uniformity.h"
 
@@ -27,6 +28,11 @@ enum {
  * invalidated (ir/layout.h); NULL when memory runs out. The built-in analyses read it. */
 const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
                                                 const wave_kernel *kernel);
+
+/* The kernel's index of ifs and loops, built on the first request and kept until the kernel
+ * is invalidated (ir/node_index.h); NULL when memory runs out. */
+const wave_node_index *wave_analysis_manager_nodes(wave_analysis_manager *am,
+                                                   wave_kernel *kernel);
 
 /* wave_uniformity_node_divergent for the statement at position `at` of the layout the result
  * was computed from, counting every item but blocks: no lookup when it is there, the usual

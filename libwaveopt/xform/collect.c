@@ -2,49 +2,32 @@
 /*
  * The ifs or loops of a kernel as a worklist (xform/xform.h): the passes that rewrite one at a
  * time take them from an array made before the first rewrite, so that rewriting never disturbs
- * the walk that finds them. And the registers an instruction may write, a call counted as
- * writing all.
+ * the walk that finds them. The array is the analysis manager's index of the kernel
+ * (ir/node_index.h), which the passes of a round share until one changes the kernel. And the
+ * registers an instruction may write, a call counted as writing all.
  */
 #include <stdlib.h>
 
-#include "support/grow.h"
+#include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/waveopt.h"
 #include "xform/xform.h"
 
-/* The node of every `at` event of the walk, in walk order. */
-static wave_node **collect(wave_kernel *kernel, wave_walk_event at, size_t *count) {
-  size_t cap = 0;
-  wave_node **nodes = NULL;
-  *count = 0;
-  /* One walk, the array grown as it goes: on a large kernel the walk, which visits every node
-   * once, costs more than growing the array. */
-  if (!wave_grow((void **)&nodes, &cap, 1, sizeof(*nodes)))
+wave_node *const *wave_xform_collect_ifs(wave_analysis_manager *am, wave_kernel *kernel,
+                                         wave_if_order order, size_t *count) {
+  const wave_node_index *index = wave_analysis_manager_nodes(am, kernel);
+  *count = index ? index->num_ifs : 0;
+  if (!index)
     return NULL;
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (wave_walk_next(&w)) {
-      if (w.event != at)
-        continue;
-      if (!wave_grow((void **)&nodes, &cap, *count + 1, sizeof(*nodes))) {
-        free(nodes);
-        *count = 0;
-        return NULL;
-      }
-      nodes[(*count)++] = w.node;
-    }
-  }
-  return nodes;
+  return order == WAVE_OUTER_IFS_FIRST ? index->ifs_entered : index->ifs_left;
 }
 
-wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count) {
-  return collect(kernel, order == WAVE_OUTER_IFS_FIRST ? WAVE_WALK_IF : WAVE_WALK_ENDIF, count);
-}
-
-wave_node **wave_xform_collect_loops(wave_kernel *kernel, size_t *count) {
-  return collect(kernel, WAVE_WALK_ENDLOOP, count);
+wave_node *const *wave_xform_collect_loops(wave_analysis_manager *am, wave_kernel *kernel,
+                                           size_t *count) {
+  const wave_node_index *index = wave_analysis_manager_nodes(am, kernel);
+  *count = index ? index->num_loops : 0;
+  return index ? index->loops_left : NULL;
 }
 
 static wave_regset all_registers(void) {

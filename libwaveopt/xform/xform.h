@@ -28,6 +28,7 @@
 
 #include "waveopt/edit.h"
 #include "waveopt/liveness.h"
+#include "waveopt/pass.h"
 #include "waveopt/regset.h"
 #include "waveopt/target.h"
 
@@ -74,12 +75,17 @@ typedef enum wave_if_order {
   WAVE_INNER_IFS_FIRST,   /* text order of the endif lines: an if after every if inside it */
 } wave_if_order;
 
-/* Every if of the kernel in that order, malloc'd (the caller frees it), *count of them; NULL
- * when memory ran out. */
-wave_node **wave_xform_collect_ifs(wave_kernel *kernel, wave_if_order order, size_t *count);
+/* Every if of the kernel in that order, *count of them, as the kernel was when the pass began
+ * or last changed it and told the manager: the array belongs to the analysis manager, which
+ * keeps it for the passes after this one until one of them changes the kernel. A pass reads it
+ * as its worklist and must not write it; the nodes it names may meanwhile have been detached
+ * by the pass's own rewrites. NULL when memory ran out. */
+wave_node *const *wave_xform_collect_ifs(wave_analysis_manager *am, wave_kernel *kernel,
+                                         wave_if_order order, size_t *count);
 /* Every loop of the kernel, each after the loops inside it (text order of the endloop lines),
  * as wave_xform_collect_ifs gives ifs. */
-wave_node **wave_xform_collect_loops(wave_kernel *kernel, size_t *count);
+wave_node *const *wave_xform_collect_loops(wave_analysis_manager *am, wave_kernel *kernel,
+                                           size_t *count);
 
 /* The registers the instruction may write: its definitions, or every register for a call,
  * whose subroutine may write any of them. */

@@ -304,3 +304,53 @@ Test(xform, may_write_and_reads) {
   cr_assert(wave_regset_equal(wave_xform_may_write(in[0]), r1), "a guarded write writes r1");
   wave_module_destroy(m);
 }
+
+/* The worklists come from the analysis manager's index: ifs in the order of their if lines or
+ * of their endif lines, loops in the order of their endloop lines, over every region; the same
+ * array until the kernel is invalidated, a new one after. */
+Test(xform, worklists_in_both_orders_shared_until_the_kernel_changes) {
+  wave_module *m = tu_parse_ok(".kernel k\n.registers 8\n    mov_imm r1, 1\n"
+                               "    if p1\n        loop\n            if p2\n"
+                               "                break p2\n            endif\n"
+                               "            loop\n                break p1\n            endloop\n"
+                               "        endloop\n    else\n        if p3\n"
+                               "            mov_imm r2, 2\n        endif\n    endif\n"
+                               "    call sub\n    halt\nsub:\n    if p2\n        return\n"
+                               "    endif\n    return\n.end\n",
+                               "worklist.wave", false);
+  wave_kernel *k = m->first_kernel;
+  wave_node *outer = k->first_region->body.first->next;
+  wave_node *loop = outer->u.if_.then_body.first;
+  wave_node *in_loop = loop->u.loop.body.first, *inner_loop = in_loop->next;
+  wave_node *in_else = outer->u.if_.else_body.first;
+  wave_node *in_sub = k->first_region->next->body.first;
+  wave_pass_registry *registry = wave_pass_registry_create();
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &d);
+  cr_assert_not_null(am);
+
+  size_t n;
+  wave_node *const *entered = wave_xform_collect_ifs(am, k, WAVE_OUTER_IFS_FIRST, &n);
+  cr_assert_eq(n, 4);
+  cr_assert(entered[0] == outer && entered[1] == in_loop && entered[2] == in_else &&
+            entered[3] == in_sub);
+  wave_node *const *left = wave_xform_collect_ifs(am, k, WAVE_INNER_IFS_FIRST, &n);
+  cr_assert_eq(n, 4);
+  cr_assert(left[0] == in_loop && left[1] == in_else && left[2] == outer && left[3] == in_sub);
+  wave_node *const *loops = wave_xform_collect_loops(am, k, &n);
+  cr_assert_eq(n, 2);
+  cr_assert(loops[0] == inner_loop && loops[1] == loop);
+  cr_assert_eq(wave_xform_collect_ifs(am, k, WAVE_OUTER_IFS_FIRST, &n), entered);
+
+  wave_node_remove(in_sub);
+  wave_analysis_invalidate(am, k, WAVE_PRESERVE_ALL);
+  wave_node *const *again = wave_xform_collect_ifs(am, k, WAVE_OUTER_IFS_FIRST, &n);
+  cr_assert_eq(n, 3);
+  cr_assert(again[0] == outer && again[1] == in_loop && again[2] == in_else);
+
+  wave_analysis_manager_destroy(am);
+  wave_diags_free(&d);
+  wave_pass_registry_destroy(registry);
+  wave_module_destroy(m);
+}
