@@ -433,9 +433,15 @@ static void note_kernel(usage *u, wave_kernel *k) {
   each_statement(k, note_statement, u);
 }
 
+/* Whether the statement each_statement gives (an instruction, or an if's condition) is of the
+ * documentation dialect. */
+static bool statement_needs_lowering(const wave_instr *in, const wave_node *if_node) {
+  return in ? needs_lowering(in) : is_negated_pred(&if_node->u.if_.cond);
+}
+
 static bool lower_statement(void *arg, wave_instr *in, wave_node *if_node) {
   lowering *lw = arg;
-  if (in ? needs_lowering(in) : is_negated_pred(&if_node->u.if_.cond)) {
+  if (statement_needs_lowering(in, if_node)) {
     if (in)
       lower_instr(lw, in);
     else
@@ -462,7 +468,7 @@ static unsigned lower_kernel(lowering *lw, wave_kernel *k, const usage *u) {
 
 static bool plain_statement(void *arg, wave_instr *in, wave_node *if_node) {
   (void)arg;
-  return in ? !needs_lowering(in) : !is_negated_pred(&if_node->u.if_.cond);
+  return !statement_needs_lowering(in, if_node);
 }
 
 /* Whether anything in the kernel is of the documentation dialect. Most kernels that reach a

@@ -6,8 +6,6 @@
  * (ir/node_index.h), which the passes of a round share until one changes the kernel. And the
  * registers an instruction may write, a call counted as writing all.
  */
-#include <stdlib.h>
-
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"

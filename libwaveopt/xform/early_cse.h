@@ -17,9 +17,8 @@
  * the instructions removed to *rewrites. Clears *settled when a second run could find more:
  * it removed the last write of a register inside a loop, and a loop's body is judged by the
  * writes it held when the walk entered it (a register it no longer writes keeps its value
- * across the loop). The
- * region is left in normal form. False when memory ran out: the region is then unchanged or
- * correct with part of the rewrites done. */
+ * across the loop). The region is left in normal form. False when memory ran out: the region
+ * is then unchanged or correct with part of the rewrites done. */
 bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites,
                            bool *settled);
 
