@@ -270,16 +270,6 @@ static void exit_rewritten(void *arg, const wave_instr *exit) {
                      loc.line, loc.col, l->target->name, r->effect);
 }
 
-static bool has_call(wave_kernel *kernel) {
-  wave_foreach_block(b, kernel) {
-    wave_foreach_instr(in, b) {
-      if (in->op == WAVE_OP_CALL)
-        return true;
-    }
-  }
-  return false;
-}
-
 /* Rewrites every continue, and every halt or return inside an if or loop, where the target
  * runs them wrongly (xform/exit_flags.h), one top-level if or loop at a time. The nodes of a
  * region go last first: in a subroutine a rewrite puts the code after its node under an if,
@@ -309,8 +299,7 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
     return true;
   if (!(env.liveness = wave_analysis_get(am, l->kernel, WAVE_ANALYSIS_LIVENESS)))
     return false;
-  reserved = wave_xform_kernel_taken(l->kernel);
-  env.has_call = has_call(l->kernel);
+  reserved = wave_xform_kernel_census(l->kernel, &env.has_call);
   bool edited = false;
   wave_foreach_region(r, l->kernel) {
     wave_node *prev;

@@ -94,8 +94,14 @@ static void scan_kernel(const wave_kernel *kernel, bool *call, bool *negated) {
 }
 
 wave_regset wave_xform_kernel_taken(const wave_kernel *kernel) {
+  bool call;
+  return wave_xform_kernel_census(kernel, &call);
+}
+
+wave_regset wave_xform_kernel_census(const wave_kernel *kernel, bool *has_call) {
   bool call, negated;
   scan_kernel(kernel, &call, &negated);
+  *has_call = call;
   wave_regset mentioned = wave_regset_empty();
   if (call || negated)
     wave_foreach_region(r, (wave_kernel *)kernel) {

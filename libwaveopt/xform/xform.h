@@ -65,6 +65,8 @@ wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *nod
  * rewrites add are then dead wherever a call can reach): the reserved predicate stays
  * unmentioned, since scratch never comes from it. */
 wave_regset wave_xform_kernel_taken(const wave_kernel *kernel);
+/* wave_xform_kernel_taken, and in *has_call whether the kernel holds a call: one scan. */
+wave_regset wave_xform_kernel_census(const wave_kernel *kernel, bool *has_call);
 wave_regset wave_xform_taken_with(const wave_liveness *liveness, const wave_node *node,
                                   wave_regset kernel_taken);
 
