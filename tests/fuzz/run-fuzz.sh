@@ -33,16 +33,19 @@ for target in ${FUZZ_TARGETS:-parse profile pipeline}; do
     "$binary" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -print_final_stats=1 \
       -artifact_prefix="$crashes/" "$corpus" "$seeds" || status=1
   else
-    # libFuzzer's whole log only when a seed fails; its closing lines otherwise.
-    log=$(mktemp)
-    if "$binary" -runs=0 -timeout=10 "$seeds" >"$log" 2>&1; then
+    # libFuzzer's whole log only when a seed fails; its closing lines otherwise. The copy of a
+    # failing seed it writes goes with the log, not into the directory make runs in: the seed
+    # itself is named in the log.
+    scratch=$(mktemp -d)
+    log=$scratch/log
+    if "$binary" -runs=0 -timeout=10 -artifact_prefix="$scratch/" "$seeds" >"$log" 2>&1; then
       tail -n 2 "$log"
     else
       cat "$log"
       echo "fuzz_$target fails on a seed: reproduce with $binary $seeds" >&2
       status=1
     fi
-    rm -f "$log"
+    rm -rf "$scratch"
   fi
 done
 exit $status
