@@ -66,10 +66,9 @@
 
 #define UNROLL_VALUE_LIMIT (1u << 20)
 
-/* Adds `copies` writes of each GPR `in` writes (a call, which may write any, is noted apart:
- * nothing is unrolled in its kernel). */
-static void count_writes(wave_unroll_env *env, const wave_instr *in, uint32_t copies) {
-  env->has_call |= in->op == WAVE_OP_CALL;
+/* Adds `copies` writes of each GPR a copied instruction writes: none of them is written once
+ * any more. */
+static void count_copied_writes(wave_unroll_env *env, const wave_instr *in, uint32_t copies) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(in, refs);
   for (unsigned i = 0; i < n; i++) {
@@ -77,7 +76,7 @@ static void count_writes(wave_unroll_env *env, const wave_instr *in, uint32_t co
       continue;
     for (uint32_t r = refs[i].first; r < refs[i].first + refs[i].count && r <= WAVE_MAX_GPR;
          r++) {
-      env->writer[r] = env->writes[r] == 0 && copies == 1 ? in : NULL;
+      env->writer[r] = NULL;
       env->writes[r] = env->writes[r] + copies > env->writes[r] ? env->writes[r] + copies
                                                                  : UINT32_MAX;
     }
@@ -93,18 +92,83 @@ void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analys
   env->max_size = max_size;
   env->counted = false;
   env->has_call = false;
+  env->loops = NULL;
+  env->num_loops = 0;
 }
 
-static void count_kernel(wave_unroll_env *env) {
+void wave_unroll_env_fini(wave_unroll_env *env) { free(env->loops); }
+
+static int by_address(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const wave_unroll_loop_at *)a)->loop;
+  uintptr_t y = (uintptr_t)((const wave_unroll_loop_at *)b)->loop;
+  return x < y ? -1 : x > y;
+}
+
+/* A GPR written once, whose list has not ended yet at the walk's place. */
+typedef struct open_write {
+  uint32_t reg, depth;
+} open_write;
+
+/* The writes, the loops and their places, from the kernel's layout. A marker closing an if's
+ * side or a loop's body stands at the depth of its if or loop, one less than the statements in
+ * the list it closes; a region's end closes every list. False when memory runs out. */
+static bool count_kernel(wave_unroll_env *env) {
+  const wave_layout *layout = wave_analysis_manager_layout(env->am, env->kernel);
+  env->loops = layout ? malloc((layout->count[WAVE_LAYOUT_LOOP] + 1) * sizeof(*env->loops))
+                      : NULL;
+  if (!env->loops)
+    return false;
   for (unsigned r = 0; r <= WAVE_MAX_GPR; r++) {
     env->writes[r] = 0;
     env->writer[r] = NULL;
   }
-  wave_foreach_block(b, env->kernel) {
-    wave_foreach_instr(in, b)
-      count_writes(env, in, 1);
+  /* Each GPR opens once, at its first write: the stack never holds more than all of them, and
+   * its depths grow from the bottom, since a list ends before any list around it. */
+  open_write open[WAVE_MAX_GPR + 1];
+  unsigned num_open = 0;
+  for (uint32_t at = 0; at < layout->num_items; at++) {
+    const wave_layout_item *item = &layout->items[at];
+    switch ((wave_layout_kind)item->kind) {
+    case WAVE_LAYOUT_INSTR: {
+      env->has_call |= item->op == WAVE_OP_CALL;
+      const uint16_t *defs = wave_layout_defs(layout, item);
+      for (unsigned i = 0; i < item->num_defs; i++) {
+        if (defs[i] > WAVE_REG_GPR(WAVE_MAX_GPR))
+          continue;
+        uint32_t r = defs[i] - WAVE_REG_GPR(0);
+        if (env->writes[r] == 0) {
+          env->writer[r] = wave_layout_instr(item);
+          env->writer_at[r] = at;
+          env->writer_until[r] = UINT32_MAX;
+          open[num_open++] = (open_write){r, item->depth};
+        } else {
+          env->writer[r] = NULL;
+        }
+        env->writes[r] += env->writes[r] < UINT32_MAX;
+      }
+      break;
+    }
+    case WAVE_LAYOUT_LOOP:
+      env->loops[env->num_loops++] = (wave_unroll_loop_at){wave_layout_node(item), at};
+      break;
+    case WAVE_LAYOUT_ELSE:
+    case WAVE_LAYOUT_ENDIF:
+    case WAVE_LAYOUT_ENDLOOP:
+    case WAVE_LAYOUT_END_REGION:
+      for (; num_open > 0 && (item->kind == WAVE_LAYOUT_END_REGION ||
+                              open[num_open - 1].depth > item->depth);
+           num_open--)
+        env->writer_until[open[num_open - 1].reg] = at;
+      break;
+    case WAVE_LAYOUT_BLOCK:
+    case WAVE_LAYOUT_IF:
+    case WAVE_LAYOUT_KINDS:
+      break;
+    }
   }
+  qsort(env->loops, env->num_loops, sizeof(*env->loops), by_address);
   env->counted = true;
+  return true;
 }
 
 static wave_unroll_status refuse(wave_unroll_result *r, const char *fmt, ...)
@@ -120,27 +184,20 @@ static wave_unroll_status refuse(wave_unroll_result *r, const char *fmt, ...) {
 
 static bool is_gpr(const wave_operand *o) { return o->kind == WAVE_OPERAND_GPR; }
 
-/* Whether `block` lies before `loop` in the loop's list or in the list of an if or loop
- * around it; at most 256 nodes and levels are looked at, which keeps the question cheap in
- * long lists and deep nests (a constant further away is not found). */
-static bool precedes(const wave_node *block, const wave_node *loop) {
-  unsigned budget = 256;
-  for (const wave_node *n = loop; n && budget; n = wave_node_parent(n), budget--) {
-    for (const wave_node *p = n->prev; p && budget; p = p->prev, budget--) {
-      if (p == block)
-        return true;
-    }
-  }
-  return false;
-}
-
 /* The constant rN holds wherever `loop` runs: its one write in the kernel is an unguarded
- * mov_imm that every lane reaching the loop ran. */
+ * mov_imm that every lane reaching the loop ran, the loop lying after it in its list or
+ * inside something after it there. Unrolling keeps that true of the loops asked about later:
+ * they are not inside a loop unrolled before them (the inner ones come first), and a write
+ * inside one was copied and is not written once any more. */
 static bool constant_at(const wave_unroll_env *env, uint32_t r, const wave_node *loop,
                         uint32_t *value) {
   const wave_instr *w = r <= WAVE_MAX_GPR && env->writes[r] == 1 ? env->writer[r] : NULL;
-  if (!w || w->op != WAVE_OP_MOV_IMM || w->guard != WAVE_NO_GUARD || !w->block ||
-      !precedes(w->block, loop))
+  if (!w || w->op != WAVE_OP_MOV_IMM || w->guard != WAVE_NO_GUARD)
+    return false;
+  wave_unroll_loop_at key = {loop, 0};
+  const wave_unroll_loop_at *found =
+      bsearch(&key, env->loops, env->num_loops, sizeof(*env->loops), by_address);
+  if (!found || found->at <= env->writer_at[r] || found->at >= env->writer_until[r])
     return false;
   *value = wave_instr_operand(w, 1)->value;
   return true;
@@ -316,8 +373,8 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   }
   if (!step)
     return refuse(r, "its body does not end by stepping the counter r%u", counter);
-  if (!env->counted)
-    count_kernel(env);
+  if (!env->counted && !count_kernel(env))
+    return WAVE_UNROLL_NO_MEMORY;
   if (env->has_call)
     return refuse(r, "the kernel has a call, which may write any register");
   uint32_t start, bound, step_value;
@@ -376,7 +433,7 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   while (wave_walk_next(&w)) {
     if (w.event == WAVE_WALK_BLOCK) {
       wave_foreach_instr(in, w.node)
-        count_writes(env, in, trips - 1);
+        count_copied_writes(env, in, trips - 1);
     }
   }
   bool ok = true;
@@ -437,6 +494,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       break;
     }
   }
+  if (env)
+    wave_unroll_env_fini(env);
   free(env);
   if (changed)
     wave_normalize_kernel(kernel);

@@ -13,25 +13,39 @@
 #include "waveopt/liveness.h"
 #include "waveopt/pass.h"
 
-/* What one run knows about the kernel, gathered at the first loop of the counted shape (a
- * kernel without one costs one look at each loop): how often each GPR is written and, for
- * those written once, by what (wave_loop_unroll keeps it up to date as it copies bodies), and
- * liveness, fetched from `am` at the first loop that needs it (the stale-liveness rule of
- * passes/loop_unroll.c holds for the rest of the run). */
+/* A loop and its place in the kernel's layout when the writes were counted. */
+typedef struct wave_unroll_loop_at {
+  const wave_node *loop;
+  uint32_t at;
+} wave_unroll_loop_at;
+
+/* What one run knows about the kernel, gathered from its layout at the first loop of the
+ * counted shape (a kernel without one costs one look at each loop): how often each GPR is
+ * written and, for those written once, by what (wave_loop_unroll keeps it up to date as it
+ * copies bodies), and where: the write's place in the layout and the place where the list
+ * holding it ends, between which lies every statement the write comes before on every path
+ * (later in its list, or inside something later there); and liveness, fetched from `am` at
+ * the first loop that needs it (the stale-liveness rule of passes/loop_unroll.c holds for
+ * the rest of the run). */
 typedef struct wave_unroll_env {
   wave_kernel *kernel;
   wave_analysis_manager *am;
   const wave_liveness *liveness;
   uint32_t max_trips;            /* most copies of a body */
   uint32_t max_size;             /* most statements all the copies may hold together */
-  bool counted;                  /* writes and writer are filled in */
+  bool counted;                  /* the fields below are filled in */
   bool has_call;                 /* a call may write any register: nothing is unrolled */
   uint32_t writes[WAVE_MAX_GPR + 1];
   const wave_instr *writer[WAVE_MAX_GPR + 1]; /* the one write, where writes is 1 */
+  uint32_t writer_at[WAVE_MAX_GPR + 1];       /* its place in the layout */
+  uint32_t writer_until[WAVE_MAX_GPR + 1];    /* where its list ends */
+  wave_unroll_loop_at *loops;    /* every loop of the kernel then, sorted by address */
+  size_t num_loops;
 } wave_unroll_env;
 
 void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analysis_manager *am,
                           uint32_t max_trips, uint32_t max_size);
+void wave_unroll_env_fini(wave_unroll_env *env);
 
 typedef enum wave_unroll_status {
   WAVE_UNROLL_DONE,      /* the loop is gone, its body copied `trips` times */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* loop-unroll where the lit test cannot reach: a 100 000-deep loop nest with a counted loop
  * innermost; random counted loops of every accepted form through the differential harness;
+ * a bound written far before its loop, and where its write does not reach the loop;
  * and generated kernels (both dialects), alone, with licm and dce in a fixpoint, and at -O2,
  * where wavegen's counted-loop shape (and its near misses) makes the pass fire on about two
  * kernels in three (a share checked here, so that the harness keeps testing it there). */
@@ -190,5 +191,75 @@ Test(loop_unroll, counted_loops_of_every_form_keep_their_meaning, .timeout = 300
   }
   cr_log_info("counted loops: %u kernels, loop-unroll fired on %u", tried, fired);
   cr_assert_geq(fired, tried / 2);
+  wave_pipeline_destroy(p);
+}
+
+/* ---- where the bound is written ------------------------------------------------------------ */
+
+/* A kernel counting r10 from 0 to r20 by r21 = 1, with `before` and `after` around the loop
+ * (they place the write of r20) and `fillers` small ifs between `before` and the loop. */
+static char *bound_kernel(const char *before, unsigned fillers, const char *after) {
+  static const char filler[] = "    if p2\n        iadd r4, r4, r1\n    endif\n"
+                               "    iadd r4, r4, r2\n";
+  size_t size = 1024 + strlen(before) + strlen(after) + fillers * (sizeof(filler) - 1);
+  char *text = malloc(size);
+  cr_assert_not_null(text);
+  int n = snprintf(text, size,
+                   ".kernel k\n.registers 32\n.workgroup_size 64, 1, 1\n"
+                   "    mov_sr r1, sr_thread_id_x\n    mov_imm r2, 4\n    imul r3, r1, r2\n"
+                   "    iadd r3, r3, r0\n    mov_imm r4, 7\n    mov_imm r21, 1\n"
+                   "    mov_imm r8, 32\n    icmp_lt p2, r1, r2\n    icmp_lt p3, r1, r8\n%s",
+                   before);
+  for (unsigned i = 0; i < fillers; i++)
+    n += snprintf(text + n, size - (size_t)n, "%s", filler);
+  snprintf(text + n, size - (size_t)n,
+           "    mov_imm r10, 0\n    loop\n        icmp_ge p1, r10, r20\n        break p1\n"
+           "        iadd r4, r4, r10\n        iadd r10, r10, r21\n    endloop\n%s"
+           "    device_store_u32 r3, r4\n    halt\n.end\n",
+           after);
+  return text;
+}
+
+/* The bound counts as a constant wherever its one write comes before the loop on every path,
+ * however far (300 ifs between: the pass once looked back at most 256 statements), and
+ * nowhere else: not from a side of an if that has ended, nor from the other side of the if
+ * holding the loop, nor after the loop. Each kernel also goes through the interpreter. */
+Test(loop_unroll, bound_written_once_before_the_loop_on_every_path, .timeout = 120) {
+  static const struct {
+    const char *before;
+    unsigned fillers;
+    const char *after;
+    bool unrolled;
+  } cases[] = {
+      {"    mov_imm r20, 5\n", 300, "", true},
+      {"    if p3\n    mov_imm r20, 5\n", 20, "    endif\n", true},
+      {"    if p3\n    mov_imm r20, 5\n    endif\n", 2, "", false},
+      {"    if p3\n    mov_imm r20, 5\n    else\n", 2, "    endif\n", false},
+      {"", 2, "    mov_imm r20, 5\n", false},
+  };
+  wave_pipeline *p = wave_pipeline_parse(registry, "loop-unroll,dce,legalize", &diags);
+  cr_assert_not_null(p);
+  wave_difftest_pipeline ctx = {.pipeline = p, .target = wave_target_lookup("portable")};
+  wave_gen_launch launch = {.grid = {2, 1, 1},
+                            .workgroup = {64, 1, 1},
+                            .device_memory_size = 512,
+                            .output_base = 0,
+                            .output_slot_bytes = 4,
+                            .num_args = 1,
+                            .args = {{.reg = 0, .base = 0}}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char *text = bound_kernel(cases[i].before, cases[i].fillers, cases[i].after);
+    wave_difftest test;
+    wave_difftest_init(&test, &launch);
+    test.transform = wave_transform_pipeline;
+    test.transform_ctx = &ctx;
+    test.input_seed = i;
+    wave_diff_report r;
+    cr_assert_eq(wave_difftest_run(&test, text, strlen(text), &r), WAVE_DIFF_PASS,
+                 "case %zu: %s\n%s", i, r.message, text);
+    cr_assert_eq(ctx.num_passes && ctx.pass_changed[0], cases[i].unrolled, "case %zu:\n%s", i,
+                 text);
+    free(text);
+  }
   wave_pipeline_destroy(p);
 }
