@@ -16,6 +16,13 @@
  *
  * Scratch GPRs are the registers above the highest one the kernel mentions, and the scratch
  * predicate pF is one the kernel never mentions (the whole module counts when it has calls).
+ * In a kernel that mentions all four, pF is one that liveness of the kernel as it stands finds
+ * dead where it is written and read (not live after the statement nor read by it; for an `if`,
+ * live in neither side): its value there is never read again, so writing it changes nothing
+ * observable. Earlier rewrites keep their own pF live only from its write to the statement
+ * right after it, so one liveness result serves the kernel's rewrites. Not in a module with
+ * calls, where a subroutine may be lowered with another kernel and run on the caller's
+ * predicates.
  * Every rewrite materialises its constants right before use, so the scratch values are dead
  * between rewrites and all rewrites of a kernel share the same few registers; .registers grows
  * when they do not fit below it. When no register or predicate is free the rewrite is refused
@@ -51,6 +58,7 @@
 #include <string.h>
 
 #include "support/grow.h"
+#include "waveopt/liveness.h"
 #include "waveopt/waveopt.h"
 
 /* A constant the kernel's rewrites materialise, with what a register of its own would repay. */
@@ -73,6 +81,9 @@ typedef struct lowering {
   unsigned free_preds;    /* predicates the kernel never mentions, one bit each */
   bool ok;
   bool changed;
+  bool calls;             /* the module has a call */
+  wave_kernel *kernel;    /* being lowered */
+  wave_liveness *liveness; /* of it, from the first rewrite that needed a dead predicate */
 } lowering;
 
 /* One rewrite. Its builder emits before the rewritten statement, or before the `if` whose
@@ -83,6 +94,8 @@ typedef struct emitter {
   wave_builder b;
   wave_src *src;          /* the rewritten statement: its location and comments */
   const wave_instr *text; /* the statement as written, for diagnostics */
+  wave_instr *in;         /* the statement: an instruction, or else an if */
+  wave_node *if_node;
   unsigned next_scratch;
   bool emitted;
 } emitter;
@@ -237,9 +250,38 @@ static void lower_pred_logic(emitter *e, wave_instr *in) {
   wave_instr_set_src(in, 1, c.zero);
 }
 
+/* The predicates dead where the statement's rewrite writes one, one bit each (see the top of
+ * the file); false when memory runs out. */
+static bool dead_preds(emitter *e, unsigned *dead) {
+  lowering *lw = e->lw;
+  *dead = 0;
+  if (lw->calls)
+    return true;
+  if (!lw->liveness && !(lw->liveness = wave_liveness_compute(lw->kernel)))
+    return false;
+  wave_regset busy;
+  if (e->in) {
+    wave_instr_uses(e->in, &busy);
+    busy = wave_regset_union(busy, wave_liveness_out(lw->liveness, e->in));
+  } else {
+    wave_node *node = e->if_node;
+    busy = wave_regset_union(
+        wave_liveness_at(lw->liveness, wave_cursor_list_start(&node->u.if_.then_body)),
+        wave_liveness_at(lw->liveness, wave_cursor_list_start(&node->u.if_.else_body)));
+    wave_regset_set(&busy, WAVE_REG_PRED(node->u.if_.cond.value));
+  }
+  for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
+    *dead |= wave_regset_test(busy, WAVE_REG_PRED(p)) ? 0u : 1u << p;
+  return true;
+}
+
 /* Replaces a negated predicate operand by the free predicate, computed right before use. */
 static bool lower_negated_pred(emitter *e, wave_operand *pred) {
   unsigned free_preds = e->lw->free_preds;
+  if (!free_preds && !dead_preds(e, &free_preds)) {
+    report(e, "out of memory");
+    return false;
+  }
   if (!free_preds) {
     report(e, "every predicate register is in use");
     return false;
@@ -342,7 +384,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
 static void lower_instr(lowering *lw, wave_instr *in) {
   wave_instr as_written = *in;
   emitter e = {lw, wave_builder_at(lw->module, wave_cursor_before_instr(in), in->src.loc),
-               &in->src, &as_written, 0, false};
+               &in->src, &as_written, in, NULL, 0, false};
   wave_opcode op = (wave_opcode)in->op;
   if (wave_opcode_get(op)->category == WAVE_CAT_PRED) {
     lower_pred_logic(&e, in);
@@ -370,7 +412,7 @@ static void lower_if_condition(lowering *lw, wave_node *node) {
                      .operands = {node->u.if_.cond}};
   wave_src *src = &node->u.if_.if_src;
   emitter e = {lw, wave_builder_at(lw->module, wave_cursor_before_node(node), src->loc), src,
-               &text, 0, false};
+               &text, NULL, node, 0, false};
   if (reserve_scratch(&e, shared_bool_constants(lw) + 1))
     lower_negated_pred(&e, &node->u.if_.cond);
 }
@@ -458,7 +500,11 @@ static unsigned lower_kernel_from(lowering *lw, wave_kernel *k, const usage *u,
   lw->scratch_base = scratch_base;
   lw->scratch_peak = 0;
   lw->free_preds = ~u->preds & ((1u << WAVE_NUM_PREDS) - 1);
+  lw->calls = u->calls;
+  lw->kernel = k;
   each_statement(k, lower_statement, lw);
+  wave_liveness_destroy(lw->liveness);
+  lw->liveness = NULL;
   return lw->scratch_peak;
 }
 
@@ -517,7 +563,7 @@ bool wave_lower_docs_kernel(wave_kernel *kernel, wave_diags *diags, bool *change
   *changed = false;
   if (!kernel_needs_lowering(kernel))
     return true;
-  lowering lw = {kernel->module, diags, 0, 0, NULL, 0, 0, true, false};
+  lowering lw = {.module = kernel->module, .diags = diags, .ok = true};
   usage all = module_usage(kernel->module);
   lower_in_module(&lw, kernel, &all);
   *changed = lw.changed;
@@ -697,7 +743,7 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
   *changed = false;
   if (!kernel_needs_lowering(kernel))
     return true;
-  lowering lw = {kernel->module, diags, 0, 0, NULL, 0, 0, true, false};
+  lowering lw = {.module = kernel->module, .diags = diags, .ok = true};
   usage all = module_usage(kernel->module);
   usage own = kernel_usage(kernel, &all);
   uint32_t base = (uint32_t)(own.highest_gpr + 1);
@@ -742,7 +788,7 @@ bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
     first = first->next;
   if (!first)
     return true;
-  lowering lw = {module, diags, 0, 0, NULL, 0, 0, true, false};
+  lowering lw = {.module = module, .diags = diags, .ok = true};
   usage all = module_usage(module);
   unsigned module_peak = 0;
   for (wave_kernel *k = module->first_kernel; k; k = k->next) {

@@ -491,8 +491,41 @@ Test(lower, negated_break_text) {
                  ".end\n");
 }
 
+/* Reads of p0, p2 and p3 after the loop of build_in_loop: none of them is dead at its break. */
+static void read_after_loop(const harness *h) {
+  wave_node *after = tail_block(&h->kernel->first_region->body);
+  for (unsigned p = 0; p < 4; p++) {
+    if (p != 1)
+      add(after, WAVE_OP_SELECT, OPS(wave_gpr(3), wave_pred(p), wave_gpr(0), wave_gpr(1)));
+  }
+}
+
+/* The kernel mentions all four predicates, but p0, p2 and p3 are only written before the loop:
+ * dead at the break, and the lowest of them serves. */
+Test(lower, a_dead_predicate_serves_when_all_four_are_mentioned) {
+  harness h = build_in_loop(WAVE_NO_GUARD, false, WAVE_OP_BREAK, wave_not_pred(1), 0xD);
+  cr_assert(lower_ok());
+  cr_assert_eq(check_shape(&h, 0), 5);
+  cr_assert_eq(wave_instr_operand(h.form, 0)->value, 0);
+  cr_assert_eq(wave_instr_operand(h.form, 0)->negated, 0);
+  check_behaviour(&h, 0);
+}
+
+/* In a module with a call the kernel's liveness is not asked: a subroutine lowered with
+ * another kernel may run on the caller's predicates. */
+Test(lower, a_module_with_a_call_takes_no_dead_predicate) {
+  harness h = build_in_loop(WAVE_NO_GUARD, false, WAVE_OP_BREAK, wave_not_pred(1), 0xD);
+  add(tail_block(&h.kernel->first_region->body), WAVE_OP_CALL, OPS(wave_label_operand("sub")));
+  wave_region *sub = wave_region_create(h.kernel, "sub");
+  add(tail_block(&sub->body), WAVE_OP_RETURN, 0, NULL);
+  cr_assert_not(wave_lower_docs_dialect(mod, &diags));
+  cr_assert_str_eq(diags.items[0].message,
+                   "cannot lower 'break !p1': every predicate register is in use");
+}
+
 Test(lower, no_free_predicate_is_an_error) {
   harness h = build_in_loop(WAVE_NO_GUARD, false, WAVE_OP_BREAK, wave_not_pred(1), 0xD);
+  read_after_loop(&h);
   cr_assert_not(wave_lower_docs_dialect(mod, &diags));
   cr_assert_eq(diags.num_errors, 1);
   cr_assert_str_eq(diags.items[0].message,
@@ -524,19 +557,29 @@ Test(lower, negated_wave_vote_operand) {
   check_behaviour(&h, 1);
 }
 
-/* `if !p` needs its inverse computed before the if, in the block in front of it. */
-static void check_negated_if(bool block_before) {
+/* `if !p` needs its inverse computed before the if, in the block in front of it. With
+ * all_mentioned the kernel writes all four predicates first and reads p0 in the then-side and
+ * p1 after the if: p3 is the one dead at the if. */
+static void check_negated_if(bool block_before, bool all_mentioned) {
   wave_kernel *k = wave_kernel_create(mod, "k");
   wave_node_list *body = &k->first_region->body;
   if (block_before)
     add(tail_block(body), WAVE_OP_ICMP_LT, OPS(wave_pred(0), wave_gpr(0), wave_gpr(9)));
+  for (unsigned p = 0; all_mentioned && p < 4; p++)
+    add(tail_block(body), WAVE_OP_ICMP_EQ, OPS(wave_pred(p), wave_gpr(0), wave_gpr(1)));
   wave_node *ifn = wave_if_create(mod, wave_not_pred(2));
   ifn->u.if_.if_src.loc = (wave_loc){"t.wave", 3, 5};
   ifn->u.if_.if_src.comment = "; inverted";
   wave_node_list_append(body, ifn);
   add(tail_block(&ifn->u.if_.then_body), WAVE_OP_NOP, 0, NULL);
+  if (all_mentioned) {
+    add(tail_block(&ifn->u.if_.then_body), WAVE_OP_SELECT,
+        OPS(wave_gpr(3), wave_pred(0), wave_gpr(0), wave_gpr(1)));
+    add(tail_block(body), WAVE_OP_SELECT, OPS(wave_gpr(4), wave_pred(1), wave_gpr(0), wave_gpr(1)));
+  }
   cr_assert(lower_ok());
-  unsigned pf = block_before ? 1 : 0; /* the lowest predicate the kernel never mentions */
+  /* The lowest predicate the kernel never mentions, or the one dead at the if. */
+  unsigned pf = all_mentioned ? 3 : block_before ? 1 : 0;
   cr_assert_eq(ifn->u.if_.cond.value, pf);
   cr_assert_eq(ifn->u.if_.cond.negated, 0);
   wave_node *prev = ifn->prev;
@@ -544,8 +587,9 @@ static void check_negated_if(bool block_before) {
   cr_assert_eq(prev->kind, WAVE_NODE_BLOCK);
   cr_assert_eq(body->first, prev, "the helper code must go right before the if");
   const wave_instr *seq = prev->u.block.first;
-  if (block_before)
+  while (seq && seq->src.loc.line != 3)
     seq = seq->next;
+  cr_assert_not_null(seq);
   cr_assert_str_eq(seq->src.comment, "; inverted");
   cr_assert_null(ifn->u.if_.if_src.comment);
   for (unsigned preds = 0; preds < 16; preds++) {
@@ -567,8 +611,9 @@ static void check_negated_if(bool block_before) {
   check_printable();
 }
 
-Test(lower, negated_if_after_a_block) { check_negated_if(true); }
-Test(lower, negated_if_first_in_its_list) { check_negated_if(false); }
+Test(lower, negated_if_after_a_block) { check_negated_if(true, false); }
+Test(lower, negated_if_first_in_its_list) { check_negated_if(false, false); }
+Test(lower, negated_if_takes_the_predicate_dead_there) { check_negated_if(true, true); }
 
 /* ---- immediates and missing compares --------------------------------------------------------- */
 
