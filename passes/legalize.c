@@ -79,7 +79,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "asm/lower_docs.h"
+#include "xform/lower_docs.h"
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"

@@ -8,7 +8,7 @@
  * legalize's lowering loads each immediate into one shared scratch register right before its
  * use, which neither early-cse nor licm can touch (the register holds another constant at the
  * next use). Here a constant that repays it, loaded more than once or inside a loop, gets a
- * register of its own that only ever loads it (asm/lower_docs.c, wave_lower_docs_kernel_owning):
+ * register of its own that only ever loads it (xform/lower_docs.c, wave_lower_docs_kernel_owning):
  *
  *   loop                             loop
  *     icmp.ge p2, r9, 8                mov_imm r12, 8 ; icmp_le p2, r12, r9
@@ -37,7 +37,7 @@
  */
 #include <stdint.h>
 
-#include "asm/lower_docs.h"
+#include "xform/lower_docs.h"
 #include "pm/builtin.h"
 #include "waveopt/pass.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm/lower_docs.h"
+#include "xform/lower_docs.h"
 #include "test_util.h"
 #include "waveopt/edit.h"
 #include "waveopt/gen.h"

@@ -52,7 +52,7 @@
  * @p0, @!p0, or one on memory, wave or structured instructions, which the downstream tools
  * mishandle (docs/language.md "Guards").
  */
-#include "asm/lower_docs.h"
+#include "xform/lower_docs.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * run per kernel.
  * wave_lower_docs_dialect (waveopt.h) is the whole-module entry built on the same code.
  */
-#ifndef WAVE_ASM_LOWER_DOCS_H
-#define WAVE_ASM_LOWER_DOCS_H
+#ifndef WAVE_XFORM_LOWER_DOCS_H
+#define WAVE_XFORM_LOWER_DOCS_H
 
 #include <stdbool.h>
 #include <stdint.h>
