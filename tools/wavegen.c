@@ -14,7 +14,7 @@ static bool parse_number(const char *s, uint64_t *out) {
 
 static const char usage[] =
     "usage: wavegen --seed S [--size N] [--depth D] [--no-wave-ops] [--races]\n"
-    "               [--docs-dialect] [--divergent-barriers] [-o FILE]\n"
+    "               [--docs-dialect [--all-preds]] [--divergent-barriers] [-o FILE]\n"
     "\n"
     "Prints a random WAVE kernel that verifies, terminates and has no undefined behaviour.\n"
     "A comment at the top gives the seed and the launch it expects (grid, workgroup, preset\n"
@@ -28,7 +28,10 @@ static const char usage[] =
     "  --races           let lanes observe shared atomic counters (results then depend on\n"
     "                    the order in which lanes run)\n"
     "  --docs-dialect    also use documentation-dialect forms (predicate logic, 'break !p',\n"
-    "                    immediates) and print in that dialect\n"
+    "                    immediates) and print in that dialect; p3 stays unused, free\n"
+    "                    for the lowering of 'break !p'\n"
+    "  --all-preds       with --docs-dialect: use p3 too, so that the lowering must find a\n"
+    "                    predicate dead at each 'break !p' (some kernels it then refuses)\n"
     "  --divergent-barriers  also put barriers inside ifs and loops, where only some\n"
     "                    threads may reach them (undefined: for testing barrier checks)\n"
     "  -o FILE           write to FILE instead of standard output\n"
@@ -70,6 +73,8 @@ static int parse_args(int argc, char **argv, options *opt) {
       opt->gen.races = true;
     } else if (strcmp(a, "--docs-dialect") == 0) {
       opt->gen.docs_dialect = true;
+    } else if (strcmp(a, "--all-preds") == 0) {
+      opt->gen.docs_all_preds = true;
     } else if (strcmp(a, "--divergent-barriers") == 0) {
       opt->gen.divergent_barriers = true;
     } else if (strcmp(a, "-o") == 0) {
@@ -82,6 +87,8 @@ static int parse_args(int argc, char **argv, options *opt) {
   }
   if (!opt->has_seed)
     return tool_usage_error("wavegen", "missing option '--seed'");
+  if (opt->gen.docs_all_preds && !opt->gen.docs_dialect)
+    return tool_usage_error("wavegen", "'--all-preds' needs '--docs-dialect'");
   return -1;
 }
 

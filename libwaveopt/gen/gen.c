@@ -1258,7 +1258,7 @@ wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *lau
   gen g = {0};
   g.opt = &opt;
   g.rng = opt.seed;
-  g.num_preds = opt.docs_dialect ? WAVE_NUM_PREDS - 1 : WAVE_NUM_PREDS;
+  g.num_preds = opt.docs_dialect && !opt.docs_all_preds ? WAVE_NUM_PREDS - 1 : WAVE_NUM_PREDS;
   plan_launch(&g, launch);
 
   char name[40];
@@ -1293,10 +1293,11 @@ wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *lau
 
 char *wave_gen_describe(const wave_gen_options *o, const wave_gen_launch *l) {
   wave_strbuf t = {0};
-  wave_strbuf_printf(&t, "; wavegen --seed %llu --size %u --depth %u%s%s%s%s\n",
+  wave_strbuf_printf(&t, "; wavegen --seed %llu --size %u --depth %u%s%s%s%s%s\n",
                      (unsigned long long)o->seed, o->size, o->max_depth,
                      o->wave_ops ? "" : " --no-wave-ops", o->races ? " --races" : "",
                      o->docs_dialect ? " --docs-dialect" : "",
+                     o->docs_dialect && o->docs_all_preds ? " --all-preds" : "",
                      o->barriers && o->divergent_barriers ? " --divergent-barriers" : "");
   wave_strbuf_printf(&t,
                      "; launch: grid %u,%u,%u  workgroup %u,%u,%u  device memory >= %u bytes "

@@ -57,6 +57,9 @@ typedef struct wave_gen_options {
   bool docs_dialect;      /* also documentation-dialect forms (predicate logic, `break !p`,
                            * immediates, missing compares), to test their lowering; the
                            * kernel then leaves p3 unused for the lowering's scratch */
+  bool docs_all_preds;    /* with docs_dialect: p3 is used too, so that lowering a negated
+                           * break must find a predicate dead at it (and refuses the kernel
+                           * where every one is live) */
 } wave_gen_options;
 
 /* Defaults: every feature on except races and docs_dialect. */
