@@ -150,7 +150,11 @@ typedef struct cse {
 
 /* ---- state with its undo log ---------------------------------------------------------------- */
 
+/* Only a scope takes changes back: what the walk learns at a region's top level stays, and
+ * logging it would only grow the log with the region. */
 static void log_push(cse *c, undo_kind kind, uint32_t index, uint32_t old) {
+  if (!c->num_scopes)
+    return;
   if (!wave_grow((void **)&c->log, &c->log_cap, c->log_len + 1, sizeof(*c->log))) {
     c->out_of_memory = true;
     return;
