@@ -5,7 +5,8 @@
 
 const wave_opcode_info wave_opcode_table[WAVE_OP_COUNT] = {
 #define WAVE_OP(id, mnemonic, shape, category, flags, enc_op, enc_mod, size) \
-  {mnemonic, shape, WAVE_CAT_##category, (flags), enc_op, enc_mod, size},
+  {mnemonic, shape, WAVE_CAT_##category, (flags), enc_op, enc_mod, size,            \
+   (sizeof(shape) - 1) / 2},
 #include "waveopt/opcodes.def"
 #undef WAVE_OP
 };
@@ -22,27 +23,6 @@ const char *const wave_sreg_names[WAVE_NUM_SREGS] = {
 };
 
 const char *const wave_scope_names[4] = {"wave", "workgroup", "device", "system"};
-
-/* Counted once here, from the literals: every operand question asks it, most of them once per
- * slot of every instruction. */
-static const uint8_t num_slots[WAVE_OP_COUNT] = {
-#define WAVE_OP(id, mnemonic, shape, category, flags, enc_op, enc_mod, size) \
-  (sizeof(shape) - 1) / 2,
-#include "waveopt/opcodes.def"
-#undef WAVE_OP
-};
-
-unsigned wave_opcode_num_slots(wave_opcode op) { return num_slots[op]; }
-
-char wave_opcode_slot_kind(wave_opcode op, unsigned slot) {
-  return slot < wave_opcode_num_slots(op) ? wave_opcode_table[op].shape[2 * slot] : '\0';
-}
-
-unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot) {
-  return slot < wave_opcode_num_slots(op)
-             ? (unsigned)(wave_opcode_table[op].shape[2 * slot + 1] - '0')
-             : 0;
-}
 
 bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot) {
   return wave_opcode_slot_kind(op, slot) == 's' || (op == WAVE_OP_MOV && slot == 1);

@@ -78,6 +78,7 @@ typedef struct wave_opcode_info {
   uint8_t enc_opcode;
   uint8_t enc_modifier;
   uint8_t size;          /* bytes in the upstream encoding; 0 for pseudo forms */
+  uint8_t num_slots;     /* operand slots: two characters of the shape each */
 } wave_opcode_info;
 
 WAVE_API extern const wave_opcode_info wave_opcode_table[WAVE_OP_COUNT];
@@ -94,10 +95,20 @@ static inline bool wave_opcode_can_speculate(wave_opcode op) {
   return wave_opcode_has(op, WAVE_F_PURE) && !wave_opcode_has(op, WAVE_F_MAY_TRAP);
 }
 
-/* Operand slots of an opcode, read from its shape string. */
-WAVE_API unsigned wave_opcode_num_slots(wave_opcode op);
-WAVE_API char wave_opcode_slot_kind(wave_opcode op, unsigned slot);   /* 'd' 'u' 'o' 'q' 'p' ... */
-WAVE_API unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot);
+/* Operand slots of an opcode, read from its shape string. Inline, like the two above: the
+ * analyses and passes ask them of every slot of every instruction. */
+static inline unsigned wave_opcode_num_slots(wave_opcode op) {
+  return wave_opcode_table[op].num_slots;
+}
+/* 'd' 'u' 'o' 'q' 'p' ...; '\0' past the last slot. */
+static inline char wave_opcode_slot_kind(wave_opcode op, unsigned slot) {
+  return slot < wave_opcode_num_slots(op) ? wave_opcode_table[op].shape[2 * slot] : '\0';
+}
+static inline unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot) {
+  return slot < wave_opcode_num_slots(op)
+             ? (unsigned)(wave_opcode_table[op].shape[2 * slot + 1] - '0')
+             : 0;
+}
 /* Whether a special register in this slot is read as itself: mov_sr's source, and mov's, which
  * the assembler turns into mov_sr. In every other slot sr_N is encoded as the GPR rN. */
 WAVE_API bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot);
