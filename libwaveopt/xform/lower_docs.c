@@ -16,17 +16,18 @@
  *
  * Scratch GPRs are the registers above the highest one the kernel mentions, and the scratch
  * predicate pF is one the kernel never mentions (the whole module counts when it has calls).
- * In a kernel that mentions all four, pF is one that liveness of the kernel as it stands finds
- * dead where it is written and read (not live after the statement nor read by it; for an `if`,
- * live in neither side): its value there is never read again, so writing it changes nothing
- * observable. Earlier rewrites keep their own pF live only from its write to the statement
- * right after it, so one liveness result serves the kernel's rewrites. Not in a module with
- * calls, where a subroutine may be lowered with another kernel and run on the caller's
- * predicates.
  * Every rewrite materialises its constants right before use, so the scratch values are dead
  * between rewrites and all rewrites of a kernel share the same few registers; .registers grows
  * when they do not fit below it. When no register or predicate is free the rewrite is refused
  * with an error at the instruction, which is left as it was.
+ *
+ * In a kernel that mentions all four predicates, pF is one that liveness of the kernel as it
+ * stands finds dead where it is written and read (not live after the statement nor read by
+ * it; for an `if`, live in neither side): its value there is never read again, so writing it
+ * changes nothing observable. Earlier rewrites keep their own pF live only from its write to
+ * the statement right after it, so one liveness result serves all the kernel's rewrites. Not
+ * in a module with calls, where a subroutine may be lowered with another kernel and run on
+ * the caller's predicates.
  *
  * The lower-docs pass, which runs before the optimizing passes, asks for more
  * (wave_lower_docs_kernel_owning): a constant that repays it (loaded more than once, or inside
