@@ -24,10 +24,6 @@ const char *const wave_sreg_names[WAVE_NUM_SREGS] = {
 
 const char *const wave_scope_names[4] = {"wave", "workgroup", "device", "system"};
 
-bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot) {
-  return wave_opcode_slot_kind(op, slot) == 's' || (op == WAVE_OP_MOV && slot == 1);
-}
-
 const char *wave_slot_kind_noun(char kind) {
   switch (kind) {
   case 'q': case 'p': return "predicate register";

@@ -111,7 +111,9 @@ static inline unsigned wave_opcode_slot_width(wave_opcode op, unsigned slot) {
 }
 /* Whether a special register in this slot is read as itself: mov_sr's source, and mov's, which
  * the assembler turns into mov_sr. In every other slot sr_N is encoded as the GPR rN. */
-WAVE_API bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot);
+static inline bool wave_opcode_reads_sreg(wave_opcode op, unsigned slot) {
+  return wave_opcode_slot_kind(op, slot) == 's' || (op == WAVE_OP_MOV && slot == 1);
+}
 /* What a slot kind takes, for "expected ..." diagnostics ("predicate register", "scope"). */
 WAVE_API const char *wave_slot_kind_noun(char kind);
 
