@@ -1,50 +1,38 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The index of a kernel's ifs and loops (ir/node_index.h): one walk, no recursion. */
+/* The index of a kernel's ifs and loops (ir/node_index.h), read off its layout. */
 #include "ir/node_index.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "support/grow.h"
-#include "waveopt/waveopt.h"
-
-typedef struct list {
-  wave_node **nodes;
-  size_t count, cap;
-} list;
-
-static bool add(list *l, wave_node *node) {
-  if (!wave_grow((void **)&l->nodes, &l->cap, l->count + 1, sizeof(*l->nodes)))
-    return false;
-  l->nodes[l->count++] = node;
-  return true;
+/* The layout lists the kernel's own nodes, read-only; the index hands them to the passes that
+ * rewrite them, so the constness the layout's builder gave them goes here. */
+static wave_node *node_of(const wave_layout_item *item) {
+  return (wave_node *)(uintptr_t)wave_layout_node(item);
 }
 
-wave_node_index *wave_node_index_build(wave_kernel *kernel) {
+wave_node_index *wave_node_index_build(const wave_layout *layout) {
   wave_node_index *index = calloc(1, sizeof(*index));
-  if (!index)
-    return NULL;
-  list entered = {0}, left = {0}, loops = {0};
+  size_t ifs = layout->count[WAVE_LAYOUT_IF], loops = layout->count[WAVE_LAYOUT_LOOP];
   /* Every array exists, an empty one too: NULL says that memory ran out. */
-  bool ok = wave_grow((void **)&entered.nodes, &entered.cap, 1, sizeof(wave_node *)) &&
-            wave_grow((void **)&left.nodes, &left.cap, 1, sizeof(wave_node *)) &&
-            wave_grow((void **)&loops.nodes, &loops.cap, 1, sizeof(wave_node *));
-  wave_foreach_region(r, kernel) {
-    wave_walker w;
-    wave_walk_init(&w, &r->body);
-    while (ok && wave_walk_next(&w)) {
-      if (w.event == WAVE_WALK_IF)
-        ok = add(&entered, w.node);
-      else if (w.event == WAVE_WALK_ENDIF)
-        ok = add(&left, w.node);
-      else if (w.event == WAVE_WALK_ENDLOOP)
-        ok = add(&loops, w.node);
-    }
-  }
-  *index = (wave_node_index){entered.nodes, left.nodes, loops.nodes, entered.count, loops.count};
-  if (!ok) {
+  if (!index || !(index->ifs_entered = malloc((ifs + 1) * sizeof(wave_node *))) ||
+      !(index->ifs_left = malloc((ifs + 1) * sizeof(wave_node *))) ||
+      !(index->loops_left = malloc((loops + 1) * sizeof(wave_node *)))) {
     wave_node_index_destroy(index);
     return NULL;
   }
+  size_t entered = 0, left = 0, ended = 0;
+  for (size_t i = 0; i < layout->num_items; i++) {
+    const wave_layout_item *item = &layout->items[i];
+    if (item->kind == WAVE_LAYOUT_IF)
+      index->ifs_entered[entered++] = node_of(item);
+    else if (item->kind == WAVE_LAYOUT_ENDIF)
+      index->ifs_left[left++] = node_of(item);
+    else if (item->kind == WAVE_LAYOUT_ENDLOOP)
+      index->loops_left[ended++] = node_of(item);
+  }
+  index->num_ifs = ifs;
+  index->num_loops = loops;
   return index;
 }
 

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The ifs and loops of a kernel in walk order, for the passes that rewrite them one at a time
- * (xform/xform.h's worklists). Finding them is a walk over every node of the kernel, on a
- * large kernel a cache miss per block; five passes of a fixpoint round ask, and most of them
- * change nothing. Built once per kernel version and shared through the analysis manager
- * (wave_analysis_manager_nodes), the walk is paid once until a pass changes the kernel.
- *
- * Like the layout (ir/layout.h), the index describes the kernel as it was when built: the
- * manager drops it whenever the kernel is invalidated.
+ * (xform/xform.h's worklists). Five passes of a fixpoint round ask, most of them changing
+ * nothing, and most of them then ask for analyses built on the kernel's layout (ir/layout.h),
+ * which lists the same statements in the same order. So the index is read off the layout, a
+ * scan of a dense array instead of a walk over every node of the kernel (a cache miss per
+ * block on a large one), and shared through the analysis manager
+ * (wave_analysis_manager_nodes) until a pass changes the kernel; like the layout, it
+ * describes the kernel as it was when built.
  */
 #ifndef WAVE_IR_NODE_INDEX_H
 #define WAVE_IR_NODE_INDEX_H
 
 #include <stddef.h>
 
+#include "ir/layout.h"
 #include "waveopt/ir.h"
 
 typedef struct wave_node_index {
@@ -23,8 +24,8 @@ typedef struct wave_node_index {
   size_t num_ifs, num_loops;
 } wave_node_index;
 
-/* NULL when memory runs out. */
-wave_node_index *wave_node_index_build(wave_kernel *kernel);
+/* The index of the kernel `layout` describes; NULL when memory runs out. */
+wave_node_index *wave_node_index_build(const wave_layout *layout);
 void wave_node_index_destroy(wave_node_index *index);
 
 #endif

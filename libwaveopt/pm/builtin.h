@@ -29,8 +29,8 @@ enum {
 const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
                                                 const wave_kernel *kernel);
 
-/* The kernel's index of ifs and loops, built on the first request and kept until the kernel
- * is invalidated (ir/node_index.h); NULL when memory runs out. */
+/* The kernel's index of ifs and loops, read off its layout on the first request and kept
+ * with it until the kernel is invalidated (ir/node_index.h); NULL when memory runs out. */
 const wave_node_index *wave_analysis_manager_nodes(wave_analysis_manager *am,
                                                    wave_kernel *kernel);
 
