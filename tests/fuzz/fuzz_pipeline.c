@@ -4,7 +4,7 @@
  * verify_each (after every pass: the IR validated, a "no change" answer checked against the
  * text, every analysis the pass claims to keep recomputed). Inputs that do not parse and
  * verify are dropped, and so are those whose documentation-dialect forms cannot be lowered as
- * written (a negated break with all four predicates in use: waveopt refuses them at every
+ * written (a negated break where every predicate is live: waveopt refuses them at every
  * level, -O0 too) and inputs over MAX_INPUT bytes, so that one input stays fast.
  *
  * A valid kernel must come out of the pipeline valid: the one documented refusal is
