@@ -51,7 +51,8 @@
  *
  * One run leaves nothing for a second (wave_pass_done_settled) unless it removed the last write
  * of a register inside a loop: the loop was judged by the writes it held, and the register
- * now keeps its value across it. Only the loops that lost an instruction are looked at again.
+ * now keeps its value across it. The walk adds up what each loop still writes as it passes
+ * the instructions it keeps, so telling costs no second look at the code.
  *
  * What it does not merge, with a missed remark naming the instruction and the earlier one it
  * repeats: a repeat whose operand may have changed in between; a repeat whose value no
@@ -108,11 +109,6 @@ typedef struct scope {
 } scope;
 
 /* A loop and its number in walk order. */
-typedef struct outer_loop {
-  wave_node *loop;
-  size_t number;
-} outer_loop;
-
 typedef struct cse {
   wave_pass_context *ctx;
   bool explain;                   /* missed remarks are wanted: keep the text entries */
@@ -135,16 +131,13 @@ typedef struct cse {
   scope *scopes;
   size_t num_scopes, scopes_cap;
   wave_regset *loop_writes;       /* per loop in walk order: what its body writes */
-  size_t num_loops, loops_cap;
+  wave_regset *kept_writes;       /* per loop: what it writes without the removed instructions */
+  size_t num_loops, loops_cap, kept_cap;
+  size_t *open;                   /* the loops around the walk's place, innermost last */
+  size_t num_open, open_cap;
   wave_instr **removed;
   size_t num_removed, removed_cap;
   unsigned rewrites;
-  unsigned loops_open;            /* around the walk's place */
-  /* The outermost loop around the walk's place, and its number; and the outermost loops that
-   * lost an instruction, each with its number, in walk order. */
-  outer_loop outer;
-  outer_loop *lost;
-  size_t num_lost, lost_cap;
   bool out_of_memory;
 } cse;
 
@@ -407,12 +400,6 @@ static void remove_instr(cse *c, wave_instr *in, uint32_t dest) {
   }
   c->removed[c->num_removed++] = in;
   c->rewrites++;
-  if (c->loops_open && (!c->num_lost || c->lost[c->num_lost - 1].loop != c->outer.loop)) {
-    if (!wave_grow((void **)&c->lost, &c->lost_cap, c->num_lost + 1, sizeof(*c->lost)))
-      c->out_of_memory = true;
-    else
-      c->lost[c->num_lost++] = c->outer;
-  }
   char buf[REG_NAME_LEN];
   wave_pass_stat_add(c->ctx, "instructions-removed",
                      "Number of instructions removed because their register held the value", 1);
@@ -609,6 +596,47 @@ static void visit_cond(cse *c, wave_node *node) {
     redirect(c, &node->u.if_.if_src.loc, "if", cond, reg, to);
 }
 
+/* Visits the instructions of a block; those it keeps count as writes of the innermost loop
+ * around them. */
+static void visit_block(cse *c, wave_node *block) {
+  wave_regset *kept = c->num_open ? &c->kept_writes[c->open[c->num_open - 1]] : NULL;
+  wave_foreach_instr(in, block) {
+    size_t removed = c->num_removed;
+    visit_instr(c, in);
+    if (kept && c->num_removed == removed)
+      *kept = wave_regset_union(*kept, wave_xform_may_write(in));
+  }
+}
+
+/* Enters loop number `loop`, collecting the writes of it and of the loops inside it when it
+ * is an outermost one (their numbers follow on). */
+static void open_loop(cse *c, wave_node *node, size_t loop) {
+  if ((loop == c->num_loops && !collect_loop_writes(c, node)) ||
+      !wave_grow((void **)&c->kept_writes, &c->kept_cap, c->num_loops,
+                 sizeof(*c->kept_writes)) ||
+      !wave_grow((void **)&c->open, &c->open_cap, c->num_open + 1, sizeof(*c->open))) {
+    c->out_of_memory = true;
+    return;
+  }
+  c->kept_writes[loop] = wave_regset_empty();
+  c->open[c->num_open++] = loop;
+  set_fresh_all(c, c->loop_writes[loop]);
+  if (push_scope(c))
+    c->scopes[c->num_scopes - 1].written = c->loop_writes[loop];
+}
+
+static void close_loop(cse *c) {
+  size_t loop = c->open[--c->num_open];
+  if (c->num_open) {
+    wave_regset *outer = &c->kept_writes[c->open[c->num_open - 1]];
+    *outer = wave_regset_union(*outer, c->kept_writes[loop]);
+  }
+  scope s = c->scopes[--c->num_scopes];
+  wave_regset ignored = wave_regset_empty();
+  undo_to(c, s.mark, &ignored);
+  set_fresh_all(c, s.written);
+}
+
 static void walk(cse *c, wave_region *region) {
   size_t loop = 0;
   wave_walker w;
@@ -616,7 +644,7 @@ static void walk(cse *c, wave_region *region) {
   while (!c->out_of_memory && wave_walk_next(&w)) {
     switch (w.event) {
     case WAVE_WALK_BLOCK:
-      wave_foreach_instr(in, w.node) visit_instr(c, in);
+      visit_block(c, w.node);
       break;
     case WAVE_WALK_IF:
       visit_cond(c, w.node);
@@ -634,26 +662,11 @@ static void walk(cse *c, wave_region *region) {
       break;
     }
     case WAVE_WALK_LOOP:
-      if (loop == c->num_loops && !collect_loop_writes(c, w.node)) {
-        c->out_of_memory = true;
-        break;
-      }
-      set_fresh_all(c, c->loop_writes[loop]);
-      if (push_scope(c))
-        c->scopes[c->num_scopes - 1].written = c->loop_writes[loop];
-      if (!c->loops_open)
-        c->outer = (outer_loop){w.node, loop};
-      loop++;
-      c->loops_open++;
+      open_loop(c, w.node, loop++);
       break;
-    case WAVE_WALK_ENDLOOP: {
-      c->loops_open--;
-      scope s = c->scopes[--c->num_scopes];
-      wave_regset ignored = wave_regset_empty();
-      undo_to(c, s.mark, &ignored);
-      set_fresh_all(c, s.written);
+    case WAVE_WALK_ENDLOOP:
+      close_loop(c);
       break;
-    }
     }
   }
 }
@@ -679,23 +692,17 @@ static void cse_free(cse *c) {
   free(c->log);
   free(c->scopes);
   free(c->loop_writes);
+  free(c->kept_writes);
+  free(c->open);
   free(c->removed);
-  free(c->lost);
 }
 
-/* Whether every loop that lost an instruction still writes what the walk took it to write.
- * A register a loop no longer writes would keep its value across it, and a second run could
- * take that. The pre-pass runs again on those loops only, its results numbered after the
- * others. */
-static bool loop_writes_unchanged(cse *c) {
-  for (size_t i = 0; i < c->num_lost; i++) {
-    size_t fresh = c->num_loops;
-    if (!collect_loop_writes(c, c->lost[i].loop))
+/* Whether every loop still writes what the walk took it to write. A register a loop no longer
+ * writes would keep its value across it, and a second run could take that. */
+static bool loop_writes_unchanged(const cse *c) {
+  for (size_t i = 0; i < c->num_loops; i++)
+    if (!wave_regset_equal(c->loop_writes[i], c->kept_writes[i]))
       return false;
-    for (size_t k = 0; fresh + k < c->num_loops; k++)
-      if (!wave_regset_equal(c->loop_writes[c->lost[i].number + k], c->loop_writes[fresh + k]))
-        return false;
-  }
   return true;
 }
 
