@@ -36,6 +36,7 @@
 #include "asm/annotate.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
+#include "support/key_index.h"
 #include "support/text.h"
 #include "waveopt/barriers.h"
 #include "waveopt/edit.h"
@@ -50,15 +51,11 @@ typedef struct site {
   int32_t finding;          /* index into findings, -1 when converged or not reached */
 } site;
 
-typedef struct site_key {
-  const wave_instr *instr;
-  uint32_t site;
-} site_key;
-
 struct wave_barriers {
   site *sites;
   size_t num_sites;
-  site_key *by_instr;       /* sorted by instruction address, for find */
+  const void **site_instrs; /* each site's instruction, in the same order */
+  wave_key_index by_instr;
   wave_barrier_finding *findings;
   size_t num_findings;
 };
@@ -312,12 +309,6 @@ static void walk_region(walk *w, const wave_region *region) {
   }
 }
 
-static int by_address(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t)((const site_key *)a)->instr;
-  uintptr_t y = (uintptr_t)((const site_key *)b)->instr;
-  return (x > y) - (x < y);
-}
-
 /* What the kernel holds: whether it has a barrier or a wave operation at all, and (into w,
  * when given) its calls for the CALL cause. Most kernels have neither barriers nor wave
  * operations, and then no uniformity is needed; a kernel without a barrier needs none across
@@ -368,12 +359,11 @@ static wave_barriers *barriers_compute(const wave_kernel *kernel, const wave_lay
   for (const wave_region *r = kernel->first_region; r && !w.oom && w.num_views; r = r->next)
     walk_region(&w, r);
   if (!w.oom && b->num_sites) {
-    b->by_instr = malloc(b->num_sites * sizeof(*b->by_instr));
-    w.oom = !b->by_instr;
+    b->site_instrs = malloc(b->num_sites * sizeof(*b->site_instrs));
+    w.oom = !b->site_instrs;
     for (size_t i = 0; !w.oom && i < b->num_sites; i++)
-      b->by_instr[i] = (site_key){b->sites[i].instr, (uint32_t)i};
-    if (!w.oom)
-      qsort(b->by_instr, b->num_sites, sizeof(*b->by_instr), by_address);
+      b->site_instrs[i] = b->sites[i].instr;
+    w.oom = w.oom || !wave_key_index_build(&b->by_instr, b->site_instrs, b->num_sites);
   }
   free(w.frames);
   free(w.calls);
@@ -400,7 +390,8 @@ void wave_barriers_destroy(wave_barriers *b) {
     free((char *)b->findings[i].why);
   free(b->findings);
   free(b->sites);
-  free(b->by_instr);
+  free(b->site_instrs);
+  wave_key_index_free(&b->by_instr);
   free(b);
 }
 
@@ -415,12 +406,10 @@ const wave_barrier_finding *wave_barriers_finding(const wave_barriers *b, size_t
 }
 
 const wave_barrier_finding *wave_barriers_find(const wave_barriers *b, const wave_instr *instr) {
-  site_key key = {instr, 0};
-  const site_key *k =
-      b->num_sites ? bsearch(&key, b->by_instr, b->num_sites, sizeof(key), by_address) : NULL;
-  if (!k || b->sites[k->site].finding < 0)
+  size_t k = wave_key_index_find(&b->by_instr, instr);
+  if (k == WAVE_KEY_NOT_FOUND || b->sites[k].finding < 0)
     return NULL;
-  return &b->findings[b->sites[k->site].finding];
+  return &b->findings[b->sites[k].finding];
 }
 
 bool wave_barriers_equal(const wave_barriers *a, const wave_barriers *b) {

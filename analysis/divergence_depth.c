@@ -42,6 +42,7 @@
 
 #include "pm/builtin.h"
 #include "support/grow.h"
+#include "support/key_index.h"
 #include "waveopt/depth.h"
 
 #define NONE UINT32_MAX
@@ -79,11 +80,6 @@ typedef struct deepest_way {
   size_t length, cycle, cap;
 } deepest_way;
 
-typedef struct node_key {
-  uintptr_t node;
-  uint32_t site;
-} node_key;
-
 struct wave_depth {
   site *sites;
   size_t num_sites;
@@ -92,7 +88,8 @@ struct wave_depth {
   region_info *regions;
   size_t num_regions;
   uint32_t num_comps;
-  node_key *by_node;        /* sorted by node address */
+  const void **site_nodes;  /* each site's node, in the same order */
+  wave_key_index by_node;
   deepest_way ways[KINDS];
 };
 
@@ -485,19 +482,13 @@ static bool find_recursion(wave_depth *d, graph_scratch *g, int kind) {
   return add_crossing(d, way, closing, kind);
 }
 
-static int compare_keys(const void *a, const void *b) {
-  uintptr_t x = ((const node_key *)a)->node, y = ((const node_key *)b)->node;
-  return (x > y) - (x < y);
-}
-
-static bool sort_nodes(wave_depth *d) {
-  d->by_node = malloc((d->num_sites ? d->num_sites : 1) * sizeof(node_key));
-  if (!d->by_node)
+static bool index_nodes(wave_depth *d) {
+  d->site_nodes = malloc((d->num_sites ? d->num_sites : 1) * sizeof(*d->site_nodes));
+  if (!d->site_nodes)
     return false;
   for (size_t s = 0; s < d->num_sites; s++)
-    d->by_node[s] = (node_key){(uintptr_t)d->sites[s].node, (uint32_t)s};
-  qsort(d->by_node, d->num_sites, sizeof(node_key), compare_keys);
-  return true;
+    d->site_nodes[s] = d->sites[s].node;
+  return wave_key_index_build(&d->by_node, d->site_nodes, d->num_sites);
 }
 
 /* The result from the kernel's layout. */
@@ -510,7 +501,7 @@ static wave_depth *depth_compute(const wave_kernel *kernel, const wave_layout *l
     return NULL;
   }
   graph_scratch g = {0};
-  bool ok = index_kernel(d, &labels, layout, uniformity) && find_components(d) && sort_nodes(d) &&
+  bool ok = index_kernel(d, &labels, layout, uniformity) && find_components(d) && index_nodes(d) &&
             scratch_init(&g, d);
   for (int k = 0; ok && k < KINDS; k++) {
     solve(d, &g, k);
@@ -541,7 +532,8 @@ void wave_depth_destroy(wave_depth *d) {
   free(d->sites);
   free(d->edges);
   free(d->regions);
-  free(d->by_node);
+  free(d->site_nodes);
+  wave_key_index_free(&d->by_node);
   for (int k = 0; k < KINDS; k++)
     free(d->ways[k].steps);
   free(d);
@@ -558,11 +550,10 @@ bool wave_depth_unbounded(const wave_depth *d, wave_depth_kind kind) {
 }
 
 uint32_t wave_depth_at(const wave_depth *d, wave_depth_kind kind, const wave_node *node) {
-  node_key key = {(uintptr_t)node, 0};
-  const node_key *found = bsearch(&key, d->by_node, d->num_sites, sizeof(node_key), compare_keys);
-  if (!found)
+  size_t found = wave_key_index_find(&d->by_node, node);
+  if (found == WAVE_KEY_NOT_FOUND)
     return WAVE_DEPTH_UNBOUNDED;
-  const site *s = &d->sites[found->site];
+  const site *s = &d->sites[found];
   const region_info *r = &d->regions[s->region];
   if (r->comp == NONE)
     return s->local[kind];

@@ -77,13 +77,13 @@
 #include "asm/annotate.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
+#include "support/key_index.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
 #include "waveopt/waveopt.h"
 
 #define NO_POINT UINT32_MAX
-#define NOT_FOUND SIZE_MAX
 
 /* A point's edges and what its transfer needs besides its gen and kill sets. */
 enum point_flag {
@@ -109,12 +109,6 @@ typedef struct node_span {
   uint32_t first, after, mid;
 } node_span;
 
-/* Open addressing over an array of keys: a slot holds a key's index + 1, 0 when empty. */
-typedef struct key_index {
-  uint32_t *slots;
-  size_t mask;
-} key_index;
-
 struct wave_liveness {
   const wave_kernel *kernel;
   unsigned gprs;              /* GPRs in the packed layout (see pack) */
@@ -124,11 +118,11 @@ struct wave_liveness {
   const void **instr_keys;    /* the instructions in text order */
   uint32_t *instr_points;
   size_t num_instrs;
-  key_index instr_index;
+  wave_key_index instr_index;
   const void **node_keys;     /* blocks, ifs and loops in the order they end */
   node_span *spans;
   size_t num_nodes;
-  key_index node_index;
+  wave_key_index node_index;
   uint32_t *region_ends;      /* by region order */
   size_t num_regions;
   wave_regset everything;     /* r0..registers-1 and p0..p3 */
@@ -212,39 +206,6 @@ static wave_regset unpack(const wave_liveness *lv, const uint64_t *src) {
     if (src[last] >> (PRED_SHIFT + p) & 1)
       wave_regset_set(&s, WAVE_REG_PRED(p));
   return s;
-}
-
-/* ---- looking instructions and nodes up ------------------------------------------------------ */
-
-static size_t slot_of(const void *key, size_t mask) {
-  uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 32 ^ h) & mask;
-}
-
-static bool key_index_build(key_index *x, const void *const *keys, size_t num) {
-  size_t cap = 16;
-  while (cap < 2 * num)
-    cap *= 2;
-  x->slots = calloc(cap, sizeof(uint32_t));
-  if (!x->slots)
-    return false;
-  x->mask = cap - 1;
-  for (size_t i = 0; i < num; i++) {
-    size_t s = slot_of(keys[i], x->mask);
-    while (x->slots[s])
-      s = (s + 1) & x->mask;
-    x->slots[s] = (uint32_t)(i + 1);
-  }
-  return true;
-}
-
-static size_t key_index_find(const key_index *x, const void *const *keys, const void *key) {
-  for (size_t s = slot_of(key, x->mask);; s = (s + 1) & x->mask) {
-    if (!x->slots[s])
-      return NOT_FOUND;
-    if (keys[x->slots[s] - 1] == key)
-      return x->slots[s] - 1;
-  }
 }
 
 /* ---- the graph of points -------------------------------------------------------------------- */
@@ -668,8 +629,8 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
     add_other_lanes(&b, other);
   ok = ok && (lv->in = calloc(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
        (lv->out = calloc(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
-       key_index_build(&lv->instr_index, lv->instr_keys, lv->num_instrs) &&
-       key_index_build(&lv->node_index, lv->node_keys, lv->num_nodes) &&
+       wave_key_index_build(&lv->instr_index, lv->instr_keys, lv->num_instrs) &&
+       wave_key_index_build(&lv->node_index, lv->node_keys, lv->num_nodes) &&
        solve(lv, &b, other, everything);
   free(b.flags);
   free(b.aux);
@@ -720,10 +681,10 @@ void wave_liveness_destroy(wave_liveness *lv) {
   free(lv->out);
   free(lv->instr_keys);
   free(lv->instr_points);
-  free(lv->instr_index.slots);
+  wave_key_index_free(&lv->instr_index);
   free(lv->node_keys);
   free(lv->spans);
-  free(lv->node_index.slots);
+  wave_key_index_free(&lv->node_index);
   free(lv->region_ends);
   free(lv);
 }
@@ -738,19 +699,19 @@ static wave_regset set_at(const wave_liveness *lv, const uint64_t *sets, uint32_
 static uint32_t instr_point_near(const wave_liveness *lv, const wave_instr *instr, size_t *guess) {
   size_t k = *guess;
   if (k >= lv->num_instrs || lv->instr_keys[k] != instr)
-    k = key_index_find(&lv->instr_index, lv->instr_keys, instr);
-  *guess = k == NOT_FOUND ? SIZE_MAX : k;
-  return k == NOT_FOUND ? NO_POINT : lv->instr_points[k];
+    k = wave_key_index_find(&lv->instr_index, instr);
+  *guess = k;
+  return k == WAVE_KEY_NOT_FOUND ? NO_POINT : lv->instr_points[k];
 }
 
 static uint32_t instr_point(const wave_liveness *lv, const wave_instr *instr) {
-  size_t k = key_index_find(&lv->instr_index, lv->instr_keys, instr);
-  return k == NOT_FOUND ? NO_POINT : lv->instr_points[k];
+  size_t k = wave_key_index_find(&lv->instr_index, instr);
+  return k == WAVE_KEY_NOT_FOUND ? NO_POINT : lv->instr_points[k];
 }
 
 static const node_span *find_node(const wave_liveness *lv, const wave_node *node) {
-  size_t k = key_index_find(&lv->node_index, lv->node_keys, node);
-  return k == NOT_FOUND ? NULL : &lv->spans[k];
+  size_t k = wave_key_index_find(&lv->node_index, node);
+  return k == WAVE_KEY_NOT_FOUND ? NULL : &lv->spans[k];
 }
 
 wave_regset wave_liveness_in(const wave_liveness *lv, const wave_instr *instr) {

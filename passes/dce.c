@@ -99,6 +99,7 @@
 #include "ir/layout.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
+#include "support/key_index.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
@@ -415,16 +416,12 @@ typedef struct open_list {
   side then_side, current;
 } open_list;
 
-static int by_node(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t)((const if_sides *)a)->node;
-  uintptr_t y = (uintptr_t)((const if_sides *)b)->node;
-  return x < y ? -1 : x > y;
-}
-
-/* The sides of every if of the kernel, summarised bottom-up in one walk and sorted by node. */
+/* The sides of every if of the kernel, summarised bottom-up in one walk, and found by node. */
 typedef struct summaries {
   if_sides *ifs;
-  size_t num, cap;
+  const void **nodes;            /* each summary's if, in the same order */
+  size_t num, cap, cap_nodes;
+  wave_key_index by_node;
   open_list *stack;
   size_t cap_stack;
 } summaries;
@@ -454,8 +451,10 @@ static bool summarise(wave_kernel *kernel, summaries *s) {
       case WAVE_WALK_ENDIF:
       case WAVE_WALK_ENDLOOP:
         if (w.event == WAVE_WALK_ENDIF) {
-          if (!wave_grow((void **)&s->ifs, &s->cap, s->num + 1, sizeof(if_sides)))
+          if (!wave_grow((void **)&s->ifs, &s->cap, s->num + 1, sizeof(if_sides)) ||
+              !wave_grow((void **)&s->nodes, &s->cap_nodes, s->num + 1, sizeof(*s->nodes)))
             return false;
+          s->nodes[s->num] = w.node;
           s->ifs[s->num++] = (if_sides){w.node, top->then_side, top->current};
           side_join(&top->current, &top->then_side);
         }
@@ -465,17 +464,12 @@ static bool summarise(wave_kernel *kernel, summaries *s) {
       }
     }
   }
-  if (s->num)
-    qsort(s->ifs, s->num, sizeof(if_sides), by_node);
-  return true;
+  return wave_key_index_build(&s->by_node, s->nodes, s->num);
 }
 
 static if_sides *sides_of(summaries *s, const wave_node *node) {
-  if (!s->num)
-    return NULL;
-  if_sides probe;
-  probe.node = node;
-  return bsearch(&probe, s->ifs, s->num, sizeof(if_sides), by_node);
+  size_t k = wave_key_index_find(&s->by_node, node);
+  return k == WAVE_KEY_NOT_FOUND ? NULL : &s->ifs[k];
 }
 
 static bool same_cond(const wave_node *a, const wave_node *b) {
@@ -676,6 +670,8 @@ static bool merge_all(dce *d, const wave_layout *layout) {
   }
   free(ifs);
   free(s.ifs);
+  free(s.nodes);
+  wave_key_index_free(&s.by_node);
   free(s.stack);
   return ok;
 }

@@ -93,15 +93,15 @@ void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analys
   env->counted = false;
   env->has_call = false;
   env->loops = NULL;
+  env->loop_at = NULL;
   env->num_loops = 0;
+  env->loop_index = (wave_key_index){0};
 }
 
-void wave_unroll_env_fini(wave_unroll_env *env) { free(env->loops); }
-
-static int by_address(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t)((const wave_unroll_loop_at *)a)->loop;
-  uintptr_t y = (uintptr_t)((const wave_unroll_loop_at *)b)->loop;
-  return x < y ? -1 : x > y;
+void wave_unroll_env_fini(wave_unroll_env *env) {
+  free(env->loops);
+  free(env->loop_at);
+  wave_key_index_free(&env->loop_index);
 }
 
 /* A GPR written once, whose list has not ended yet at the walk's place. */
@@ -114,9 +114,10 @@ typedef struct open_write {
  * the list it closes; a region's end closes every list. False when memory runs out. */
 static bool count_kernel(wave_unroll_env *env) {
   const wave_layout *layout = wave_analysis_manager_layout(env->am, env->kernel);
-  env->loops = layout ? malloc((layout->count[WAVE_LAYOUT_LOOP] + 1) * sizeof(*env->loops))
-                      : NULL;
-  if (!env->loops)
+  size_t loops = layout ? layout->count[WAVE_LAYOUT_LOOP] + 1 : 0;
+  env->loops = loops ? malloc(loops * sizeof(*env->loops)) : NULL;
+  env->loop_at = loops ? malloc(loops * sizeof(*env->loop_at)) : NULL;
+  if (!env->loops || !env->loop_at)
     return false;
   for (unsigned r = 0; r <= WAVE_MAX_GPR; r++) {
     env->writes[r] = 0;
@@ -149,7 +150,8 @@ static bool count_kernel(wave_unroll_env *env) {
       break;
     }
     case WAVE_LAYOUT_LOOP:
-      env->loops[env->num_loops++] = (wave_unroll_loop_at){wave_layout_node(item), at};
+      env->loops[env->num_loops] = wave_layout_node(item);
+      env->loop_at[env->num_loops++] = at;
       break;
     case WAVE_LAYOUT_ELSE:
     case WAVE_LAYOUT_ENDIF:
@@ -166,7 +168,8 @@ static bool count_kernel(wave_unroll_env *env) {
       break;
     }
   }
-  qsort(env->loops, env->num_loops, sizeof(*env->loops), by_address);
+  if (!wave_key_index_build(&env->loop_index, env->loops, env->num_loops))
+    return false;
   env->counted = true;
   return true;
 }
@@ -194,10 +197,9 @@ static bool constant_at(const wave_unroll_env *env, uint32_t r, const wave_node 
   const wave_instr *w = r <= WAVE_MAX_GPR && env->writes[r] == 1 ? env->writer[r] : NULL;
   if (!w || w->op != WAVE_OP_MOV_IMM || w->guard != WAVE_NO_GUARD)
     return false;
-  wave_unroll_loop_at key = {loop, 0};
-  const wave_unroll_loop_at *found =
-      bsearch(&key, env->loops, env->num_loops, sizeof(*env->loops), by_address);
-  if (!found || found->at <= env->writer_at[r] || found->at >= env->writer_until[r])
+  size_t k = wave_key_index_find(&env->loop_index, loop);
+  if (k == WAVE_KEY_NOT_FOUND || env->loop_at[k] <= env->writer_at[r] ||
+      env->loop_at[k] >= env->writer_until[r])
     return false;
   *value = wave_instr_operand(w, 1)->value;
   return true;

@@ -35,6 +35,7 @@
 
 #include "dot/blocks.h"
 #include "support/grow.h"
+#include "support/key_index.h"
 #include "support/strbuf.h"
 #include "waveopt/barriers.h"
 #include "waveopt/deadlock.h"
@@ -202,32 +203,31 @@ static void put_escaped(wave_strbuf *b, const char *s) {
 
 /* ---- what the analyses say ---------------------------------------------------------------- */
 
-/* A sorted set of pointers, looked up by bsearch. */
+/* A set of nodes and instructions: added to, then sealed by indexing, then asked. */
 typedef struct ptr_set {
-  uintptr_t *items;
+  const void **items;
   size_t count, cap;
+  wave_key_index index;
 } ptr_set;
 
 static bool ptr_set_add(ptr_set *s, const void *p) {
   if (!wave_grow((void **)&s->items, &s->cap, s->count + 1, sizeof(*s->items)))
     return false;
-  s->items[s->count++] = (uintptr_t)p;
+  s->items[s->count++] = p;
   return true;
 }
 
-static int compare_ptr(const void *a, const void *b) {
-  uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-  return (x > y) - (x < y);
-}
-
-static void ptr_set_seal(ptr_set *s) {
-  if (s->count)
-    qsort(s->items, s->count, sizeof(*s->items), compare_ptr);
+static bool ptr_set_seal(ptr_set *s) {
+  return wave_key_index_build(&s->index, s->items, s->count);
 }
 
 static bool ptr_set_has(const ptr_set *s, const void *p) {
-  uintptr_t key = (uintptr_t)p;
-  return s->count && bsearch(&key, s->items, s->count, sizeof(*s->items), compare_ptr);
+  return wave_key_index_find(&s->index, p) != WAVE_KEY_NOT_FOUND;
+}
+
+static void ptr_set_free(ptr_set *s) {
+  free(s->items);
+  wave_key_index_free(&s->index);
 }
 
 typedef struct facts {
@@ -246,8 +246,8 @@ static void facts_free(facts *f) {
   wave_barriers_destroy(f->barriers);
   wave_depth_destroy(f->depth);
   wave_uniformity_destroy(f->u);
-  free(f->deepest.items);
-  free(f->deadlocked.items);
+  ptr_set_free(&f->deepest);
+  ptr_set_free(&f->deadlocked);
 }
 
 static bool facts_compute(facts *f, const wave_kernel *kernel, const wave_dot_options *o) {
@@ -271,9 +271,7 @@ static bool facts_compute(facts *f, const wave_kernel *kernel, const wave_dot_op
     if (v->wait == WAVE_WAIT_DEADLOCK && !ptr_set_add(&f->deadlocked, v->loop))
       return false;
   }
-  ptr_set_seal(&f->deepest);
-  ptr_set_seal(&f->deadlocked);
-  return true;
+  return ptr_set_seal(&f->deepest) && ptr_set_seal(&f->deadlocked);
 }
 
 static void put_depth(wave_strbuf *b, uint32_t d) {

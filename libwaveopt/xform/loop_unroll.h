@@ -10,14 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "support/key_index.h"
 #include "waveopt/liveness.h"
 #include "waveopt/pass.h"
-
-/* A loop and its place in the kernel's layout when the writes were counted. */
-typedef struct wave_unroll_loop_at {
-  const wave_node *loop;
-  uint32_t at;
-} wave_unroll_loop_at;
 
 /* What one run knows about the kernel, gathered from its layout at the first loop of the
  * counted shape (a kernel without one costs one look at each loop): how often each GPR is
@@ -39,8 +34,10 @@ typedef struct wave_unroll_env {
   const wave_instr *writer[WAVE_MAX_GPR + 1]; /* the one write, where writes is 1 */
   uint32_t writer_at[WAVE_MAX_GPR + 1];       /* its place in the layout */
   uint32_t writer_until[WAVE_MAX_GPR + 1];    /* where its list ends */
-  wave_unroll_loop_at *loops;    /* every loop of the kernel then, sorted by address */
+  const void **loops;            /* every loop of the kernel then, in text order */
+  uint32_t *loop_at;             /* each one's place in the layout */
   size_t num_loops;
+  wave_key_index loop_index;     /* finds a loop in `loops` */
 } wave_unroll_env;
 
 void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analysis_manager *am,
