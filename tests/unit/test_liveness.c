@@ -201,6 +201,56 @@ Test(liveness, nesting_100000_deep_does_not_recurse) {
   wave_module_destroy(m);
 }
 
+/* A region falls into the next one: what is live at the end of the first region's body, and
+ * after the if that ends it, is what the next region reads before writing; the last region's
+ * end has no successor. */
+Test(liveness, the_end_of_a_region_is_the_start_of_the_next) {
+  wave_module *m = parse(".kernel k\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 1\n"
+                         "    icmp_eq p1, r1, r2\n    if p1\n        mov_imm r3, 5\n    endif\n"
+                         "next:\n    device_store_u32 r0, r3\n    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_region *first = k->first_region, *last = k->last_region;
+  cr_assert_neq(first, last);
+  wave_node *iff = first->body.last;
+  cr_assert_eq(iff->kind, WAVE_NODE_IF);
+  wave_liveness *lv = wave_liveness_compute(k);
+  wave_regset expected = wave_regset_empty();
+  wave_regset_set(&expected, WAVE_REG_GPR(0));
+  wave_regset_set(&expected, WAVE_REG_GPR(3));
+  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_list_end(&first->body)), expected));
+  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_after_node(iff)), expected));
+  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_list_start(&last->body)),
+                              expected));
+  cr_assert(wave_regset_is_empty(wave_liveness_at(lv, wave_cursor_list_end(&last->body))));
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
+/* Sets are packed to the kernel's .registers; with 253 or more they take wave_regset's own five
+ * words, and a register beyond .registers (which the verifier rejects, but a result may be
+ * asked for) has the kernel computed again in five. Both answer as a small kernel does. */
+Test(liveness, wide_kernels_and_registers_beyond_registers) {
+  static const char *const texts[] = {
+      ".kernel k\n.registers 256\n    mov_imm r250, 1\n    mov_imm r3, 2\n"
+      "    device_store_u32 r0, r250\n    device_store_u32 r0, r3\n    halt\n.end\n",
+      ".kernel k\n.registers 4\n    mov_imm r250, 1\n    mov_imm r3, 2\n"
+      "    device_store_u32 r0, r250\n    device_store_u32 r0, r3\n    halt\n.end\n",
+  };
+  for (unsigned t = 0; t < 2; t++) {
+    wave_module *m = parse(texts[t]);
+    wave_kernel *k = m->first_kernel;
+    wave_liveness *lv = wave_liveness_compute(k);
+    cr_assert_not_null(lv, "kernel %u", t);
+    wave_regset out0 = wave_liveness_out(lv, nth(k, 0)), out2 = wave_liveness_out(lv, nth(k, 2));
+    cr_assert(live(out0, WAVE_REG_GPR(250)) && live(out0, WAVE_REG_GPR(0)), "kernel %u", t);
+    cr_assert(!live(out0, WAVE_REG_GPR(3)), "kernel %u", t);
+    cr_assert(!live(out2, WAVE_REG_GPR(250)) && live(out2, WAVE_REG_GPR(3)), "kernel %u", t);
+    cr_assert(!live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(250)), "kernel %u", t);
+    wave_liveness_destroy(lv);
+    wave_module_destroy(m);
+  }
+}
+
 /* The _near lookups answer what the plain ones do whatever the guess: right, a neighbour's,
  * out of range, or after an edit that the result does not know about. */
 Test(liveness, near_lookups_answer_as_plain_ones_whatever_the_guess) {
