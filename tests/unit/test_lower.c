@@ -827,6 +827,40 @@ Test(lower, running_out_of_registers_is_an_error) {
   cr_assert_leq(k->registers, 255);
 }
 
+/* Forms the parser never produces but a caller of the API may build: each is refused with an
+ * error at the instruction, which stays as it was. */
+Test(lower, malformed_forms_built_by_hand_are_refused) {
+  const struct {
+    wave_opcode op;
+    unsigned n;
+    wave_operand ops[4];
+    const char *message;
+  } cases[] = {
+      {WAVE_OP_PAND, 3, {wave_pred(0), wave_gpr(1), wave_pred(2)},
+       "cannot lower 'and p0, r1, p2': its operands are not predicate registers"},
+      {WAVE_OP_DADD, 3, {wave_gpr(2), wave_gpr(4), wave_imm(5)},
+       "cannot lower 'dadd r2, r4, 5': this operand cannot be an immediate"},
+      {WAVE_OP_IADD, 3, {wave_gpr(1), wave_not_pred(1), wave_not_pred(2)},
+       "cannot lower 'iadd r1, !p1, !p2': only one negated predicate operand can be lowered"},
+  };
+  for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    wave_module_destroy(mod);
+    wave_diags_free(&diags);
+    setup();
+    harness h = build(WAVE_NO_GUARD, false, cases[i].op, cases[i].n, cases[i].ops);
+    cr_assert_not(wave_lower_docs_dialect(mod, &diags), "case %u", i);
+    cr_assert_eq(diags.num_errors, 1, "case %u", i);
+    cr_assert_str_eq(diags.items[0].message, cases[i].message, "case %u", i);
+    cr_assert_eq(h.begin->next, h.form, "case %u: nothing emitted before it", i);
+    cr_assert_eq(h.form->op, cases[i].op, "case %u", i);
+    for (unsigned k = 0; k < cases[i].n; k++) {
+      const wave_operand *o = wave_instr_operand(h.form, k), *was = &cases[i].ops[k];
+      cr_assert(o->kind == was->kind && o->value == was->value && o->negated == was->negated,
+                "case %u operand %u", i, k);
+    }
+  }
+}
+
 Test(lower, real_code_is_left_alone) {
   wave_node *b = new_kernel(NULL);
   add(b, WAVE_OP_MOV_IMM, OPS(wave_gpr(1), imm_form(0x3F800000u, WAVE_IMM_FLOAT)));
