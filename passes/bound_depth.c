@@ -388,7 +388,8 @@ static wave_pass_result too_deep(state *st, const round_facts *f, wave_depth_kin
     wave_remark_missed(st->ctx, "depth-kept", at, "no if on the deepest path to remove");
   else
     wave_remark_missed(st->ctx, "depth-kept", at,
-                       "gave up after %u rounds (bound-depth-max-rounds)", max_rounds);
+                       "gave up after %u round%s (bound-depth-max-rounds)", max_rounds,
+                       max_rounds == 1 ? "" : "s");
   text t = {0};
   const char *path = way_text(f, st->kernel, kind, &t);
   wave_pass_result r;
