@@ -108,7 +108,6 @@ typedef struct scope {
   wave_regset written;
 } scope;
 
-/* A loop and its number in walk order. */
 typedef struct cse {
   wave_pass_context *ctx;
   bool explain;                   /* missed remarks are wanted: keep the text entries */

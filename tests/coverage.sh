@@ -6,8 +6,9 @@
 # ones it does not ignore), into a scratch directory, builds it there statically with gcov
 # instrumentation (so that every test and tool counts into one set of data per source file,
 # and this tree's own objects stay as they are), runs make check, and prints each library
-# file's share of lines run, lowest first. REPORT_DIR gets one FILE.gcov per source file, its path in the name with
-# '#' for '/', where ##### marks the lines no test ran. gcov comes with gcc.
+# file's share of lines run, lowest first. REPORT_DIR gets one FILE.gcov per source file, its
+# path in the name with '#' for '/', where ##### marks the lines no test ran. gcov comes with
+# gcc.
 set -eu
 src=$(cd "$1" && pwd)
 report=${2:-$PWD/coverage-report}
@@ -38,7 +39,7 @@ find libwaveopt analysis passes -name '*.gcda' | sort | while read -r gcda; do
   [ -f "$source" ] || continue
   gcov -p -o "$obj" "$source" 2>/dev/null |
     awk -v f="$source" '$0 == "File '\''" f "'\''" {found = 1; next}
-                        found && /^Lines executed:/ {sub(/^Lines executed:/, ""); print $0 "\t" f; exit}'
+                        found && sub(/^Lines executed:/, "") {print $0 "\t" f; exit}'
 done | sort -n | awk -F'\t' '{printf "%-22s %s\n", $1, $2}'
 for g in *.gcov; do
   case $g in
