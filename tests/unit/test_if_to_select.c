@@ -439,6 +439,38 @@ Test(if_to_select, refusal_changes_nothing) {
   direct_close(&d);
 }
 
+/* A target that drops guards on ALU instructions (none of the shipped rows does; a vendor row
+ * may): the guarded form is refused for a side that needs a guard on idiv, and for an idiv
+ * already guarded, whose guard would be combined with the test. idiv may trap, so there is no
+ * select form either, and the kernel stays as it was. */
+Test(if_to_select, target_dropping_alu_guards) {
+  wave_target no_alu_guards = *wave_target_default();
+  no_alu_guards.name = "no-alu-guards";
+  no_alu_guards.guard_classes &= ~WAVE_GUARDS(WAVE_GUARD_ALU);
+  static const struct {
+    const char *side, *why;
+  } cases[] = {
+      {"        idiv r3, r1, r2\n", "the target drops a guard on idiv at 8:9"},
+      {"        @p2 idiv r3, r1, r2\n", "the target drops a guard on idiv at 8:9"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s    if p1\n%s    endif\n%s", HEAD, cases[i].side, TAIL);
+    direct d = direct_open(text, "portable");
+    d.params.target = &no_alu_guards;
+    char *before = print(d.module);
+    wave_if_to_select_outcome out;
+    cr_assert_eq(wave_if_to_select_rewrite(first_if(d.kernel), &d.params, &out),
+                 WAVE_IF_TO_SELECT_REFUSED, "case %zu", i);
+    cr_assert(strstr(out.reason, cases[i].why), "case %zu: %s", i, out.reason);
+    char *after = print(d.module);
+    cr_assert_str_eq(before, after);
+    free(before);
+    free(after);
+    direct_close(&d);
+  }
+}
+
 /* The targets differ: @!p0 guards survive in the emulator, so copying p0 there takes two
  * compares, where portable needs the select idiom and refuses on cost. */
 Test(if_to_select, p0_on_portable_and_on_the_emulator) {
