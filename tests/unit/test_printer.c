@@ -543,6 +543,77 @@ Test(printer, asm_refusal_stops_before_writing_more) {
   cr_assert_gt(w.bytes, 20000 * 10);
 }
 
+/* A comment longer than the printer's buffer goes to the writer in one piece, after what the
+ * buffer held; a failure of that write stops printing like any other. */
+Test(printer, comment_longer_than_the_buffer) {
+  enum { LONG = 20000 };
+  char *comment = malloc(LONG + 1);
+  cr_assert_not_null(comment);
+  comment[0] = ';';
+  memset(comment + 1, 'x', LONG - 1);
+  comment[LONG] = '\0';
+  wave_kernel *k = wave_kernel_create(mod, "k");
+  k->kernel_src.leading = comment;
+  add(entry_block(k), WAVE_OP_HALT, 0, NULL);
+  char *text = print_with(WAVE_DIALECT_ASM, false, 0);
+  cr_assert_not_null(text);
+  cr_assert_eq(strncmp(text, comment, LONG), 0);
+  cr_assert_str_eq(text + LONG, "\n.kernel k\n    halt\n.end\n");
+  free(text);
+  wave_print_options opts = {0};
+  failing_writer w = {0, 1, 0};
+  cr_assert_eq(wave_print_module(mod, &opts, failing_write, &w), -1);
+  cr_assert_eq(w.calls, 1, "printing went on after the long comment's write failed");
+  free(comment);
+}
+
+/* IR built by hand can hold what no text spells: an unknown special register, memory scope,
+ * operand kind, opcode or cache hint, or a label without a name. Neither dialect prints it:
+ * the printer answers -1 instead of writing text that would mean something else. */
+Test(printer, forms_no_text_spells_are_refused) {
+  enum { SREG, SCOPE, LABEL, KIND, OPCODE, HINT, CASES };
+  for (int c = 0; c < CASES; c++) {
+    wave_module_destroy(mod);
+    mod = wave_module_create("test.wave");
+    wave_node *b = entry_block(wave_kernel_create(mod, "k"));
+    wave_instr *in;
+    switch (c) {
+    case SREG:
+      in = add(b, WAVE_OP_MOV_SR, OPS(wave_gpr(1), wave_sreg(0)));
+      in->operands[1].value = WAVE_NUM_SREGS;
+      break;
+    case SCOPE:
+      in = add(b, WAVE_OP_FENCE_ACQUIRE, OPS(wave_scope_operand(WAVE_SCOPE_DEVICE)));
+      in->operands[0].value = 4;
+      break;
+    case LABEL:
+      in = add(b, WAVE_OP_CALL, OPS(wave_label_operand("f")));
+      in->operands[0].label = NULL;
+      break;
+    case KIND:
+      in = add(b, WAVE_OP_MOV, OPS(wave_gpr(1), wave_gpr(2)));
+      in->operands[1].kind = 99;
+      break;
+    case OPCODE:
+      in = add(b, WAVE_OP_MOV, OPS(wave_gpr(1), wave_gpr(2)));
+      in->op = WAVE_OP_COUNT;
+      break;
+    case HINT:
+      in = add(b, WAVE_OP_DEVICE_LOAD_U32, OPS(wave_gpr(1), wave_gpr(2)));
+      in->cache_hint = 9;
+      break;
+    }
+    add(b, WAVE_OP_HALT, 0, NULL);
+    for (int d = 0; d < 2; d++) {
+      wave_print_options opts = {d ? WAVE_DIALECT_DOCS : WAVE_DIALECT_ASM, false, 0};
+      failing_writer w = {0, 1u << 30, 0};
+      cr_assert_eq(wave_print_module(mod, &opts, failing_write, &w), -1, "case %d, dialect %d",
+                   c, d);
+      cr_assert_eq(w.calls, 0, "case %d, dialect %d: %zu bytes written", c, d, w.bytes);
+    }
+  }
+}
+
 Test(printer, full_disk_is_an_error) {
   FILE *full = fopen("/dev/full", "w");
   if (!full)

@@ -224,6 +224,21 @@ Test(verify, structured_opcodes_cannot_be_block_instructions) {
   }
 }
 
+/* An opcode past the table (IR built by hand, or memory gone bad) is one error naming its
+ * number; nothing else is read from the instruction. */
+Test(verify, opcode_past_the_table) {
+  fixture t = setup();
+  wave_instr *in = EMIT(&t, t.body, 3, MOV, wave_gpr(1), wave_gpr(2));
+  in->op = WAVE_OP_COUNT + 7;
+  halt_and_verify(&t);
+  char text[32];
+  snprintf(text, sizeof text, "invalid opcode %u", (unsigned)WAVE_OP_COUNT + 7);
+  expect_error(&t, 3, 5, text);
+  cr_assert_eq(t.d.count, 1, "one error, no cascade");
+  cr_assert_not(t.ok);
+  teardown(&t);
+}
+
 Test(verify, structured_control_flow_as_nodes_is_clean) {
   fixture t = setup();
   wave_node *i = add_if(&t, t.body, 1, wave_pred(1));
