@@ -17,13 +17,12 @@
 
 /* -O1..-O3 lower the documentation dialect before optimizing (its constants become loads that
  * early-cse and licm can share and hoist; legalize then finds none left). -O1 cleans up
- * (early-cse leaves the recomputations it bypassed to the dce after it) and takes
- * breaks out of ifs (which the upstream emulator runs wrongly); -O2 adds constants hoisted out
- * of loops (one loop a run), loops of a few constant iterations unrolled, and the divergence
- * rewrites, repeated while one of them still finds
- * work (a flattened nest or a hoisted prefix leaves an if small enough to convert), then
- * bound-depth keeps the nesting within the divergence stack. -O3 is -O2 with the tools' larger register budget (waveopt
- * -max-registers). */
+ * (early-cse leaves the recomputations it bypassed to the dce after it) and takes breaks out
+ * of ifs (which the upstream emulator runs wrongly); -O2 adds constants hoisted out of loops
+ * (one loop a run), loops of a few constant iterations unrolled, and the divergence rewrites,
+ * repeated while one of them still finds work (a flattened nest or a hoisted prefix leaves an
+ * if small enough to convert), then bound-depth keeps the nesting within the divergence
+ * stack. -O3 is -O2 with the tools' larger register budget (waveopt -max-registers). */
 static const char *const level_pipelines[] = {
     "legalize",
     "lint,lower-docs,simplify-cfg,early-cse,dce,predicated-break,legalize",
