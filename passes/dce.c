@@ -136,6 +136,10 @@ typedef struct dce {
   bool rounds_ran_out;       /* a sweep removed something that dce-max-rounds left unfollowed */
   uint64_t removed;          /* in the current sweep */
   uint64_t folded;           /* selects turned into moves, in the current sweep */
+  /* Bit i set: the current sweep removed the instruction of its layout's item i. With it,
+   * the layout still serves the walk for repeated constants after the sweep removed code. */
+  uint64_t *gone;
+  size_t gone_words;
   /* For explaining a live value: the nearest later write of each register with no read in
    * between, in text order, and its nesting depth. Kept only when explain is set. */
   const wave_instr *later_write[WAVE_NUM_REGS];
@@ -305,8 +309,11 @@ static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_ite
   const uint16_t *def_list = wave_layout_defs(layout, item);
   bool dead = !wave_regset_meets_list(&out, def_list, item->num_defs);
   if (dead && wave_opcode_can_speculate(op)) {
-    if (!d->dry)
+    if (!d->dry) {
       remove_dead(d, in);
+      size_t i = (size_t)(item - layout->items);
+      d->gone[i / 64] |= 1ull << (i % 64);
+    }
     return;
   }
   /* An unguarded select reading three registers has arms that differ: no need to look. */
@@ -809,8 +816,8 @@ static bool constants_marker(constants *c, wave_layout_kind kind) {
 }
 
 /* Over the layout, whose statements are the kernel's as they stand but for blocks (dropped or
- * merged since, which nothing here needs), with each instruction's definitions decoded: only
- * mov_imm and calls are read. */
+ * merged since, which nothing here needs) and the instructions the last sweep removed
+ * (d->gone), with each instruction's definitions decoded: only mov_imm and calls are read. */
 static bool constants_layout(dce *d, constants *c, const wave_layout *layout) {
   bool ok = true;
   for (size_t i = 0; ok && i < layout->num_items; i++) {
@@ -819,6 +826,8 @@ static bool constants_layout(dce *d, constants *c, const wave_layout *layout) {
       ok = constants_marker(c, (wave_layout_kind)item->kind);
       continue;
     }
+    if (d->gone[i / 64] & (1ull << (i % 64)))
+      continue;
     wave_instr *in = (wave_instr *)wave_layout_instr(item);
     if (item->op == WAVE_OP_MOV_IMM || item->op == WAVE_OP_CALL) {
       ok = constants_instr(d, c, in, wave_xform_may_write(in));
@@ -871,9 +880,13 @@ static bool remove_constants(dce *d, const wave_layout *layout) {
 /* ---- the pass ----------------------------------------------------------------------------- */
 
 /* Sweeps every region once, in order, with d->lv over the kernel's layout, from which d->lv was
- * computed; returns the count of instructions removed. */
-static uint64_t sweep_kernel(dce *d, const wave_layout *layout) {
+ * computed, counting what it removes and folds in d; false when memory ran out. */
+static bool sweep_kernel(dce *d, const wave_layout *layout) {
   d->removed = d->folded = 0;
+  size_t words = layout->num_items / 64 + 1;
+  if (!wave_grow((void **)&d->gone, &d->gone_words, words, sizeof(*d->gone)))
+    return false;
+  memset(d->gone, 0, words * sizeof(*d->gone));
   size_t first = 0, places = 0;
   for (size_t i = 0; i < layout->num_items; i++) {
     places += layout->items[i].kind == WAVE_LAYOUT_INSTR;
@@ -882,7 +895,7 @@ static uint64_t sweep_kernel(dce *d, const wave_layout *layout) {
       first = i + 1;
     }
   }
-  return d->removed;
+  return true;
 }
 
 /* Liveness in d->lv and the layout it comes from, afresh for the kernel as it is now; NULL
@@ -898,17 +911,18 @@ static const wave_layout *fetch(dce *d) {
  * for another sweep but what a folded select no longer reads (its predicate). *normalized says
  * whether the kernel is in normal form for sure: a sweep that removed nothing after one that
  * did leaves it as normalized for the new liveness. *current is the last layout when its sweep
- * changed nothing, so that it still lists the kernel's statements (blocks aside, which
- * normalizing may merge or drop), else NULL. */
+ * folded no select, so that it still lists the kernel's statements but for blocks (which
+ * normalizing may merge or drop) and the instructions the sweep removed (d->gone), else NULL. */
 static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
                          bool *normalized, const wave_layout **current) {
   bool ok = layout != NULL;
   *normalized = false;
   *current = NULL;
   for (int64_t round = 1; ok; round++) {
-    uint64_t removed = sweep_kernel(d, layout);
-    *normalized &= removed == 0;
-    *current = removed == 0 && d->folded == 0 ? layout : NULL;
+    if (!(ok = sweep_kernel(d, layout)))
+      break;
+    *normalized &= d->removed == 0;
+    *current = d->folded == 0 ? layout : NULL;
     if (!d->folded)
       break;
     if (round >= max_rounds) {
@@ -928,9 +942,7 @@ static bool sweep_rounds(dce *d, const wave_layout *layout, int64_t max_rounds,
 static bool explain_sweep(dce *d) {
   d->dry = d->explain = true;
   const wave_layout *layout = fetch(d);
-  if (layout)
-    sweep_kernel(d, layout);
-  return layout != NULL;
+  return layout && sweep_kernel(d, layout);
 }
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
@@ -977,6 +989,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (ok && d->explain)
     ok = explain_sweep(d);
   bool changed = d->changed, settled = !d->rounds_ran_out;
+  free(d->gone);
   free(d);
   if (!ok)
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
