@@ -469,8 +469,11 @@ static void rewrite_reads(cse *c, wave_instr *in) {
   }
 }
 
-static void set_defs_fresh(cse *c, const wave_instr *in) {
-  set_fresh_all(c, wave_xform_may_write(in));
+/* Every register the instruction may write gets a new number; returns them. */
+static wave_regset set_defs_fresh(cse *c, const wave_instr *in) {
+  wave_regset writes = wave_xform_may_write(in);
+  set_fresh_all(c, writes);
+  return writes;
 }
 
 /* The value number the instruction computes, with the table entry it repeats in *earlier
@@ -501,7 +504,8 @@ static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **e
   return e->value;
 }
 
-static void visit_instr(cse *c, wave_instr *in) {
+/* Visits an instruction; returns the registers it writes, none when it is to be removed. */
+static wave_regset visit_instr(cse *c, wave_instr *in) {
   rewrite_reads(c, in);
   const wave_operand *d = wave_instr_dest(in);
   const entry *earlier;
@@ -509,23 +513,26 @@ static void visit_instr(cse *c, wave_instr *in) {
   if (!d || why_not_merged(in, true) != NULL) {
     if (c->explain && d)
       explain(c, in, false);
-    set_defs_fresh(c, in);
-    return;
+    return set_defs_fresh(c, in);
   }
+  /* Past why_not_merged the destination is all it writes: no opcode writes two slots, and
+   * pairs and quads were refused. */
   uint32_t dest = dest_reg(d);
+  wave_regset writes = wave_regset_empty();
   /* Writing what the destination holds changes no lane, guarded or not. */
   uint32_t value = value_of(c, in, in->guard == WAVE_NO_GUARD, &earlier);
   if (c->out_of_memory)
-    return;
+    return writes;
   if (value != NO_REG && c->vn[dest] == value) {
     remove_instr(c, in, dest);
-    return;
+    return writes;
   }
+  wave_regset_set(&writes, dest);
   if (in->guard != WAVE_NO_GUARD) {
     if (c->explain && !copy)
       explain(c, in, false);
-    set_defs_fresh(c, in);
-    return;
+    set_fresh(c, dest);
+    return writes;
   }
   bool held = holder(c, value) != NO_REG;
   if (c->explain && earlier && !held) {
@@ -540,6 +547,7 @@ static void visit_instr(cse *c, wave_instr *in) {
   if (c->explain && !copy)
     explain(c, in, held);
   set_vn(c, dest, value);
+  return writes;
 }
 
 /* ---- the walk ----------------------------------------------------------------------------- */
@@ -600,10 +608,9 @@ static void visit_cond(cse *c, wave_node *node) {
 static void visit_block(cse *c, wave_node *block) {
   wave_regset *kept = c->num_open ? &c->kept_writes[c->open[c->num_open - 1]] : NULL;
   wave_foreach_instr(in, block) {
-    size_t removed = c->num_removed;
-    visit_instr(c, in);
-    if (kept && c->num_removed == removed)
-      *kept = wave_regset_union(*kept, wave_xform_may_write(in));
+    wave_regset writes = visit_instr(c, in);
+    if (kept)
+      *kept = wave_regset_union(*kept, writes);
   }
 }
 
