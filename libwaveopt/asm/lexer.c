@@ -345,6 +345,13 @@ void wave_lex_init(wave_lexer *lx, const char *text, size_t len) {
   lx->prev_end = SIZE_MAX;
 }
 
+bool wave_lex_skip_bom(wave_lexer *lx) {
+  if (lx->len < 3 || memcmp(lx->text, "\xEF\xBB\xBF", 3) != 0)
+    return false;
+  lx->pos = lx->line_begin = 3;
+  return true;
+}
+
 void wave_lex_next(wave_lexer *lx, wave_token *t) {
   lx->pos = skip_while(lx, lx->pos, is_blank);
   size_t start = lx->pos;

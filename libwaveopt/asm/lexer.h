@@ -62,6 +62,9 @@ typedef struct wave_lexer {
 } wave_lexer;
 
 void wave_lex_init(wave_lexer *lexer, const char *text, size_t len);
+/* Steps over a UTF-8 byte order mark at the start of the text, which columns then do not
+ * count (editors show none); returns whether there was one. Call right after wave_lex_init. */
+bool wave_lex_skip_bom(wave_lexer *lexer);
 /* Reads the next token; after WAVE_TOK_EOF it keeps returning WAVE_TOK_EOF. A token's message
  * stays valid until the next call. */
 void wave_lex_next(wave_lexer *lexer, wave_token *token);

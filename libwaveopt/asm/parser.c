@@ -690,6 +690,11 @@ wave_module *wave_parse_string(const char *text, size_t len, const char *filenam
   size_t caller_limit = diags->max_errors;
   if (!caller_limit)
     diags->max_errors = errors_before + DEFAULT_ERROR_LIMIT;
+  /* Some editors write one; wave-asm rejects the file then, and what waveopt prints has none. */
+  if (wave_lex_skip_bom(&p->lexer))
+    wave_parser_report(p, WAVE_SEV_WARNING, "toolchain", 1, 1,
+                       "the file starts with a UTF-8 byte order mark, which wave-asm rejects; "
+                       "it is read as if absent");
   parse_statements(p);
   if (!must_stop(p))
     finish(p);

@@ -106,6 +106,30 @@ Test(lexer, every_token_kind) {
   cr_assert_eq(l.t[17].col, 5);
 }
 
+/* A UTF-8 byte order mark is stepped over only at the very start, when asked, and columns on
+ * the first line count from after it; anywhere else its first byte is a lexical error. */
+Test(lexer, byte_order_mark) {
+  const char text[] = "\xEF\xBB\xBF.kernel k\n  halt";
+  wave_lexer lx;
+  wave_lex_init(&lx, text, strlen(text));
+  cr_assert(wave_lex_skip_bom(&lx));
+  wave_token t;
+  wave_lex_next(&lx, &t);
+  cr_assert_eq(t.kind, WAVE_TOK_DIRECTIVE);
+  cr_assert(t.line == 1 && t.col == 1, "%u:%u", t.line, t.col);
+  assert_text(&t, ".kernel");
+  wave_lex_next(&lx, &t);
+  cr_assert(t.kind == WAVE_TOK_IDENT && t.col == 9, "kind %d col %u", t.kind, t.col);
+  wave_lex_next(&lx, &t);
+  wave_lex_next(&lx, &t);
+  cr_assert(t.line == 2 && t.col == 3, "%u:%u", t.line, t.col);
+  wave_lex_init(&lx, text + 1, strlen(text) - 1);
+  cr_assert_not(wave_lex_skip_bom(&lx));
+  wave_lex_init(&lx, "\xEF\xBB", 2);
+  cr_assert_not(wave_lex_skip_bom(&lx));
+  assert_error("nop \xEF\xBB\xBF", 5, "unexpected byte 0xEF");
+}
+
 Test(lexer, colon_that_is_not_a_label_end) {
   lexed l;
   lex(&l, "r1:");
