@@ -115,7 +115,7 @@ int tool_write_output(const char *tool, const char *path, int (*emit)(FILE *out,
   int fd = mkstemp(tmp);
   FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
   if (!out) {
-    fprintf(stderr, "%s: error: cannot create '%s': %s\n", tool, tmp, strerror(errno));
+    fprintf(stderr, "%s: error: cannot create '%s': %s\n", tool, path, strerror(errno));
     if (fd >= 0) {
       close(fd);
       unlink(tmp);
