@@ -686,8 +686,10 @@ int main(int argc, char **argv) {
   bool ok = module && wave_verify_module(module, &diags) && !wave_diags_has_errors(&diags);
   const wave_kernel *kernel = ok ? wave_module_find_kernel(module, opt.kernel) : NULL;
   if (ok && !kernel) {
-    fprintf(stderr, "wavesim: error: %s\n",
-            opt.kernel ? "no kernel of that name in the input" : "the input has no kernel");
+    if (opt.kernel)
+      fprintf(stderr, "wavesim: error: no kernel '%s' in the input\n", opt.kernel);
+    else
+      fprintf(stderr, "wavesim: error: the input has no kernel\n");
     ok = false;
   }
   wave_machine *m = ok ? wave_machine_create(kernel, &opt.config, &diags) : NULL;
