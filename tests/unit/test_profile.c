@@ -330,6 +330,55 @@ Test(profile, stale_and_foreign_kernels) {
   wave_module_destroy(m);
 }
 
+/* A copy of `text` with the first `from` replaced by `to`. */
+static char *replaced(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  cr_assert_not_null(at, "no '%s' in the profile", from);
+  size_t head = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to);
+  char *out = malloc(n + 1);
+  cr_assert_not_null(out);
+  memcpy(out, text, head);
+  strcpy(out + head, to);
+  strcat(out, at + strlen(from));
+  return out;
+}
+
+/* Well-formed JSON in the wrong shape is refused with one error that says what is wrong. */
+Test(profile, wrong_shapes_are_named) {
+  wave_module *m = tu_parse_ok(branch_kernel, "branch.wave", true);
+  char *json = profile_of(wave_module_find_kernel(m, "branch"), 1);
+  static const struct {
+    const char *from, *to, *message;
+  } cases[] = {
+      {"\"kernels\":[", "\"kernels\":[7,", "profile: a kernel must be an object"},
+      {"\"lines\":[", "\"lines\":[7,", "profile: a line must be an object"},
+      {"\"branches\":[", "\"branches\":[7,", "profile: a branch must be an object"},
+      {"\"wave_width\":32", "\"wave_width\":4", "profile: \"wave_width\" must be 8..64"},
+      {"\"wave_width\":32", "\"wave_width\":\"32\"",
+       "profile: \"wave_width\" must be a number, not a string"},
+      {"\"line\":", "\"line\":4294967296, \"x\":", "profile: \"line\" is out of range"},
+  };
+  for (size_t i = 0; i <= sizeof cases / sizeof cases[0]; i++) {
+    char *text = i < sizeof cases / sizeof cases[0]
+                     ? replaced(json, cases[i].from, cases[i].to)
+                     : strdup("[1]");
+    const char *message = i < sizeof cases / sizeof cases[0]
+                              ? cases[i].message
+                              : "profile: expected an object, found an array";
+    wave_diags diags;
+    wave_diags_init(&diags);
+    wave_profile *p = wave_profile_parse(text, strlen(text), "shape.prof", &diags);
+    cr_assert_null(p, "case %zu read", i);
+    cr_assert_eq(diags.num_errors, 1, "case %zu", i);
+    cr_assert(strstr(diags.items[0].message, message), "case %zu: %s", i,
+              diags.items[0].message);
+    wave_diags_free(&diags);
+    free(text);
+  }
+  free(json);
+  wave_module_destroy(m);
+}
+
 /* The reader on every prefix and on many corrupted copies of a real profile: each either reads
  * or is refused with an error; nothing crashes, leaks or reads past the text (the sanitizer
  * builds check the last two). */
