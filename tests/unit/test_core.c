@@ -280,6 +280,31 @@ Test(diags, text_format_has_location_source_and_caret) {
   wave_diags_free(&d);
 }
 
+/* In colour, as GCC and Clang colour a terminal's diagnostics: the location and message bold,
+ * the severity red, magenta or cyan, the caret green. */
+Test(diags, text_format_in_colour) {
+  static const struct {
+    wave_severity severity;
+    const char *name, *colour;
+  } cases[] = {{WAVE_SEV_ERROR, "error", "\033[1;31m"},
+               {WAVE_SEV_WARNING, "warning", "\033[1;35m"},
+               {WAVE_SEV_NOTE, "note", "\033[1;36m"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    wave_diags d;
+    wave_diags_init(&d);
+    wave_loc loc = {"k.wave", 3, 2};
+    wave_diag_report(&d, cases[i].severity, NULL, loc, "  nop", 5, "message");
+    char *text = wave_diag_format_text(&d.items[0], true);
+    char want[160];
+    snprintf(want, sizeof want,
+             "\033[1mk.wave:3:2: %s%s:\033[0m\033[1m message\033[0m\n  nop\n \033[1;32m^\033[0m\n",
+             cases[i].colour, cases[i].name);
+    cr_assert_str_eq(text, want, "%s", cases[i].name);
+    free(text);
+    wave_diags_free(&d);
+  }
+}
+
 Test(diags, policy_flags) {
   wave_diags d;
   wave_diags_init(&d);
