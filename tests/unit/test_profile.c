@@ -61,6 +61,15 @@ Test(json, values_and_members) {
   wave_arena_destroy(p.arena);
 }
 
+/* \u escapes of every UTF-8 length, hex digits in either case: U+0041 is one byte, U+00E9 two,
+ * U+20AC three (U+1F600 takes four, through a surrogate pair, above). */
+Test(json, escapes_of_every_length) {
+  parsed p = parse("\"\\u0041\\u00E9\\u20aC\"");
+  cr_assert_not_null(p.root, "%u:%u %s", p.error.line, p.error.col, p.error.message);
+  cr_assert_str_eq(p.root->string, "A\xc3\xa9\xe2\x82\xac");
+  wave_arena_destroy(p.arena);
+}
+
 Test(json, huge_numbers) {
   parsed p = parse("[18446744073709551616, 1e400, -1e400, 1e-400, -0, 0.0, 100000000000000000000000]");
   cr_assert_not_null(p.root);
