@@ -54,6 +54,41 @@ Test(liveness, kernel_argument_is_live_in_and_unguarded_halt_ends_everything) {
   wave_module_destroy(m);
 }
 
+/* The queries by cursor and node: at a cursor before or after an instruction, the answers of
+ * in and out; across an if, what is live both before and after it (r3, which lanes that skip
+ * the if keep for the store, and r1, not p1 or r2, which die inside); free, the registers below
+ * .registers and the predicates that are dead at the cursor. */
+Test(liveness, queries_at_cursors_across_nodes_and_free) {
+  wave_module *m = parse(".kernel k\n.registers 8\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 4\n"
+                         "    icmp_lt p1, r1, r2\n    if p1\n        iadd r3, r1, r2\n    endif\n"
+                         "    device_store_u32 r1, r3\n    halt\n.end\n");
+  wave_kernel *k = m->first_kernel;
+  wave_liveness *lv = wave_liveness_compute(k);
+  const wave_instr *store = nth(k, 4);
+  wave_regset before = wave_liveness_at(lv, wave_cursor_before_instr((wave_instr *)store));
+  wave_regset after = wave_liveness_at(lv, wave_cursor_after_instr((wave_instr *)store));
+  cr_assert(wave_regset_equal(before, wave_liveness_in(lv, store)));
+  cr_assert(wave_regset_equal(after, wave_liveness_out(lv, store)));
+  wave_regset r1_r3 = wave_regset_empty();
+  wave_regset_set(&r1_r3, WAVE_REG_GPR(1));
+  wave_regset_set(&r1_r3, WAVE_REG_GPR(3));
+  cr_assert(wave_regset_equal(before, r1_r3));
+  cr_assert(wave_regset_equal(after, wave_regset_empty()));
+  wave_node *if_node = store->block->prev;
+  cr_assert_eq(if_node->kind, WAVE_NODE_IF);
+  cr_assert(wave_regset_equal(wave_liveness_across(lv, if_node), r1_r3));
+  wave_regset expected_free = wave_regset_empty();
+  for (unsigned r = 0; r < 8; r++)
+    if (r != 1 && r != 3)
+      wave_regset_set(&expected_free, WAVE_REG_GPR(r));
+  for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
+    wave_regset_set(&expected_free, WAVE_REG_PRED(p));
+  cr_assert(wave_regset_equal(
+      wave_liveness_free(lv, wave_cursor_before_instr((wave_instr *)store)), expected_free));
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
 Test(liveness, guarded_halt_keeps_what_follows_live) {
   wave_module *m = parse(".kernel k\n    mov_imm r2, 2\n    icmp_eq p1, r2, r2\n"
                          "    @p1 halt\n    device_store_u32 r0, r2\n    halt\n.end\n");
