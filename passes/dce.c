@@ -137,7 +137,9 @@ typedef struct dce {
   uint64_t removed;          /* in the current sweep */
   uint64_t folded;           /* selects turned into moves, in the current sweep */
   /* Bit i set: the current sweep removed the instruction of its layout's item i. With it,
-   * the layout still serves the walk for repeated constants after the sweep removed code. */
+   * the layout still serves the walk for repeated constants after the sweep removed code.
+   * (A removed instruction also has no block, but asking that reads every instruction the
+   * walk otherwise knows from the layout alone: 5% of dce on the bench kernel.) */
   uint64_t *gone;
   size_t gone_words;
   /* For explaining a live value: the nearest later write of each register with no read in
