@@ -18,11 +18,11 @@
  * Computation, linear in the kernel's size (but a sort of its ifs and loops for the node
  * queries). One pass over the kernel's flat layout (ir/layout.h, shared with the other
  * analyses; no recursion: an if or loop finds the one around it through the parent index it
- * keeps, so 100 000-deep nests cost nothing special) gives every if and loop its depth inside its region, and every call an
- * edge of a graph of regions weighted by the frames open at the call; a region that does not
- * end in an unguarded halt or return also gets a weight-0 edge into the next region. The
- * deepest entry of each region is then a longest path from the kernel's entry: the graph's
- * strongly connected components (Tarjan's algorithm, with an explicit stack) are taken in
+ * keeps, so 100 000-deep nests cost nothing special) gives every if and loop its depth inside its
+ * region, and every call an edge of a graph of regions weighted by the frames open at the call; a
+ * region that does not end in an unguarded halt or return also gets a weight-0 edge into the next
+ * region. The deepest entry of each region is then a longest path from the kernel's entry: the
+ * graph's strongly connected components (Tarjan's algorithm, with an explicit stack) are taken in
  * topological order; a component with an edge of positive weight inside it is a recursion
  * that deepens on every lap, so it and everything it reaches is unbounded; otherwise its
  * inner edges weigh 0 and all its regions share one entry depth. Recursion at the top level

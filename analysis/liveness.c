@@ -64,8 +64,8 @@
  *
  * Cost, for a kernel of a million instructions: one pass over the kernel's flat layout
  * (ir/layout.h, which decodes each instruction's registers once for all the analyses) builds
- * the points, with each instruction's uses and kills, never again per visit; a point's edges are a flag
- * byte and at most one jump target; sets are stored packed to the kernel's .registers (see
+ * the points, with each instruction's uses and kills, never again per visit; a point's edges are a
+ * flag byte and at most one jump target; sets are stored packed to the kernel's .registers (see
  * pack), one word each up to 60 registers; instructions and nodes are found by hashing their
  * address, and a caller that meets instructions in text order or in reverse (the printer,
  * dce's sweep) finds each next to the last one without hashing (wave_liveness_in_near).

@@ -56,12 +56,12 @@
  *
  * Cost: one pass over the kernel's flat layout (ir/layout.h, shared with the other analyses,
  * each instruction's registers decoded there) records every if and loop and, for each loop,
- * its own statements (not those of nested loops) in text order; the dependence pass over a loop's statements repeats until
- * the values carried around the back edge stop growing, at most once per register; the writers
- * of each space sit in text-ordered arrays, so every "first writer in this stretch" is a
- * binary search; the walk outward from a loop continues the one from its parent, so one table
- * filled parents first answers it for every loop of a nest (fill_reach). Linear in the kernel
- * but for the bounded repetition and the searches; no recursion.
+ * its own statements (not those of nested loops) in text order; the dependence pass over a loop's
+ * statements repeats until the values carried around the back edge stop growing, at most once per
+ * register; the writers of each space sit in text-ordered arrays, so every "first writer in this
+ * stretch" is a binary search; the walk outward from a loop continues the one from its parent, so
+ * one table filled parents first answers it for every loop of a nest (fill_reach). Linear in the
+ * kernel but for the bounded repetition and the searches; no recursion.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -7,9 +7,10 @@
  * a loop or a region ends, each instruction decoded there once (its guard, the registers that
  * make its result divergent, those it writes), read from the kernel's shared layout
  * (ir/layout.h). The walk then moves a cursor along the entries (back to a loop's first entry
- * to walk its body again, past its end to skip it) with an explicit frame stack, never C recursion, so any nesting depth is safe, and never reads the IR
- * again. The register sets the statements record are hash-consed and the state knows its own,
- * so a visit that finds nothing new since the last one does no set operation.
+ * to walk its body again, past its end to skip it) with an explicit frame stack, never C recursion,
+ * so any nesting depth is safe, and never reads the IR again. The register sets the statements
+ * record are hash-consed and the state knows its own, so a visit that finds nothing new since the
+ * last one does no set operation.
  *
  * Cost: a loop's body is walked again only when its header state gained something: a
  * register turned divergent, or lanes found missing (the loop found divergent, or entered
@@ -271,7 +272,7 @@ typedef struct walk {
   bool oom;
 } walk;
 
-/* ---- register sets ---------------------------------------------------------------------------- */
+/* ---- register sets --------------------------------------------------------------------------- */
 
 static size_t set_slot(wave_regset regs, size_t capacity) {
   uint64_t h = 0;
@@ -528,7 +529,7 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
   return true;
 }
 
-/* ---- transfer ----------------------------------------------------------------------------------- */
+/* ---- transfer -------------------------------------------------------------------------------- */
 
 static const void *key_of(const walk *w, const entry *e) {
   return w->u->keys[e - w->u->entries];
@@ -730,7 +731,7 @@ static void transfer(walk *w, state *s, entry *e) {
   }
 }
 
-/* ---- the walk --------------------------------------------------------------------------------- */
+/* ---- the walk -------------------------------------------------------------------------------- */
 
 static frame *push(walk *w, entry *e, const state *s) {
   frame *frames = reserve(w->frames, &w->cap, w->depth, sizeof(*frames));
@@ -1001,7 +1002,7 @@ void wave_uniformity_destroy(wave_uniformity *u) {
   free(u);
 }
 
-/* ---- queries ----------------------------------------------------------------------------------- */
+/* ---- queries --------------------------------------------------------------------------------- */
 
 static const entry *visited_entry(const wave_uniformity *u, const void *key) {
   const entry *e = find(u, key);
@@ -1048,7 +1049,7 @@ bool wave_uniformity_node_converged(const wave_uniformity *u, const wave_node *n
   return e && e->converged;
 }
 
-/* ---- explanations ------------------------------------------------------------------------------ */
+/* ---- explanations ---------------------------------------------------------------------------- */
 
 /* Links of a chain printed before it is cut with "<- ...": enough to reach the source in
  * straight-line code, short enough to stay on one line. */
@@ -1215,7 +1216,7 @@ size_t wave_uniformity_explain_node(const wave_uniformity *u, const wave_node *n
   return explain_entry(u, e, WAVE_NUM_REGS, buf, size);
 }
 
-/* ---- printing ------------------------------------------------------------------------------------ */
+/* ---- printing -------------------------------------------------------------------------------- */
 
 bool wave_uniformity_equal(const wave_uniformity *a, const wave_uniformity *b) {
   if (a->num_entries != b->num_entries)
@@ -1274,7 +1275,7 @@ int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel,
   return wave_print_annotated(kernel, &a, write, ctx);
 }
 
-/* ---- registration --------------------------------------------------------------------------------- */
+/* ---- registration ---------------------------------------------------------------------------- */
 
 static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags *diags) {
   wave_uniformity_config config = {.assume_divergent = wave_analysis_manager_assume_divergent(am)};

@@ -231,13 +231,13 @@ static outcome dissolve_if(state *st, const round_facts *f, wave_node *node) {
   st->select.split_rate = wave_uniformity_node_divergent(f->uniformity, node) ? 1.0 : 0.0;
   switch (wave_if_to_select_rewrite(node, &st->select, &sel)) {
   case WAVE_IF_TO_SELECT_DONE:
-    wave_pass_stat_add(st->ctx, "ifs-converted", "Number of ifs turned into guarded code or selects",
-                       1);
+    wave_pass_stat_add(st->ctx, "ifs-converted",
+                       "Number of ifs turned into guarded code or selects", 1);
     wave_remark_passed(st->ctx, "if-converted", loc,
                        "if at %u:%u converted to %s code to keep the divergence-stack depth "
                        "within %u: %u instruction%s for %u",
-                       loc.line, loc.col, wave_if_to_select_form_name(sel.form),
-                       st->limit, sel.cost_after, sel.cost_after == 1 ? "" : "s", (unsigned)sel.cost_before);
+                       loc.line, loc.col, wave_if_to_select_form_name(sel.form), st->limit,
+                       sel.cost_after, sel.cost_after == 1 ? "" : "s", (unsigned)sel.cost_before);
     return REWRITTEN;
   case WAVE_IF_TO_SELECT_REFUSED:
     add_why(st, "not converted", sel.reason);

@@ -568,7 +568,8 @@ static void plan_select(rewrite *rw, select_plan *sp) {
     rename[1 - first] = wave_regset_intersect(
         d->defs, wave_regset_union(pred, wave_regset_subtract(after, f->defs)));
     unsigned movs = 0;
-    if (!count_movs(f, rename[first], &movs, &bad) || !count_movs(d, rename[1 - first], &movs, &bad))
+    if (!count_movs(f, rename[first], &movs, &bad) ||
+        !count_movs(d, rename[1 - first], &movs, &bad))
       continue;
     unsigned gprs = count_range(rename[0], 0, PRED_BASE) + count_range(rename[1], 0, PRED_BASE);
     unsigned pf = count_range(rename[0], PRED_BASE, WAVE_NUM_REGS);
@@ -840,7 +841,8 @@ static bool emit_clamp(rewrite *rw, wave_instr *cmp, uint32_t x, uint32_t c, wav
 bool wave_if_to_select_candidate(wave_node *node, wave_if_to_select_outcome *out) {
   *out = (wave_if_to_select_outcome){0};
   wave_cond c = wave_cond_of(node->u.if_.cond.value, node->u.if_.cond.negated);
-  side then = {.name = "then-side", .cond = c}, els = {.name = "else-side", .cond = wave_cond_not(c)};
+  side then = {.name = "then-side", .cond = c},
+       els = {.name = "else-side", .cond = wave_cond_not(c)};
   return read_side(&then, &node->u.if_.then_body, out->reason, sizeof out->reason) &&
          read_side(&els, &node->u.if_.else_body, out->reason, sizeof out->reason);
 }
@@ -907,8 +909,9 @@ wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
   bool has_registers = rw.kernel->has_registers;
   wave_node *staging = wave_block_create(rw.kernel->module);
   marks mk = {{NULL, NULL, NULL}};
-  bool ok = staging && (out->form == WAVE_IF_TO_SELECT_GUARDED ? emit_guarded(&rw, &gp, staging, &mk)
-                                                               : emit_select(&rw, &sp, staging, &mk));
+  bool ok =
+      staging && (out->form == WAVE_IF_TO_SELECT_GUARDED ? emit_guarded(&rw, &gp, staging, &mk)
+                                                         : emit_select(&rw, &sp, staging, &mk));
   if (!ok || !install(&rw, staging, &mk)) {
     rw.kernel->registers = registers;
     rw.kernel->has_registers = has_registers;
@@ -955,7 +958,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   /* Fetched at the first if whose sides the rewrite could take, before any rewrite: a kernel
    * whose ifs all hold memory or control flow costs one walk, no analysis. */
   const wave_uniformity *uniformity = NULL;
-  unsigned limit = option_count(ctx, OPT_LIMIT), uniform_limit = option_count(ctx, OPT_UNIFORM_LIMIT);
+  unsigned limit = option_count(ctx, OPT_LIMIT),
+           uniform_limit = option_count(ctx, OPT_UNIFORM_LIMIT);
   bool changed = false;
   for (size_t k = 0; k < num_ifs; k++) {
     wave_node *node = ifs[k];

@@ -381,7 +381,9 @@ static const wave_pass_option_info options[] = {
 
 const wave_pass_info wave_pass_legalize = {
     .name = "legalize",
-    .help = "lower the documentation dialect; take breaks out of ifs, and rewrite the breaks left in ifs, continue and halt inside regions into per-lane flags, where the target runs them wrongly; report what the target still runs wrongly",
+    .help = "lower the documentation dialect; take breaks out of ifs, and rewrite the breaks left "
+            "in ifs, continue and halt inside regions into per-lane flags, where the target runs "
+            "them wrongly; report what the target still runs wrongly",
     .options = options,
     .num_options = sizeof(options) / sizeof(options[0]),
     .run = run,

@@ -721,8 +721,9 @@ static wave_profile *read_profile(const char *path, const wave_module *module, w
   if (p && !any) {
     const wave_profile_kernel *k = wave_profile_kernel_at(p, 0);
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){path, 0, 0}, NULL, 0,
-                     "profile of %s%s%s, which the input does not have", k ? "kernel '" : "no kernel",
-                     k ? wave_profile_kernel_name(k) : "", k ? "'" : "");
+                     "profile of %s%s%s, which the input does not have",
+                     k ? "kernel '" : "no kernel", k ? wave_profile_kernel_name(k) : "",
+                     k ? "'" : "");
     wave_profile_destroy(p);
     p = NULL;
   }

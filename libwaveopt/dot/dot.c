@@ -765,7 +765,8 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
   set(g, "labelloc", "t");
   set(g, "fontname", "Helvetica");
   if (!agattr(g, AGNODE, "shape", "box") || !agattr(g, AGNODE, "style", "filled") ||
-      !agattr(g, AGNODE, "fontname", "Courier") || !agattr(g, AGEDGE, "fontname", "Helvetica") || !agattr(g, AGEDGE, "fontsize", "10"))
+      !agattr(g, AGNODE, "fontname", "Courier") || !agattr(g, AGEDGE, "fontname", "Helvetica") ||
+      !agattr(g, AGEDGE, "fontsize", "10"))
     return false;
   Agnode_t **nodes = calloc(cfg->num_blocks ? cfg->num_blocks : 1, sizeof(*nodes));
   if (!nodes)

@@ -968,7 +968,8 @@ char *wave_machine_counters_json(const wave_machine *m) {
                      c->divergent_loops, c->mask_ops, c->barriers, c->steps, c->emu_walked);
   for (size_t i = 0; i < m->prog.len; i++) {
     const wave_program_entry *e = &m->prog.entries[i];
-    const char *name = m->prog.code[i].op == INTERP_OP_END ? "<end>" : wave_opcode_table[e->op].mnemonic;
+    const char *name =
+        m->prog.code[i].op == INTERP_OP_END ? "<end>" : wave_opcode_table[e->op].mnemonic;
     wave_strbuf_printf(&b,
                        "%s{\"index\":%zu,\"line\":%" PRIu32 ",\"op\":\"%s\",\"issues\":%" PRIu64
                        ",\"lanes\":%" PRIu64 "}",

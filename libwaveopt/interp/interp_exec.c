@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Data-path semantics of every non-control instruction (the instruction sections of docs/language.md), applied to a
- * whole wave at once: each case loops over the lanes of the mask on register rows. Control flow,
- * scheduling and the lanes' fate (halt, barriers, calls) live in interp.c / interp_thread.c.
+ * Data-path semantics of every non-control instruction (the instruction sections of
+ * docs/language.md), applied to a whole wave at once: each case loops over the lanes of the mask
+ * on register rows. Control flow, scheduling and the lanes' fate (halt, barriers, calls) live in
+ * interp.c / interp_thread.c.
  *
  * Nothing here writes before it has checked: memory instructions validate every lane's
  * address first, so a faulting instruction leaves memory and registers untouched.
@@ -609,24 +610,29 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
   /* moves: mov_imm and mov_sr read constant / special-register rows */
   case WAVE_OP_MOV: case WAVE_OP_MOV_IMM: case WAVE_OP_MOV_SR: UNARY(x); break;
   /* memory */
-  case WAVE_OP_LOCAL_LOAD_U8: return load(in, w, mask, mem->local, mem->local_size, true, 1, f);
-  case WAVE_OP_LOCAL_LOAD_U16: return load(in, w, mask, mem->local, mem->local_size, true, 2, f);
-  case WAVE_OP_LOCAL_LOAD_U32: return load(in, w, mask, mem->local, mem->local_size, true, 4, f);
-  case WAVE_OP_LOCAL_LOAD_U64: return load(in, w, mask, mem->local, mem->local_size, true, 8, f);
-  case WAVE_OP_LOCAL_STORE_U8: return store(in, w, mask, mem->local, mem->local_size, true, 1, f);
-  case WAVE_OP_LOCAL_STORE_U16: return store(in, w, mask, mem->local, mem->local_size, true, 2, f);
-  case WAVE_OP_LOCAL_STORE_U32: return store(in, w, mask, mem->local, mem->local_size, true, 4, f);
-  case WAVE_OP_LOCAL_STORE_U64: return store(in, w, mask, mem->local, mem->local_size, true, 8, f);
-  case WAVE_OP_DEVICE_LOAD_U8: return load(in, w, mask, mem->device, mem->device_size, false, 1, f);
-  case WAVE_OP_DEVICE_LOAD_U16: return load(in, w, mask, mem->device, mem->device_size, false, 2, f);
-  case WAVE_OP_DEVICE_LOAD_U32: return load(in, w, mask, mem->device, mem->device_size, false, 4, f);
-  case WAVE_OP_DEVICE_LOAD_U64: return load(in, w, mask, mem->device, mem->device_size, false, 8, f);
-  case WAVE_OP_DEVICE_LOAD_U128: return load(in, w, mask, mem->device, mem->device_size, false, 16, f);
-  case WAVE_OP_DEVICE_STORE_U8: return store(in, w, mask, mem->device, mem->device_size, false, 1, f);
-  case WAVE_OP_DEVICE_STORE_U16: return store(in, w, mask, mem->device, mem->device_size, false, 2, f);
-  case WAVE_OP_DEVICE_STORE_U32: return store(in, w, mask, mem->device, mem->device_size, false, 4, f);
-  case WAVE_OP_DEVICE_STORE_U64: return store(in, w, mask, mem->device, mem->device_size, false, 8, f);
-  case WAVE_OP_DEVICE_STORE_U128: return store(in, w, mask, mem->device, mem->device_size, false, 16, f);
+#define LOCAL(access, bytes) return access(in, w, mask, mem->local, mem->local_size, true, bytes, f)
+#define DEVICE(access, bytes) \
+  return access(in, w, mask, mem->device, mem->device_size, false, bytes, f)
+  case WAVE_OP_LOCAL_LOAD_U8: LOCAL(load, 1);
+  case WAVE_OP_LOCAL_LOAD_U16: LOCAL(load, 2);
+  case WAVE_OP_LOCAL_LOAD_U32: LOCAL(load, 4);
+  case WAVE_OP_LOCAL_LOAD_U64: LOCAL(load, 8);
+  case WAVE_OP_LOCAL_STORE_U8: LOCAL(store, 1);
+  case WAVE_OP_LOCAL_STORE_U16: LOCAL(store, 2);
+  case WAVE_OP_LOCAL_STORE_U32: LOCAL(store, 4);
+  case WAVE_OP_LOCAL_STORE_U64: LOCAL(store, 8);
+  case WAVE_OP_DEVICE_LOAD_U8: DEVICE(load, 1);
+  case WAVE_OP_DEVICE_LOAD_U16: DEVICE(load, 2);
+  case WAVE_OP_DEVICE_LOAD_U32: DEVICE(load, 4);
+  case WAVE_OP_DEVICE_LOAD_U64: DEVICE(load, 8);
+  case WAVE_OP_DEVICE_LOAD_U128: DEVICE(load, 16);
+  case WAVE_OP_DEVICE_STORE_U8: DEVICE(store, 1);
+  case WAVE_OP_DEVICE_STORE_U16: DEVICE(store, 2);
+  case WAVE_OP_DEVICE_STORE_U32: DEVICE(store, 4);
+  case WAVE_OP_DEVICE_STORE_U64: DEVICE(store, 8);
+  case WAVE_OP_DEVICE_STORE_U128: DEVICE(store, 16);
+#undef LOCAL
+#undef DEVICE
   default:
     break;
   }

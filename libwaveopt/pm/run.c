@@ -339,7 +339,8 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
                        const wave_pipeline_options *options, wave_pipeline_result *result,
                        wave_diags *diags) {
   static const wave_pipeline_options defaults = {0};
-  wave_pm_run run = {pipeline, options ? options : &defaults, NULL, result, diags, NULL, 0, false, NULL};
+  wave_pm_run run = {pipeline, options ? options : &defaults, NULL, result, diags, NULL, 0, false,
+                     NULL};
   run.target = run.options->target ? run.options->target : wave_target_default();
   if (pipeline->depth) {
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,

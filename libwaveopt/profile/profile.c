@@ -82,7 +82,8 @@ static bool bad(loader *l, const wave_json *at, const char *fmt, ...) {
 static const char *const type_names[] = {"null", "false", "true", "a number", "a string",
                                          "an array", "an object"};
 
-static const wave_json *field(loader *l, const wave_json *obj, const char *key, wave_json_type type) {
+static const wave_json *field(loader *l, const wave_json *obj, const char *key,
+                              wave_json_type type) {
   const wave_json *v = wave_json_member(obj, key);
   if (!v) {
     bad(l, obj, "profile: missing \"%s\"", key);

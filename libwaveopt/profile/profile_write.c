@@ -135,10 +135,12 @@ char *wave_profile_write(const wave_machine *m, const char *source) {
                      ",\"lane_instructions\":%" PRIu64 ",\"simd_efficiency\":%.6f"
                      ",\"max_depth\":%" PRIu32 ",\"divergent_ifs\":%" PRIu64
                      ",\"divergent_loops\":%" PRIu64 ",\"mask_ops\":%" PRIu64
-                     ",\"barriers\":%" PRIu64 ",\"steps\":%" PRIu64
-                     ",\"emu_walked\":%" PRIu64 "},\n  ",
+                     ",\"barriers\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"emu_walked\":%" PRIu64
+                     "},\n  ",
                      m->config.mode == WAVE_MODE_THREAD ? "thread" : "simt",
-                     m->status == WAVE_RUN_OK ? "ok" : m->status == WAVE_RUN_ERROR ? "error" : "not-run",
+                     m->status == WAVE_RUN_OK      ? "ok"
+                     : m->status == WAVE_RUN_ERROR ? "error"
+                                                   : "not-run",
                      m->width, c->issued, c->empty_issues, c->lane_instructions,
                      wave_counters_simd_efficiency(c, m->width), c->max_depth, c->divergent_ifs,
                      c->divergent_loops, c->mask_ops, c->barriers, c->steps, c->emu_walked);

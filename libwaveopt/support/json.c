@@ -228,7 +228,8 @@ static void append(wave_json *parent, wave_json *child) {
   parent->size++;
 }
 
-wave_json *wave_json_parse(const char *text, size_t len, wave_arena *arena, wave_json_error *error) {
+wave_json *wave_json_parse(const char *text, size_t len, wave_arena *arena,
+                           wave_json_error *error) {
   reader r = {text, text + len, text, 1, arena, error};
   *error = (wave_json_error){0};
   wave_json **stack = NULL;

@@ -196,8 +196,8 @@ typedef struct wave_machine wave_machine;
  * memory_init). Returns NULL only when memory runs out. A machine that cannot run (invalid
  * program or configuration) is still returned, with status WAVE_RUN_ERROR and the reason in
  * wave_machine_error; the reason is also reported to diags when diags is not NULL. */
-WAVE_API wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_config *config,
-                                           wave_diags *diags);
+WAVE_API wave_machine *wave_machine_create(const wave_kernel *kernel,
+                                           const wave_launch_config *config, wave_diags *diags);
 WAVE_API void wave_machine_destroy(wave_machine *machine);
 
 /* Device memory: writable before the run (to load inputs), readable after it. */
@@ -229,10 +229,10 @@ WAVE_API uint32_t wave_machine_num_waves(const wave_machine *machine);        /*
  * keep_all_registers; otherwise (and for out-of-range arguments) these return false. */
 WAVE_API wave_lane_state wave_machine_lane_state(const wave_machine *machine, uint32_t workgroup,
                                                  uint32_t thread);
-WAVE_API bool wave_machine_read_gpr(const wave_machine *machine, uint32_t workgroup, uint32_t thread,
-                                    uint32_t reg, uint32_t *value);
-WAVE_API bool wave_machine_read_pred(const wave_machine *machine, uint32_t workgroup, uint32_t thread,
-                                     uint32_t pred, bool *value);
+WAVE_API bool wave_machine_read_gpr(const wave_machine *machine, uint32_t workgroup,
+                                    uint32_t thread, uint32_t reg, uint32_t *value);
+WAVE_API bool wave_machine_read_pred(const wave_machine *machine, uint32_t workgroup,
+                                     uint32_t thread, uint32_t pred, bool *value);
 /* GPRs each lane has (the kernel's .registers). */
 WAVE_API uint32_t wave_machine_num_registers(const wave_machine *machine);
 
@@ -252,7 +252,8 @@ typedef struct wave_program_entry {
 } wave_program_entry;
 
 WAVE_API size_t wave_machine_program_size(const wave_machine *machine);
-WAVE_API const wave_program_entry *wave_machine_program_entry(const wave_machine *machine, size_t index);
+WAVE_API const wave_program_entry *wave_machine_program_entry(const wave_machine *machine,
+                                                              size_t index);
 
 /* SIMD efficiency = lane_instructions / (issued * W); 0 when nothing was issued. */
 WAVE_API double wave_counters_simd_efficiency(const wave_counters *counters, uint32_t wave_width);

@@ -342,8 +342,9 @@ WAVE_API wave_node *wave_if_create(wave_module *module, wave_operand cond);
 WAVE_API wave_node *wave_loop_create(wave_module *module);
 
 /* An instruction with the given operands; guard is WAVE_NO_GUARD or 0..3. */
-WAVE_API wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
-                                       unsigned num_operands, const wave_operand *operands);
+WAVE_API wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard,
+                                       bool guard_negated, unsigned num_operands,
+                                       const wave_operand *operands);
 
 WAVE_API void wave_node_list_append(wave_node_list *list, wave_node *node);
 WAVE_API void wave_node_list_prepend(wave_node_list *list, wave_node *node);

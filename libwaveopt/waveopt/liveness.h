@@ -3,9 +3,9 @@
  * Register liveness: which GPRs and predicates may still be read at each point of a kernel,
  * asked for each lane that stands there (a lane parked elsewhere has its own point). The answer
  * is conservative ("live" may be too much, never too little), so a pass may take any register
- * it reports dead or free as scratch for the lanes active at that point. Within the pass manager the result is the
- * `liveness` analysis (wave_analysis_get with the id the registry gives that name); outside
- * it, compute one directly. Rules: analysis/liveness.c.
+ * it reports dead or free as scratch for the lanes active at that point. Within the pass manager
+ * the result is the `liveness` analysis (wave_analysis_get with the id the registry gives that
+ * name); outside it, compute one directly. Rules: analysis/liveness.c.
  */
 #ifndef WAVEOPT_LIVENESS_H
 #define WAVEOPT_LIVENESS_H

@@ -75,7 +75,8 @@ WAVE_API void wave_profile_destroy(wave_profile *profile);
 /* The source file the profile was taken from, as the writer named it. */
 WAVE_API const char *wave_profile_source(const wave_profile *profile);
 WAVE_API size_t wave_profile_num_kernels(const wave_profile *profile);
-WAVE_API const wave_profile_kernel *wave_profile_kernel_at(const wave_profile *profile, size_t index);
+WAVE_API const wave_profile_kernel *wave_profile_kernel_at(const wave_profile *profile,
+                                                           size_t index);
 /* By name alone; NULL when the profile has no such kernel. */
 WAVE_API const wave_profile_kernel *wave_profile_find_kernel(const wave_profile *profile,
                                                              const char *name);

@@ -83,9 +83,9 @@ WAVE_API wave_module *wave_parse_file(const char *path, wave_diags *diags);
 WAVE_API bool wave_verify_module(const wave_module *module, wave_diags *diags);
 
 /* Reports a diagnostic at a location of the module, quoting the source line if known. */
-WAVE_API void wave_module_report(const wave_module *module, wave_diags *diags, wave_severity severity,
-                                 const char *flag, wave_loc loc, const char *fmt, ...)
-             __attribute__((format(printf, 6, 7)));
+WAVE_API void wave_module_report(const wave_module *module, wave_diags *diags,
+                                 wave_severity severity, const char *flag, wave_loc loc,
+                                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* ---- lowering and printing ----------------------------------------------------------------- */
 
@@ -110,7 +110,8 @@ typedef int (*wave_write_fn)(void *ctx, const char *data, size_t len);
  * error (lower first). Returns 0, or -1 when writing failed or a form cannot be printed. */
 WAVE_API int wave_print_module(const wave_module *module, const wave_print_options *options,
                                wave_write_fn write, void *ctx);
-WAVE_API int wave_print_file(const wave_module *module, const wave_print_options *options, FILE *out);
+WAVE_API int wave_print_file(const wave_module *module, const wave_print_options *options,
+                             FILE *out);
 /* malloc'd, NUL-terminated text; NULL on failure. */
 WAVE_API char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
                                     size_t *len);

@@ -519,8 +519,9 @@ static bool reset_after(lowering *l, wave_cursor at, wave_loc loc, wave_instr **
 static wave_exit_flags_status combine_break(lowering *l, wave_instr *brk, wave_regset loop_top) {
   const wave_liveness *lv = l->env->liveness;
   wave_operand pb = brk->operands[0];
-  check_pred c = {pb.value, wave_regset_test(wave_regset_union(wave_liveness_out(lv, brk), loop_top),
-                                             WAVE_REG_PRED(pb.value))};
+  check_pred c = {pb.value,
+                  wave_regset_test(wave_regset_union(wave_liveness_out(lv, brk), loop_top),
+                                   WAVE_REG_PRED(pb.value))};
   if (!scratch_gpr(l, &l->rt) || (c.saved && !scratch_gpr(l, &l->rs)))
     return no_gpr(l);
   wave_builder b = wave_builder_at(l->module, wave_cursor_before_instr(brk), brk->src.loc);

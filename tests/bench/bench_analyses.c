@@ -133,7 +133,8 @@ int main(void) {
   for (wave_analysis_id id = 0; id < n; id++) {
     timing s = best_of(registry, m, id, id);
     if (s.wall < 0) {
-      fprintf(stderr, "bench_analyses: %s failed\n", wave_pass_registry_analysis_at(registry, id)->name);
+      fprintf(stderr, "bench_analyses: %s failed\n",
+              wave_pass_registry_analysis_at(registry, id)->name);
       return 1;
     }
     printf("  %-22s  %7.3f s alone, with what it uses (cpu %.3f s)\n",

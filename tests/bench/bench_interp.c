@@ -218,7 +218,8 @@ static int check_gemm(const uint8_t *mem) {
     for (uint32_t c = 0; c < GEMM_N; c += 13) {
       float acc = 0.0f;
       for (uint32_t k = 0; k < GEMM_N; k++)
-        acc = acc + rdf(mem + GEMM_A + 4 * (r * GEMM_N + k)) * rdf(mem + GEMM_B + 4 * (k * GEMM_N + c));
+        acc = acc +
+              rdf(mem + GEMM_A + 4 * (r * GEMM_N + k)) * rdf(mem + GEMM_B + 4 * (k * GEMM_N + c));
       if (rdf(mem + GEMM_C + 4 * (r * GEMM_N + c)) != acc)
         return 0;
     }

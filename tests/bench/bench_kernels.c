@@ -121,7 +121,8 @@ static int32_t sar(int32_t v, unsigned n) { return v >= 0 ? v >> n : -1 - ((-1 -
 
 static void clamp_reference(uint8_t *mem) {
   for (uint32_t i = 0; i < CLAMP_LEN; i++) {
-    int32_t v = sar(((int32_t)mem[CLAMP_IN + i] - 128) * CLAMP_CONTRAST, 8) + 128 + CLAMP_BRIGHTNESS;
+    int32_t v =
+        sar(((int32_t)mem[CLAMP_IN + i] - 128) * CLAMP_CONTRAST, 8) + 128 + CLAMP_BRIGHTNESS;
     mem[CLAMP_OUT + i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
   }
 }
@@ -346,7 +347,8 @@ enum { NBODY_BODIES = 0x0000, NBODY_ACC = 0x1000, NBODY_N = 256 };
 static void nbody_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t i = 0; i < NBODY_N; i++) {
     for (uint32_t c = 0; c < 3; c++)
-      wrf(mem, NBODY_BODIES + 16 * i + 4 * c, (float)(bk_hash(salt + 14 + c, i) % 1000) / 100.0f - 5.0f);
+      wrf(mem, NBODY_BODIES + 16 * i + 4 * c,
+          (float)(bk_hash(salt + 14 + c, i) % 1000) / 100.0f - 5.0f);
     wrf(mem, NBODY_BODIES + 16 * i + 12, (float)(1 + bk_hash(salt + 17, i) % 4));
   }
   fill32(mem, NBODY_ACC, 4 * NBODY_N, SENTINEL32);
@@ -497,7 +499,8 @@ static void axpy_init(uint8_t *mem, uint32_t salt) {
 
 static void axpy_reference(uint8_t *mem) {
   for (uint32_t i = 0; i < AXPY_COLS * AXPY_ROWS; i++)
-    wrf(mem, AXPY_Z + 4 * i, fmaf(bits_f32(AXPY_A), rdf(mem, AXPY_X + 4 * i), rdf(mem, AXPY_Y + 4 * i)));
+    wrf(mem, AXPY_Z + 4 * i,
+        fmaf(bits_f32(AXPY_A), rdf(mem, AXPY_X + 4 * i), rdf(mem, AXPY_Y + 4 * i)));
 }
 
 /* ---- histogram ------------------------------------------------------------------------------- */
@@ -540,7 +543,8 @@ static void spmv_reference(uint8_t *mem) {
   for (uint32_t r = 0; r < SPMV_ROWS; r++) {
     float sum = 0.0f;
     for (uint32_t k = rd32(mem, SPMV_ROW_PTR + 4 * r); k < rd32(mem, SPMV_ROW_PTR + 4 * r + 4); k++)
-      sum = fmaf(rdf(mem, SPMV_VAL + 4 * k), rdf(mem, SPMV_X + 4 * rd32(mem, SPMV_COL + 4 * k)), sum);
+      sum =
+          fmaf(rdf(mem, SPMV_VAL + 4 * k), rdf(mem, SPMV_X + 4 * rd32(mem, SPMV_COL + 4 * k)), sum);
     wrf(mem, SPMV_Y + 4 * r, sum);
   }
 }
@@ -589,7 +593,8 @@ static void bfs_init(uint8_t *mem, uint32_t salt) {
   for (uint32_t level = 0; level < BFS_DEPTH; level++)
     for (uint32_t v = 0; v < BFS_V; v++)
       if (rd32(mem, BFS_LEVEL + 4 * v) == level)
-        for (uint32_t e = rd32(mem, BFS_ROW_PTR + 4 * v); e < rd32(mem, BFS_ROW_PTR + 4 * v + 4); e++) {
+        for (uint32_t e = rd32(mem, BFS_ROW_PTR + 4 * v); e < rd32(mem, BFS_ROW_PTR + 4 * v + 4);
+             e++) {
           size_t u = BFS_LEVEL + 4 * (size_t)rd32(mem, BFS_ADJ + 4 * e);
           if (rd32(mem, u) == BFS_UNVISITED)
             wr32(mem, u, level + 1);
@@ -729,8 +734,9 @@ static void transpose_reference(uint8_t *mem) {
 
 /* ---- the table ------------------------------------------------------------------------------- */
 
-#define PRESETS(...) \
-  .presets = {__VA_ARGS__}, .num_presets = sizeof((wave_reg_value[]){__VA_ARGS__}) / sizeof(wave_reg_value)
+#define PRESETS(...)                                                                               \
+  .presets = {__VA_ARGS__},                                                                        \
+  .num_presets = sizeof((wave_reg_value[]){__VA_ARGS__}) / sizeof(wave_reg_value)
 
 const bk_kernel bk_kernels[] = {
     {"relu", true, 8, {8, 1, 1}, {128, 1, 1}, 0x2000,
@@ -858,7 +864,9 @@ static void describe_mismatch(const uint8_t *got, const uint8_t *want, size_t si
     off += 4;
   for (size_t o = off; o < size; o += 4)
     words += memcmp(got + o, want + o, 4) != 0;
-  snprintf(why, why_size, "device memory differs from the C reference in %zu words; first at 0x%04zx: 0x%08x, expected 0x%08x",
+  snprintf(why, why_size,
+           "device memory differs from the C reference in %zu words; first at 0x%04zx: 0x%08x, "
+           "expected 0x%08x",
            words, off, rd32(got, off), rd32(want, off));
 }
 

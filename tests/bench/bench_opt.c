@@ -112,7 +112,7 @@ static void print_table(const table *t, bool markdown) {
   }
 }
 
-/* ---- measuring -------------------------------------------------------------------------------- */
+/* ---- measuring ------------------------------------------------------------------------------- */
 
 static void print_diags(const wave_diags *diags) {
   for (size_t i = 0; i < diags->count; i++) {
@@ -336,17 +336,18 @@ static int run(const options *o) {
 }
 
 static int usage(const char *argv0) {
-  fprintf(stderr,
-          "usage: %s [--passes PIPELINE] [--width W] [--max-registers N] [--kernel NAME]...\n"
-          "          [--dir DIR] [--markdown] [--check-targets]\n"
-          "  --passes PIPELINE   a third column: this pipeline (end it with legalize, as -O2 does)\n"
-          "  --width W           wave width, 8..64 (default 32)\n"
-          "  --max-registers N   passes may grow .registers up to N (default 0: no growth)\n"
-          "  --kernel NAME       only this kernel (repeatable)\n"
-          "  --dir DIR           the kernel files (default %s/tests/bench/kernels)\n"
-          "  --markdown          print the table as Markdown\n"
-          "  --check-targets     exit 1 also when a target is not met\n",
-          argv0, WAVE_SRCDIR);
+  fprintf(
+      stderr,
+      "usage: %s [--passes PIPELINE] [--width W] [--max-registers N] [--kernel NAME]...\n"
+      "          [--dir DIR] [--markdown] [--check-targets]\n"
+      "  --passes PIPELINE   a third column: this pipeline (end it with legalize, as -O2 does)\n"
+      "  --width W           wave width, 8..64 (default 32)\n"
+      "  --max-registers N   passes may grow .registers up to N (default 0: no growth)\n"
+      "  --kernel NAME       only this kernel (repeatable)\n"
+      "  --dir DIR           the kernel files (default %s/tests/bench/kernels)\n"
+      "  --markdown          print the table as Markdown\n"
+      "  --check-targets     exit 1 also when a target is not met\n",
+      argv0, WAVE_SRCDIR);
   return 2;
 }
 

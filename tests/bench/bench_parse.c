@@ -58,7 +58,8 @@ static int measure(const char *label, const text *t, long instrs, double *total)
 
 int main(void) {
   printf("libwaveopt %s: parse + verify + print, best of 3, one core\n", wave_version());
-  text small = bench_make_kernel(100000), large = bench_make_kernel(1000000), deep = bench_make_deep(100000);
+  text small = bench_make_kernel(100000), large = bench_make_kernel(1000000),
+       deep = bench_make_deep(100000);
   double t_small, t_large, t_deep;
   if (measure("100k instructions", &small, 100000, &t_small) != 0 ||
       measure("1M instructions", &large, 1000000, &t_large) != 0 ||

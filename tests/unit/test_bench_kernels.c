@@ -42,7 +42,8 @@ static wave_module *compile(const wave_pass_registry *registry, const bk_kernel 
   wave_module *m = bk_compile(registry, path, pipeline, max_registers, NULL, &diags);
   if (!m)
     tu_log_diags(&diags);
-  cr_assert_not_null(m, "%s does not compile with %s", k->name, pipeline ? pipeline : "no pipeline");
+  cr_assert_not_null(m, "%s does not compile with %s", k->name,
+                     pipeline ? pipeline : "no pipeline");
   wave_diags_free(&diags);
   free(path);
   return m;

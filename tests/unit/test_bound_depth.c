@@ -53,7 +53,8 @@ static bool run_bounded(wave_module *module, void *ctx, wave_diags *diags) {
   bool ok = wave_pipeline_run(b->pipeline, module, &options, &result, diags);
   bool changed = result.changed;
   for (size_t i = 0; i < result.num_stats; i++)
-    if (strcmp(result.stats[i].pass, "bound-depth") == 0 && strncmp(result.stats[i].name, "depth-", 6))
+    if (strcmp(result.stats[i].pass, "bound-depth") == 0 &&
+        strncmp(result.stats[i].name, "depth-", 6))
       b->rewrites += result.stats[i].value;
   wave_pipeline_result_free(&result);
   wave_depth_kind kind = b->target->uniform_uses_entry ? WAVE_DEPTH_STATIC : WAVE_DEPTH_DIVERGENT;
@@ -78,7 +79,8 @@ static bool run_bounded(wave_module *module, void *ctx, wave_diags *diags) {
   return false;
 }
 
-static void check_generated(const char *target, uint32_t limit, unsigned seeds, unsigned min_reduced) {
+static void check_generated(const char *target, uint32_t limit, unsigned seeds,
+                            unsigned min_reduced) {
   wave_pass_registry *registry = wave_pass_registry_create();
   cr_assert_not_null(registry);
   wave_diags diags;

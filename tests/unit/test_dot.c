@@ -383,8 +383,9 @@ Test(dot, deep_nest_builds, .timeout = 120) {
   wave_module_destroy(m);
 }
 
-/* A profiled kernel, two waves of 32 lanes: an if that splits (a quarter of the lanes), a loop whose lanes leave at
- * different iterations, and an if the analysis calls divergent that no lane takes. */
+/* A profiled kernel, two waves of 32 lanes: an if that splits (a quarter of the lanes), a loop
+ * whose lanes leave at different iterations, and an if the analysis calls divergent that no lane
+ * takes. */
 static const char profiled_text[] = ".kernel k\n"
                                     ".workgroup_size 64\n"
                                     "  mov_sr r1, sr_thread_id_x\n"

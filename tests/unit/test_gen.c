@@ -504,12 +504,25 @@ static pass_shapes count_pass_shapes(wave_module *m) {
  * differential harness's kernels. */
 /* The fields of pass_shapes, in order. */
 static const char *const shape_names[] = {
-    "small pure ifs", "  of them with an else", "  of them ending in one register on both sides",
-    "  of them on p0", "  of them uniform (so proven)", "divisions protected by the if", "ifs holding only an if",
-    "ifs holding a compare and an if", "else-sides repeating the then-side in an if",
-    "if-break", "if-continue", "if with pure code, then break or continue", "trailing ifs",
-    "if/else beginning alike", "if/else ending alike", "dead pure instructions",
-    "repeated constants", "selects with equal arms", "adjacent ifs on one predicate",
+    "small pure ifs",
+    "  of them with an else",
+    "  of them ending in one register on both sides",
+    "  of them on p0",
+    "  of them uniform (so proven)",
+    "divisions protected by the if",
+    "ifs holding only an if",
+    "ifs holding a compare and an if",
+    "else-sides repeating the then-side in an if",
+    "if-break",
+    "if-continue",
+    "if with pure code, then break or continue",
+    "trailing ifs",
+    "if/else beginning alike",
+    "if/else ending alike",
+    "dead pure instructions",
+    "repeated constants",
+    "selects with equal arms",
+    "adjacent ifs on one predicate",
     "counted loops",
 };
 _Static_assert(sizeof(shape_names) / sizeof(shape_names[0]) ==
@@ -541,7 +554,7 @@ Test(gen, the_shapes_the_passes_rewrite_appear) {
   }
 }
 
-/* ---- the kernels are valid, terminate, and store their registers ------------------------------ */
+/* ---- the kernels are valid, terminate, and store their registers ----------------------------- */
 
 static void random_memory(uint8_t *mem, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; i++) {
@@ -639,7 +652,7 @@ Test(gen, kernels_without_wave_ops_do_not_depend_on_the_width) {
   }
 }
 
-/* ---- the harness ------------------------------------------------------------------------------ */
+/* ---- the harness ----------------------------------------------------------------------------- */
 
 typedef struct harness_case {
   char *text;
@@ -691,7 +704,7 @@ Test(harness, simt_and_per_thread_agree) {
   }
 }
 
-/* ---- deliberately wrong transformations ------------------------------------------------------- */
+/* ---- deliberately wrong transformations ------------------------------------------------------ */
 
 /* The last instruction of the kernel with opcode `op`, or NULL. */
 static wave_instr *last_instr(wave_module *m, bool (*match)(const wave_instr *)) {
@@ -824,7 +837,7 @@ Test(harness, a_broken_original_is_not_blamed_on_the_transformation) {
   cr_assert_eq(wave_difftest_run(&t, "garbage", 7, &r), WAVE_DIFF_BAD_ORIGINAL);
 }
 
-/* ---- the reducer ------------------------------------------------------------------------------ */
+/* ---- the reducer ----------------------------------------------------------------------------- */
 
 static unsigned count_items(const char *text, size_t len, features *f) {
   wave_diags diags;

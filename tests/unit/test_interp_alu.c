@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The interpreter's per-instruction semantics (the instruction sections of docs/language.md), with the edge cases
- * the optimizer's folding must agree with. Expected values are computed by hand. */
+/* The interpreter's per-instruction semantics (the instruction sections of docs/language.md), with
+ * the edge cases the optimizer's folding must agree with. Expected values are computed by hand. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -722,8 +722,8 @@ Test(alu_atomic, r0_or_omitted_destination_returns_nothing) {
 }
 
 Test(alu_atomic, out_of_bounds_atomic_changes_nothing) {
-  iu_result *r = run_lanes("    mov_imm r3, 4092\n    iadd r3, r3, r1\n    atomic_add r4, r3, r2, .device\n",
-                           2);
+  iu_result *r = run_lanes(
+      "    mov_imm r3, 4092\n    iadd r3, r3, r1\n    atomic_add r4, r3, r2, .device\n", 2);
   cr_assert_eq(iu_error_kind(r), WAVE_ERR_OUT_OF_BOUNDS);
   cr_assert_eq(wave_machine_error(r->machine)->lanes, 0x2);
   cr_assert_eq(iu_u32(r, 4092), 0, "lane 0's add must not have happened");
@@ -813,15 +813,16 @@ Test(alu_wave, ballot_keeps_bits_0_to_31_in_a_64_wide_wave) {
 }
 
 Test(alu_wave, scans_and_reductions_over_active_lanes) {
-  const char *code = "    mov_imm r4, 1\n    and r5, r1, r4\n    icmp_eq p1, r5, 0\n"
-                     "    mov_imm r6, 0xFFFFFFFF\n    icmp_eq p2, r1, 4\n    select r7, p2, r6, r2\n"
-                     "    if p1\n"                                   /* lanes 0, 2, 4, 6 */
-                     "        wave_prefix_sum r8, r2\n"             /* values 1, 3, 5, 7 */
-                     "        wave_reduce_add r9, r2\n"
-                     "        wave_reduce_min r10, r7\n"            /* 1, 3, 0xFFFFFFFF, 7 */
-                     "        wave_reduce_max r11, r7\n"
-                     "        wave_prefix_sum r2, r2\n"             /* rd = ra */
-                     "    endif\n";
+  const char *code =
+      "    mov_imm r4, 1\n    and r5, r1, r4\n    icmp_eq p1, r5, 0\n"
+      "    mov_imm r6, 0xFFFFFFFF\n    icmp_eq p2, r1, 4\n    select r7, p2, r6, r2\n"
+      "    if p1\n"                      /* lanes 0, 2, 4, 6 */
+      "        wave_prefix_sum r8, r2\n" /* values 1, 3, 5, 7 */
+      "        wave_reduce_add r9, r2\n"
+      "        wave_reduce_min r10, r7\n" /* 1, 3, 0xFFFFFFFF, 7 */
+      "        wave_reduce_max r11, r7\n"
+      "        wave_prefix_sum r2, r2\n" /* rd = ra */
+      "    endif\n";
   iu_result *r = iu_ok_or_fail(run_lanes(code, 8));
   uint32_t prefix[8] = {0, 0, 1, 0, 4, 0, 9, 0};
   for (uint32_t t = 0; t < 8; t += 2) {
@@ -860,9 +861,10 @@ Test(alu_mma, per_lane_tiles_from_local_memory) {
                           "    local_store_u32 r11, r12\n",
                           i * 16 + i * 4);
     for (int j = 0; j < 4; j++)
-      n += (size_t)snprintf(code + n, sizeof code - n,
-                            "    mov_imm r11, %d\n    mov_imm r12, %u\n    local_store_u32 r11, r12\n",
-                            64 + i * 16 + j * 4, iu_bits((float)(4 * i + j)));
+      n += (size_t)snprintf(
+          code + n, sizeof code - n,
+          "    mov_imm r11, %d\n    mov_imm r12, %u\n    local_store_u32 r11, r12\n",
+          64 + i * 16 + j * 4, iu_bits((float)(4 * i + j)));
   }
   snprintf(code + n, sizeof code - n,
            "    mov_imm r13, 16\n    mov_imm r14, 64\n    mov_imm r15, 128\n    mov_imm r9, 32\n"
@@ -871,7 +873,8 @@ Test(alu_mma, per_lane_tiles_from_local_memory) {
            "    mma_store_c r15, r9, r3\n"
            "    mma_store_c r10, r13, r7\n"); /* never computed: zeros over A */
   char text[8192];
-  snprintf(text, sizeof text, ".kernel t\n.registers 16\n.local_memory 512\n%s    halt\n.end\n", code);
+  snprintf(text, sizeof text, ".kernel t\n.registers 16\n.local_memory 512\n%s    halt\n.end\n",
+           code);
   iu_result *r = iu_ok_or_fail(iu_run(text, NULL));
   size_t size;
   const uint8_t *local = wave_machine_local_memory(r->machine, &size);

@@ -293,8 +293,10 @@ Test(cf, divergent_if_runs_then_side_first_then_else_side) {
   cr_assert_eq(iu_u32(r, 4 * 7), 21);
   const wave_counters *c = iu_counters(r);
   cr_assert_eq(c->divergent_ifs, 1);
-  const wave_program_entry *then_add = wave_machine_program_entry(r->machine, entry_at(r, 7, WAVE_OP_ATOMIC_ADD));
-  const wave_program_entry *else_add = wave_machine_program_entry(r->machine, entry_at(r, 9, WAVE_OP_ATOMIC_ADD));
+  const wave_program_entry *then_add =
+      wave_machine_program_entry(r->machine, entry_at(r, 7, WAVE_OP_ATOMIC_ADD));
+  const wave_program_entry *else_add =
+      wave_machine_program_entry(r->machine, entry_at(r, 9, WAVE_OP_ATOMIC_ADD));
   cr_assert_eq(then_add->issues, 1);
   cr_assert_eq(then_add->lanes, 8);
   cr_assert_eq(else_add->lanes, 24);

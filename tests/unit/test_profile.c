@@ -71,7 +71,8 @@ Test(json, escapes_of_every_length) {
 }
 
 Test(json, huge_numbers) {
-  parsed p = parse("[18446744073709551616, 1e400, -1e400, 1e-400, -0, 0.0, 100000000000000000000000]");
+  parsed p =
+      parse("[18446744073709551616, 1e400, -1e400, 1e-400, -0, 0.0, 100000000000000000000000]");
   cr_assert_not_null(p.root);
   const wave_json *e = p.root->first;
   cr_assert(!e->is_count, "2^64 is no count");

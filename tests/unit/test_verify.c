@@ -369,7 +369,8 @@ Test(verify, operand_kinds_per_slot) {
   EMIT(&t, t.body, 8, MMA_COMPUTE, wave_gpr(1), at_col(wave_pred(2), 20), wave_gpr(3));
   EMIT(&t, t.body, 9, DEVICE_STORE_U32, wave_gpr(1), at_col(wave_imm(5), 21));
   EMIT(&t, t.body, 10, WAVE_ANY, wave_pred(1), at_col(wave_gpr(3), 22));
-  EMIT(&t, t.body, 11, IADD, wave_gpr(1), wave_gpr(2), at_col(wave_scope_operand(WAVE_SCOPE_WAVE), 23));
+  EMIT(&t, t.body, 11, IADD, wave_gpr(1), wave_gpr(2),
+       at_col(wave_scope_operand(WAVE_SCOPE_WAVE), 23));
   EMIT(&t, t.body, 12, CALL, at_col(wave_label_operand(NULL), 24));
   halt_and_verify(&t);
   expect_error(&t, 1, 10, "expected register as operand 1 of 'iadd'");
@@ -1110,7 +1111,8 @@ Test(verify_text, toolchain_warnings_in_text) {
             ".end\n");
   cr_assert(t.ok);
   expect_warning(&t, 2, 16, "r0 as an atomic destination means 'no return'");
-  expect_warning(&t, 3, 14, "special register 'sr_lane_id' outside mov_sr is encoded as register r4");
+  expect_warning(&t, 3, 14,
+                 "special register 'sr_lane_id' outside mov_sr is encoded as register r4");
   expect_warning(&t, 3, 26, "half register '.lo' is ignored by every tool");
   expect_warning(&t, 4, 5, "guard on 'device_store_u32' is dropped by wave-ptx");
   expect_warning(&t, 5, 5, "'@!p0' guard is dropped by wave-ptx");

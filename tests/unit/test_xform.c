@@ -126,7 +126,8 @@ Test(xform, every_combination_on_every_target, .timeout = 120) {
     cr_assert_not_null(t);
     for (uint32_t dst = 0; dst < 4; dst++)
       for (unsigned bits = 0; bits < 64; bits++) {
-        wave_cond a = wave_cond_of(bits & 3, bits & 4), c = wave_cond_of((bits >> 3) & 3, bits & 32);
+        wave_cond a = wave_cond_of(bits & 3, bits & 4),
+                  c = wave_cond_of((bits >> 3) & 3, bits & 32);
         for (size_t o = 0; o < 2; o++) {
           int n = check_cond(t, dst, a, &ops[o], c);
           if (wave_cond_gprs_needed(t, dst, a, ops[o], c)) {
@@ -147,7 +148,8 @@ Test(xform, every_combination_on_every_target, .timeout = 120) {
 
 /* A guard on p0 is never positive on any target, and @!p0 only where the target says. */
 Test(xform, no_p0_guard_is_emitted) {
-  const wave_target *portable = wave_target_lookup("portable"), *emu = wave_target_lookup("wave-emu");
+  const wave_target *portable = wave_target_lookup("portable"),
+                    *emu = wave_target_lookup("wave-emu");
   wave_cond p0 = wave_cond_of(0, false), p2 = wave_cond_of(2, false);
   cr_assert_eq(wave_cond_gprs_needed(portable, 2, p0, WAVE_COND_OR, p2), 3);
   cr_assert_eq(wave_cond_gprs_needed(portable, 2, p0, WAVE_COND_AND, p2), 3);
@@ -232,7 +234,8 @@ Test(xform, compares_invert_exactly) {
           second = i;
       }
     }
-    cr_assert(second && wave_opcode_get(second->op)->category == wave_opcode_get(WAVE_OP_ICMP_EQ)->category);
+    cr_assert(second &&
+              wave_opcode_get(second->op)->category == wave_opcode_get(WAVE_OP_ICMP_EQ)->category);
     cr_assert(wave_compare_invert(second), "%s has an exact inverse", ops[o]);
     char *printed = wave_print_to_string(m, NULL, NULL);
     cr_assert_not_null(printed);
