@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* wavegen: prints a random, valid, terminating, UB-free kernel for differential testing. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,7 @@ static const char usage[] =
     "                    threads may reach them (undefined: for testing barrier checks)\n"
     "  -o FILE           write to FILE instead of standard output\n"
     "  --help            show this help\n"
+    "  --version         show the version\n"
     "\n"
     "exit status: 0 success, 1 failure (out of memory, cannot write), 2 usage errors\n";
 
@@ -53,6 +55,9 @@ static int parse_args(int argc, char **argv, options *opt) {
     uint64_t n;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage, stdout);
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("wavegen (libwaveopt) %s\n", wave_version());
       return 0;
     } else if ((v = tool_option_arg(argc, argv, &i, "seed", ""))) {
       if (!parse_number(v, &n))
