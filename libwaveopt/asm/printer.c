@@ -386,16 +386,10 @@ int wave_print_file(const wave_module *module, const wave_print_options *options
   return fflush(out) != 0 ? -1 : result;
 }
 
-static int write_string(void *ctx, const char *data, size_t len) {
-  wave_strbuf *s = ctx;
-  wave_strbuf_append(s, data, len);
-  return s->failed ? -1 : 0;
-}
-
 char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
                            size_t *len) {
   wave_strbuf s = {0};
-  if (wave_print_module(module, options, write_string, &s) != 0)
+  if (wave_print_module(module, options, wave_strbuf_write, &s) != 0)
     s.failed = true;
   return wave_strbuf_take(&s, len);
 }

@@ -65,17 +65,11 @@ static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const ch
   free(message);
 }
 
-static int append_text(void *ctx, const char *data, size_t len) {
-  wave_strbuf *b = ctx;
-  wave_strbuf_append(b, data, len);
-  return b->failed ? -1 : 0;
-}
-
 /* The kernel as text with every detail the printer keeps, or NULL when memory ran out. */
 static char *kernel_text(const wave_kernel *kernel) {
   wave_print_options options = {WAVE_DIALECT_DOCS, false, 0};
   wave_strbuf b = {0};
-  if (wave_print_kernel(kernel, &options, append_text, &b) != 0)
+  if (wave_print_kernel(kernel, &options, wave_strbuf_write, &b) != 0)
     b.failed = true;
   return wave_strbuf_take(&b, NULL);
 }

@@ -85,6 +85,12 @@ void wave_strbuf_json_string(wave_strbuf *b, const char *s) {
   wave_strbuf_append(b, "\"", 1);
 }
 
+int wave_strbuf_write(void *ctx, const char *data, size_t len) {
+  wave_strbuf *b = ctx;
+  wave_strbuf_append(b, data, len);
+  return b->failed ? -1 : 0;
+}
+
 char *wave_strbuf_take(wave_strbuf *b, size_t *len) {
   /* Even an empty text is a string the caller can free. */
   if (!b->data)

@@ -26,6 +26,9 @@ void wave_strbuf_printf(wave_strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* `s` quoted, with '"', '\\' and control characters escaped; NULL reads as "". */
 void wave_strbuf_json_string(wave_strbuf *b, const char *s);
+/* A wave_write_fn (waveopt/waveopt.h) whose ctx is a wave_strbuf: the printers write into a
+ * buffer through it. Returns -1 once the buffer has failed. */
+int wave_strbuf_write(void *ctx, const char *data, size_t len);
 /* Hands over the text (malloc'd, "" when nothing was appended) and its length through `len`
  * when non-NULL, or frees everything and returns NULL after a failure. Leaves `b` empty. */
 char *wave_strbuf_take(wave_strbuf *b, size_t *len);
