@@ -616,21 +616,46 @@ static void emit_depth(printer *p, uint32_t depth) {
   emit(p, depth == WAVE_DEPTH_UNBOUNDED ? "unbounded" : text);
 }
 
-static void emit_way(printer *p, const char *name, const deepest_way *way) {
+/* Whether the printer keeps step i of a way of `length` steps (see wave_depth_path_print). */
+static bool keeps_step(size_t i, size_t length, size_t cycle, size_t max_steps) {
+  return !max_steps || length <= max_steps || i < max_steps / 2 ||
+         i >= length - max_steps / 2 || i == cycle;
+}
+
+int wave_depth_path_print(wave_depth_path path, size_t max_steps, wave_write_fn write,
+                          void *ctx) {
+  printer p = {write, ctx, 0};
+  if (!path.length)
+    emit(&p, "(none)");
+  size_t left_out = 0;
+  for (size_t i = 0; i < path.length && p.status == 0; i++) {
+    if (!keeps_step(i, path.length, path.cycle, max_steps)) {
+      left_out++;
+      continue;
+    }
+    if (left_out) {
+      char text[48];
+      snprintf(text, sizeof(text), " > ... %zu more ...", left_out);
+      emit(&p, text);
+      left_out = 0;
+    }
+    if (i)
+      emit(&p, " > ");
+    if (i == path.cycle)
+      emit(&p, "[");
+    emit_step(&p, &path.steps[i]);
+  }
+  if (path.cycle < path.length)
+    emit(&p, "] repeats without end");
+  return p.status;
+}
+
+static void emit_way(printer *p, const char *name, wave_depth_path way) {
   emit(p, "; ");
   emit(p, name);
   emit(p, ": ");
-  if (!way->length)
-    emit(p, "(none)");
-  for (size_t i = 0; i < way->length && p->status == 0; i++) {
-    if (i)
-      emit(p, " > ");
-    if (i == way->cycle)
-      emit(p, "[");
-    emit_step(p, &way->steps[i]);
-  }
-  if (way->cycle < way->length)
-    emit(p, "] repeats without end");
+  if (p->status == 0)
+    p->status = wave_depth_path_print(way, 0, p->write, p->ctx);
   emit(p, "\n");
 }
 
@@ -643,8 +668,8 @@ int wave_depth_print(const wave_depth *d, const wave_kernel *kernel, wave_write_
   emit(&p, ", divergent depth ");
   emit_depth(&p, d->ways[WAVE_DEPTH_DIVERGENT].max);
   emit(&p, "\n");
-  emit_way(&p, "static", &d->ways[WAVE_DEPTH_STATIC]);
-  emit_way(&p, "divergent", &d->ways[WAVE_DEPTH_DIVERGENT]);
+  emit_way(&p, "static", wave_depth_deepest(d, WAVE_DEPTH_STATIC));
+  emit_way(&p, "divergent", wave_depth_deepest(d, WAVE_DEPTH_DIVERGENT));
   return p.status;
 }
 

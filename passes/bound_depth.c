@@ -43,6 +43,8 @@
  * rounds spent, with the depth still over the limit, ends the pass with the error
  *   divergence-stack depth 40 exceeds the limit 32 (-max-divergence-depth): deepest path:
  *   if (line 3) > loop (line 5) > ...
+ * (a way of more than 32 steps by its first and last 16, the steps between counted: a nest
+ * thousands deep would otherwise make a line of megabytes; -analyze=depth writes every step)
  * at the innermost construct of the way, after a missed remark saying why the innermost if of
  * the way was kept (the refusals of the three rewrites), that the way holds no if, or that the
  * rounds ran out. The rewrites of the rounds before stay in the kernel (each is sound on its
@@ -65,6 +67,7 @@
 
 #include "pm/builtin.h"
 #include "support/grow.h"
+#include "support/strbuf.h"
 #include "waveopt/depth.h"
 #include "waveopt/edit.h"
 #include "waveopt/liveness.h"
@@ -336,37 +339,8 @@ static long reduce_way(state *st, const round_facts *f, wave_depth_path way, uin
 
 /* ---- the error ----------------------------------------------------------------------------- */
 
-typedef struct text {
-  char *data;
-  size_t len, cap;
-} text;
-
-static int append(void *ctx, const char *data, size_t len) {
-  text *t = ctx;
-  if (!wave_grow((void **)&t->data, &t->cap, t->len + len + 1, 1))
-    return -1;
-  memcpy(t->data + t->len, data, len);
-  t->len += len;
-  t->data[t->len] = '\0';
-  return 0;
-}
-
-/* The way to the deepest point as `print<depth>` writes it ("if (line 3) > loop (line 5)"), in
- * t->data after the kind's prefix; NULL when memory ran out. */
-static const char *way_text(const round_facts *f, const wave_kernel *kernel, wave_depth_kind kind,
-                            text *t) {
-  if (wave_depth_print(f->depth, kernel, append, t) != 0 || !t->data)
-    return NULL;
-  const char *prefix = kind == WAVE_DEPTH_STATIC ? "\n; static: " : "\n; divergent: ";
-  char *line = strstr(t->data, prefix);
-  if (!line)
-    return NULL;
-  line += strlen(prefix);
-  char *end = strchr(line, '\n');
-  if (end)
-    *end = '\0';
-  return line;
-}
+/* The most steps of the deepest way the error names (see "When it stops" above). */
+enum { ERROR_PATH_STEPS = 32 };
 
 /* `stalled`: the last round rewrote nothing, and `kept` is the innermost if on the way that
  * no rewrite took (NULL: the way holds no if). Otherwise the rounds ran out, and an if kept in
@@ -390,8 +364,10 @@ static wave_pass_result too_deep(state *st, const round_facts *f, wave_depth_kin
     wave_remark_missed(st->ctx, "depth-kept", at,
                        "gave up after %u round%s (bound-depth-max-rounds)", max_rounds,
                        max_rounds == 1 ? "" : "s");
-  text t = {0};
-  const char *path = way_text(f, st->kernel, kind, &t);
+  wave_strbuf b = {0};
+  if (wave_depth_path_print(way, ERROR_PATH_STEPS, wave_strbuf_write, &b) != 0)
+    b.failed = true;
+  char *path = wave_strbuf_take(&b, NULL);
   wave_pass_result r;
   if (!path)
     r = wave_pass_fail(st->ctx, at, "out of memory in bound-depth");
@@ -405,7 +381,7 @@ static wave_pass_result too_deep(state *st, const round_facts *f, wave_depth_kin
                        "divergence-stack depth %u exceeds the limit %u (-max-divergence-depth): "
                        "deepest path: %s",
                        depth, st->limit, path);
-  free(t.data);
+  free(path);
   return r;
 }
 

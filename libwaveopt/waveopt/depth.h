@@ -92,6 +92,14 @@ WAVE_API wave_depth_path wave_depth_deepest(const wave_depth *depth, wave_depth_
 WAVE_API int wave_depth_print(const wave_depth *depth, const wave_kernel *kernel,
                               wave_write_fn write, void *ctx);
 
+/* A way as `print<depth>` writes it after "; static: ": "if (line 4) > call f (line 6)", or
+ * "(none)". With max_steps 0 every step is written. Otherwise a way of more than max_steps
+ * steps keeps its first and last max_steps / 2 (and the step where a recursion starts, with
+ * its "["), and each run of steps left out is counted in their place: "> ... 120 more ... >".
+ * Returns 0, or non-zero when write failed. */
+WAVE_API int wave_depth_path_print(wave_depth_path path, size_t max_steps, wave_write_fn write,
+                                   void *ctx);
+
 /* Whether two results for the same kernel give the same answers. */
 WAVE_API bool wave_depth_equal(const wave_depth *a, const wave_depth *b);
 

@@ -322,6 +322,47 @@ Test(depth, analysis_manager_and_printer) {
 
 /* ---- depth without recursion ---------------------------------------------------------------- */
 
+/* wave_depth_path_print: every step without a bound or within it; past it the first and last
+ * half of the bound and the count of those left out; the step where a recursion starts is
+ * kept with its bracket, also when it lies among those left out. */
+static void expect_path(wave_depth_path p, size_t max_steps, const char *expected) {
+  char out[1024] = "";
+  cr_assert_eq(wave_depth_path_print(p, max_steps, append, out), 0);
+  cr_assert_str_eq(out, expected, "max_steps %zu", max_steps);
+}
+
+Test(depth, path_printed_whole_or_by_its_ends) {
+  /* Ten constructs from line 4 on: if, loop, if, loop, ... (nest_text below). */
+  analysed a = analyse(".kernel k\n    mov_sr r1, sr_lane_id\n    icmp_lt p1, r1, r2\n"
+                       "if p1\nloop\nif p1\nloop\nif p1\nloop\nif p1\nloop\nif p1\nloop\n"
+                       "nop\nendloop\nendif\nendloop\nendif\nendloop\nendif\nendloop\nendif\n"
+                       "endloop\nendif\nhalt\n.end\n");
+  wave_depth_path p = wave_depth_deepest(a.d, WAVE_DEPTH_STATIC);
+  cr_assert_eq(p.length, 10);
+  const char *all = "if (line 4) > loop (line 5) > if (line 6) > loop (line 7) > if (line 8) > "
+                    "loop (line 9) > if (line 10) > loop (line 11) > if (line 12) > "
+                    "loop (line 13)";
+  expect_path(p, 0, all);
+  expect_path(p, 10, all);
+  expect_path(p, 4, "if (line 4) > loop (line 5) > ... 6 more ... > if (line 12) > loop (line 13)");
+  expect_path(p, 9, "if (line 4) > loop (line 5) > if (line 6) > loop (line 7) > ... 2 more ... "
+                    "> if (line 10) > loop (line 11) > if (line 12) > loop (line 13)");
+  expect_path(wave_depth_deepest(a.d, WAVE_DEPTH_DIVERGENT), 2,
+              "if (line 4) > ... 3 more ... > if (line 12)");
+  release(&a);
+  a = analyse(".kernel k\n    call f\n    halt\nf:\n    call g\n    return\ng:\n    loop\n"
+              "        call f\n        break p1\n    endloop\n    return\n.end\n");
+  p = wave_depth_deepest(a.d, WAVE_DEPTH_STATIC);
+  expect_path(p, 0, "call f (line 2) > [call g (line 5) > loop (line 8) > call f (line 9)] "
+                    "repeats without end");
+  expect_path(p, 2, "call f (line 2) > [call g (line 5) > ... 1 more ... > call f (line 9)] "
+                    "repeats without end");
+  release(&a);
+  char empty[8] = "";
+  cr_assert_eq(wave_depth_path_print((wave_depth_path){NULL, 0, 0}, 4, append, empty), 0);
+  cr_assert_str_eq(empty, "(none)");
+}
+
 /* 100 000 nested constructs, ifs on a lane predicate (divergent) and loops without break
  * (uniform), alternating, with `bottom` inside them all and subroutine f after them. */
 static char *nest_text(unsigned depth, const char *bottom) {
