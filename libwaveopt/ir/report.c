@@ -15,10 +15,11 @@ void wave_module_report(const wave_module *module, wave_diags *diags, wave_sever
   const char *line = NULL;
   size_t len = 0;
   if (module && module->source && loc.line >= 1 && loc.line <= module->num_lines) {
+    /* Lines end at '\n' (asm/parser.c index_lines): the next line's start finds the end
+     * without reading the line, which may be long and reported on many times. */
     size_t start = module->line_starts[loc.line - 1];
-    size_t end = start;
-    while (end < module->source_len && module->source[end] != '\n')
-      end++;
+    size_t end = loc.line < module->num_lines ? module->line_starts[loc.line] - 1
+                                              : module->source_len;
     if (end > start && module->source[end - 1] == '\r')
       end--;
     line = module->source + start;

@@ -365,6 +365,25 @@ Test(diags, module_report_quotes_the_line) {
   wave_module_destroy(m);
 }
 
+/* The last line of a file that ends in a newline is empty; the one before it ends there. */
+Test(diags, module_report_at_a_final_newline) {
+  wave_module *m = wave_module_create("m.wave");
+  static const char src[] = "one\ntwo\n";
+  static const uint32_t starts[] = {0, 4, 8};
+  m->source = src;
+  m->source_len = sizeof(src) - 1;
+  m->line_starts = starts;
+  m->num_lines = 3;
+  wave_diags d;
+  wave_diags_init(&d);
+  wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 2, 1}, "n");
+  wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 3, 1}, "n");
+  cr_assert_str_eq(d.items[0].source_line, "two");
+  cr_assert_str_eq(d.items[1].source_line, "");
+  wave_diags_free(&d);
+  wave_module_destroy(m);
+}
+
 /* ---- lookup by name ---------------------------------------------------------------------- */
 
 Test(lookup, kernels_by_name_and_position) {
