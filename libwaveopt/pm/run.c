@@ -81,9 +81,7 @@ static void keep_errors(wave_pm_run *run, const wave_diags *from) {
     const wave_diag *d = &from->items[i];
     if (d->severity != WAVE_SEV_ERROR)
       continue;
-    wave_loc loc = {d->file, d->line, d->col};
-    wave_diag_report(run->diags, WAVE_SEV_ERROR, d->flag, loc, d->source_line,
-                     d->source_line ? strlen(d->source_line) : 0, "%s", d->message);
+    wave_diag_report_copy(run->diags, d);
   }
 }
 

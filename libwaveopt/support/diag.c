@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The diagnostics list: what the library has to say, recorded for the caller to print or
+ * inspect, since the library itself never prints. The caller's policy (-w, -Werror, a cap on
+ * errors) applies as each one is recorded. Each keeps its own copy of the line it quotes, cut
+ * around the column when the line is long: a machine-generated file may put a whole kernel on
+ * one line, and quoting all of it in each of thousands of warnings made gigabytes of output
+ * from a file of kilobytes.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,44 +40,47 @@ static char *copy_text(const char *s, size_t len) {
   return d;
 }
 
-static void vreport(wave_diags *diags, wave_severity severity, const char *flag, wave_loc loc,
-                    const char *source_line, size_t source_line_len, const char *fmt,
-                    va_list ap) {
-  if (severity == WAVE_SEV_WARNING) {
+/* The list's policy for a new diagnostic: false when it is dropped (a warning under -w, an
+ * error past max_errors); *severity becomes the one it is recorded with. */
+static bool admit(wave_diags *diags, wave_severity *severity) {
+  if (*severity == WAVE_SEV_WARNING) {
     if (diags->ignore_warnings)
-      return;
+      return false;
     if (diags->warnings_as_errors)
-      severity = WAVE_SEV_ERROR;
+      *severity = WAVE_SEV_ERROR;
   }
-  if (severity == WAVE_SEV_ERROR) {
+  if (*severity == WAVE_SEV_ERROR) {
     diags->num_errors++;
     if (diags->max_errors && diags->num_errors > diags->max_errors) {
       diags->truncated = true;
-      return;
+      return false;
     }
-  } else if (severity == WAVE_SEV_WARNING) {
+  } else if (*severity == WAVE_SEV_WARNING) {
     diags->num_warnings++;
   }
+  return true;
+}
+
+/* The next free item, zeroed, or NULL when the list cannot grow. */
+static wave_diag *next_item(wave_diags *diags) {
   if (diags->count == diags->capacity) {
     size_t cap = diags->capacity ? diags->capacity * 2 : 16;
     wave_diag *items = realloc(diags->items, cap * sizeof(*items));
     if (!items) {
       diags->out_of_memory = true;
-      return;
+      return NULL;
     }
     diags->items = items;
     diags->capacity = cap;
   }
   wave_diag *d = &diags->items[diags->count];
   memset(d, 0, sizeof(*d));
-  d->severity = severity;
-  d->line = loc.line;
-  d->col = loc.col;
-  d->flag = flag;
-  d->message = wave_vformat(fmt, ap);
-  d->file = loc.file ? copy_text(loc.file, strlen(loc.file)) : NULL;
-  d->source_line = source_line ? copy_text(source_line, source_line_len) : NULL;
-  if (!d->message || (loc.file && !d->file) || (source_line && !d->source_line)) {
+  return d;
+}
+
+/* Counts the item filled in, or frees what it holds when a copy failed. */
+static void commit(wave_diags *diags, wave_diag *d, bool copied) {
+  if (!copied) {
     free(d->message);
     free(d->file);
     free(d->source_line);
@@ -77,6 +88,67 @@ static void vreport(wave_diags *diags, wave_severity severity, const char *flag,
     return;
   }
   diags->count++;
+}
+
+static bool continues_utf8(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+/* What a diagnostic at column `col` (0: none) quotes of `line`, and where the column falls in
+ * it: the whole line, or WAVE_DIAG_SOURCE_MAX bytes around the column, not splitting a UTF-8
+ * character, with "..." where it was cut. */
+static char *quote(const char *line, size_t len, uint32_t col, uint32_t *caret_col) {
+  *caret_col = col;
+  if (len <= WAVE_DIAG_SOURCE_MAX)
+    return copy_text(line, len);
+  size_t at = col && col - 1 < len ? col - 1 : col ? len : 0;
+  size_t start = at > WAVE_DIAG_SOURCE_MAX / 2 ? at - WAVE_DIAG_SOURCE_MAX / 2 : 0;
+  if (start > len - WAVE_DIAG_SOURCE_MAX)
+    start = len - WAVE_DIAG_SOURCE_MAX;
+  size_t end = start + WAVE_DIAG_SOURCE_MAX;
+  while (start > 0 && continues_utf8(line[start]))
+    start++;
+  while (end < len && continues_utf8(line[end]))
+    end--;
+  wave_strbuf b = {0};
+  if (start)
+    wave_strbuf_puts(&b, "...");
+  wave_strbuf_append(&b, line + start, end - start);
+  if (end < len)
+    wave_strbuf_puts(&b, "...");
+  if (col && start)
+    *caret_col = (uint32_t)(col - start + 3);
+  return wave_strbuf_take(&b, NULL);
+}
+
+static void vreport(wave_diags *diags, wave_severity severity, const char *flag, wave_loc loc,
+                    const char *source_line, size_t source_line_len, const char *fmt,
+                    va_list ap) {
+  wave_diag *d;
+  if (!admit(diags, &severity) || !(d = next_item(diags)))
+    return;
+  d->severity = severity;
+  d->line = loc.line;
+  d->col = loc.col;
+  d->flag = flag;
+  d->message = wave_vformat(fmt, ap);
+  d->file = loc.file ? copy_text(loc.file, strlen(loc.file)) : NULL;
+  if (source_line)
+    d->source_line = quote(source_line, source_line_len, loc.col, &d->caret_col);
+  commit(diags, d, d->message && (!loc.file || d->file) && (!source_line || d->source_line));
+}
+
+void wave_diag_report_copy(wave_diags *diags, const wave_diag *from) {
+  wave_severity severity = from->severity;
+  wave_diag *d;
+  if (!admit(diags, &severity) || !(d = next_item(diags)))
+    return;
+  *d = *from;
+  d->severity = severity;
+  d->message = copy_text(from->message, strlen(from->message));
+  d->file = from->file ? copy_text(from->file, strlen(from->file)) : NULL;
+  d->source_line = from->source_line ? copy_text(from->source_line, strlen(from->source_line))
+                                     : NULL;
+  commit(diags, d,
+         d->message && (!from->file || d->file) && (!from->source_line || d->source_line));
 }
 
 void wave_diag_report(wave_diags *diags, wave_severity severity, const char *flag, wave_loc loc,
@@ -118,10 +190,10 @@ char *wave_diag_format_text(const wave_diag *d, bool color) {
   if (d->source_line) {
     wave_strbuf_puts(&b, d->source_line);
     wave_strbuf_puts(&b, "\n");
-    if (d->col) {
+    if (d->caret_col) {
       /* Tabs are copied so the caret lines up under the same terminal column. */
       size_t n = strlen(d->source_line);
-      for (size_t i = 0; i + 1 < d->col; i++)
+      for (size_t i = 0; i + 1 < d->caret_col; i++)
         wave_strbuf_append(&b, i < n && d->source_line[i] == '\t' ? "\t" : " ", 1);
       wave_strbuf_printf(&b, "%s^%s\n", color ? "\033[1;32m" : "", reset);
     }

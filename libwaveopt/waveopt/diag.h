@@ -35,7 +35,11 @@ typedef struct wave_diag {
   uint32_t line;
   uint32_t col;
   char *message;     /* owned */
-  char *source_line; /* owned copy of the offending line without its newline, or NULL */
+  /* Owned copy of the offending line without its newline, or NULL. A line longer than
+   * WAVE_DIAG_SOURCE_MAX bytes is cut to that many around the column, each cut end marked
+   * "..." (a file of one long line would otherwise repeat itself in every diagnostic). */
+  char *source_line;
+  uint32_t caret_col; /* where in source_line the column falls (col when it is whole), or 0 */
   const char *flag;  /* warning group ("toolchain", "docs-dialect", ...) or NULL; static text */
 } wave_diag;
 
@@ -57,11 +61,17 @@ WAVE_API void wave_diags_init(wave_diags *diags);
 WAVE_API void wave_diags_free(wave_diags *diags);
 WAVE_API bool wave_diags_has_errors(const wave_diags *diags);
 
+enum { WAVE_DIAG_SOURCE_MAX = 160 };
+
 /* Records one diagnostic. source_line may be NULL. Never fails loudly: on allocation failure
  * the list keeps counting and sets out_of_memory. */
 WAVE_API void wave_diag_report(wave_diags *diags, wave_severity severity, const char *flag,
                                wave_loc loc, const char *source_line, size_t source_line_len,
                                const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* Records a copy of a diagnostic of another list, under this list's policy (-w, -Werror,
+ * max_errors) as wave_diag_report would. */
+WAVE_API void wave_diag_report_copy(wave_diags *diags, const wave_diag *diag);
 
 /* Formats one diagnostic as GCC/Clang do: "file:line:col: error: message [-Wflag]", then the
  * source line and a caret line. Returns a malloc'd string (caller frees) or NULL. */

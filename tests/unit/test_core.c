@@ -384,6 +384,110 @@ Test(diags, module_report_at_a_final_newline) {
   wave_module_destroy(m);
 }
 
+/* A line longer than WAVE_DIAG_SOURCE_MAX (160) bytes is quoted by 160 of them around the
+ * column: 80 before it where the line has them, fewer at its ends, never half a UTF-8
+ * character, "..." where it was cut; the caret stays under the column's byte. */
+static wave_diag quote_of(const char *line, uint32_t col, wave_diags *d) {
+  wave_diags_init(d);
+  wave_diag_report(d, WAVE_SEV_ERROR, NULL, (wave_loc){"f", 1, col}, line, strlen(line), "m");
+  cr_assert_eq(d->count, 1);
+  return d->items[0];
+}
+
+Test(diags, a_long_line_is_quoted_around_the_column) {
+  char line[520];
+  for (int i = 0; i < 400; i++)
+    line[i] = (char)('a' + i % 26);
+  line[400] = '\0';
+  wave_diags d;
+  /* Column 300 is byte 299: the window is bytes 219 to 378, the caret 3 + 80 + 1 in. */
+  wave_diag q = quote_of(line, 300, &d);
+  cr_assert_eq(strlen(q.source_line), 3 + 160 + 3);
+  cr_assert(strncmp(q.source_line, "...", 3) == 0);
+  cr_assert(strncmp(q.source_line + 3, line + 219, 160) == 0);
+  cr_assert_str_eq(q.source_line + 163, "...");
+  cr_assert_eq(q.caret_col, 84);
+  cr_assert_eq(q.source_line[q.caret_col - 1], line[299]);
+  cr_assert_eq(q.col, 300, "the location keeps the real column");
+  char *text = wave_diag_format_text(&q, false);
+  char want[600];
+  snprintf(want, sizeof want, "f:1:300: error: m\n%s\n%83s^\n", q.source_line, "");
+  cr_assert_str_eq(text, want);
+  free(text);
+  wave_diags_free(&d);
+  /* Near the start: from byte 0, cut at the end only. */
+  q = quote_of(line, 5, &d);
+  cr_assert(strncmp(q.source_line, line, 160) == 0);
+  cr_assert_str_eq(q.source_line + 160, "...");
+  cr_assert_eq(q.caret_col, 5);
+  wave_diags_free(&d);
+  /* Near the end: the last 160 bytes, bytes 240 to 399; column 399 at 3 + 158 + 1. */
+  q = quote_of(line, 399, &d);
+  cr_assert(strncmp(q.source_line, "...", 3) == 0);
+  cr_assert_str_eq(q.source_line + 3, line + 240);
+  cr_assert_eq(q.caret_col, 162);
+  wave_diags_free(&d);
+  /* No column: the start of the line. */
+  q = quote_of(line, 0, &d);
+  cr_assert(strncmp(q.source_line, line, 160) == 0);
+  cr_assert_eq(q.caret_col, 0);
+  wave_diags_free(&d);
+  /* 160 bytes are quoted whole. */
+  line[160] = '\0';
+  q = quote_of(line, 150, &d);
+  cr_assert_str_eq(q.source_line, line);
+  cr_assert_eq(q.caret_col, 150);
+  wave_diags_free(&d);
+  /* 219 'a', then 150 two-byte characters, their first bytes at 219, 221, ... Column 301: the
+   * window would be bytes 220 to 379; 220 continues a character, so it starts at 221, and 380
+   * continues one, so it ends before 379. */
+  size_t n = 0;
+  for (; n < 219; n++)
+    line[n] = 'a';
+  for (int i = 0; i < 150; i++, n += 2)
+    memcpy(line + n, "\xc3\xa9", 2);
+  line[n] = '\0';
+  q = quote_of(line, 301, &d);
+  cr_assert(strncmp(q.source_line + 3, line + 221, 379 - 221) == 0);
+  cr_assert_str_eq(q.source_line + 3 + (379 - 221), "...");
+  cr_assert_eq(q.caret_col, 301 - 221 + 3);
+  wave_diags_free(&d);
+}
+
+/* A copy carries the quote as it was cut, under the policy of the list it goes to. */
+Test(diags, report_copy) {
+  char line[400];
+  memset(line, 'x', 399);
+  line[399] = '\0';
+  wave_diags from;
+  wave_diag q = quote_of(line, 300, &from);
+  wave_diags to;
+  wave_diags_init(&to);
+  wave_diag_report_copy(&to, &q);
+  cr_assert_eq(to.count, 1);
+  cr_assert_eq(to.num_errors, 1);
+  cr_assert_str_eq(to.items[0].source_line, q.source_line);
+  cr_assert_str_eq(to.items[0].message, "m");
+  cr_assert_str_eq(to.items[0].file, "f");
+  cr_assert_eq(to.items[0].caret_col, q.caret_col);
+  cr_assert_eq(to.items[0].col, 300);
+  cr_assert_neq(to.items[0].source_line, q.source_line, "an owned copy");
+  wave_diags_free(&from);
+  wave_diags_free(&to);
+  wave_diags_init(&to);
+  to.ignore_warnings = true;
+  wave_diag w = {WAVE_SEV_WARNING, NULL, 1, 1, "w", NULL, 0, "toolchain"};
+  wave_diag_report_copy(&to, &w);
+  cr_assert_eq(to.count, 0);
+  to.ignore_warnings = false;
+  to.warnings_as_errors = true;
+  wave_diag_report_copy(&to, &w);
+  cr_assert_eq(to.items[0].severity, WAVE_SEV_ERROR);
+  cr_assert_null(to.items[0].file);
+  cr_assert_str_eq(to.items[0].flag, "toolchain");
+  wave_diags_free(&to);
+}
+
 /* ---- lookup by name ---------------------------------------------------------------------- */
 
 Test(lookup, kernels_by_name_and_position) {
