@@ -342,14 +342,20 @@ Test(diags, json_escapes) {
   wave_diags_free(&d);
 }
 
-Test(diags, module_report_quotes_the_line) {
+/* A module of no code over `src`, whose lines start at `starts` (as the parser indexes them). */
+static wave_module *module_over(const char *src, const uint32_t *starts, uint32_t num_lines) {
   wave_module *m = wave_module_create("m.wave");
-  static const char src[] = "first\r\nsecond line\nthird";
-  static const uint32_t starts[] = {0, 7, 19};
+  cr_assert_not_null(m);
   m->source = src;
-  m->source_len = sizeof(src) - 1;
+  m->source_len = strlen(src);
   m->line_starts = starts;
-  m->num_lines = 3;
+  m->num_lines = num_lines;
+  return m;
+}
+
+Test(diags, module_report_quotes_the_line) {
+  static const uint32_t starts[] = {0, 7, 19};
+  wave_module *m = module_over("first\r\nsecond line\nthird", starts, 3);
   wave_diags d;
   wave_diags_init(&d);
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 1, 2}, "n");
@@ -367,13 +373,8 @@ Test(diags, module_report_quotes_the_line) {
 
 /* The last line of a file that ends in a newline is empty; the one before it ends there. */
 Test(diags, module_report_at_a_final_newline) {
-  wave_module *m = wave_module_create("m.wave");
-  static const char src[] = "one\ntwo\n";
   static const uint32_t starts[] = {0, 4, 8};
-  m->source = src;
-  m->source_len = sizeof(src) - 1;
-  m->line_starts = starts;
-  m->num_lines = 3;
+  wave_module *m = module_over("one\ntwo\n", starts, 3);
   wave_diags d;
   wave_diags_init(&d);
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 2, 1}, "n");
