@@ -21,7 +21,8 @@ for tool in waveopt wavesim wavegen; do
     sort -u)
   [ -n "$options" ] || { echo "$tool --help: no options found"; status=1; }
   for option in $options; do
-    printf '%s\n' "$text" | grep -qe "$option\\b" ||
+    # Whole: -dot is not found in -dot-dir.
+    printf '%s\n' "$text" | grep -qE -e "(^|[^a-zA-Z0-9-])$option([^a-zA-Z0-9-]|\$)" ||
       { echo "$page: $tool --help lists $option, the page does not"; status=1; }
   done
 done
