@@ -59,6 +59,18 @@ static void print_diags(wave_diags *diags) {
   wave_diags_init(diags);
 }
 
+/* Kernel k's graph (the i-th kernel of the module), or NULL after printing why. */
+static Agraph_t *draw(const dot_request *req, const wave_kernel *k, size_t i,
+                      const wave_dot_options *options) {
+  wave_dot_options each = *options;
+  each.profile = req->measured ? req->measured[i] : NULL;
+  wave_diags diags;
+  wave_diags_init(&diags);
+  Agraph_t *graph = wave_dot_build(k, &each, &diags);
+  print_diags(&diags);
+  return graph;
+}
+
 static Agraph_t **draw_all(const dot_request *req, const wave_module *module,
                            const wave_dot_options *options) {
   Agraph_t **graphs = calloc(module->num_kernels ? module->num_kernels : 1, sizeof(*graphs));
@@ -66,22 +78,15 @@ static Agraph_t **draw_all(const dot_request *req, const wave_module *module,
     fprintf(stderr, "waveopt: error: out of memory\n");
     return NULL;
   }
-  wave_diags diags;
-  wave_diags_init(&diags);
   size_t i = 0;
   for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
-    wave_dot_options each = *options;
-    each.profile = req->measured ? req->measured[i] : NULL;
-    graphs[i] = wave_dot_build(k, &each, &diags);
-    if (!graphs[i]) {
-      print_diags(&diags);
+    if (!(graphs[i] = draw(req, k, i, options))) {
       for (size_t j = 0; j < i; j++)
         agclose(graphs[j]);
       free(graphs);
       return NULL;
     }
   }
-  wave_diags_free(&diags);
   return graphs;
 }
 
@@ -204,27 +209,22 @@ static int emit_graph(FILE *out, void *ctx) {
   return wave_dot_write(w->graph, w->format, w->renderer, out, w->diags);
 }
 
-static bool write_graphs(Agraph_t **graphs, char **stems, size_t n, const char *dir,
-                         const char *suffix, wave_dot_format format,
-                         wave_dot_renderer *renderer) {
+/* Writes one graph into dir as <stem><suffix>.<ext>. False after printing why. */
+static bool write_graph(Agraph_t *graph, const char *stem, const char *dir, const char *suffix,
+                        wave_dot_format format, wave_dot_renderer *renderer) {
+  size_t size = strlen(dir) + strlen(stem) + strlen(suffix) + 16;
+  char *path = malloc(size);
+  if (!path) {
+    fprintf(stderr, "waveopt: error: out of memory\n");
+    return false;
+  }
+  snprintf(path, size, "%s/%s%s.%s", dir, stem, suffix, wave_dot_format_name(format));
   wave_diags diags;
   wave_diags_init(&diags);
-  bool ok = true;
-  for (size_t i = 0; ok && i < n; i++) {
-    size_t size = strlen(dir) + strlen(stems[i]) + strlen(suffix) + 16;
-    char *path = malloc(size);
-    if (!path) {
-      fprintf(stderr, "waveopt: error: out of memory\n");
-      ok = false;
-      break;
-    }
-    snprintf(path, size, "%s/%s%s.%s", dir, stems[i], suffix, wave_dot_format_name(format));
-    write_ctx ctx = {graphs[i], format, renderer, &diags};
-    ok = tool_write_output("waveopt", path, emit_graph, &ctx) == 0;
-    print_diags(&diags);
-    free(path);
-  }
-  wave_diags_free(&diags);
+  write_ctx ctx = {graph, format, renderer, &diags};
+  bool ok = tool_write_output("waveopt", path, emit_graph, &ctx) == 0;
+  print_diags(&diags);
+  free(path);
   return ok;
 }
 
@@ -258,15 +258,17 @@ bool dot_finish(dot_request *req, const wave_module *module, const wave_dot_opti
   size_t n = module->num_kernels;
   /* The pipeline keeps the kernels of the input, so the graphs drawn before still line up
    * with the stems. */
-  if (ok && req->before)
-    ok = req->num_before == n &&
-         write_graphs(req->before_graphs, stems, n, dir, ".before", req->format, renderer);
-  if (ok && req->after) {
-    Agraph_t **graphs = draw_all(req, module, options);
-    ok = graphs && write_graphs(graphs, stems, n, dir, "", req->format, renderer);
-    for (size_t i = 0; graphs && i < n; i++)
-      agclose(graphs[i]);
-    free(graphs);
+  ok = ok && (!req->before || req->num_before == n);
+  for (size_t i = 0; ok && req->before && i < n; i++)
+    ok = write_graph(req->before_graphs[i], stems[i], dir, ".before", req->format, renderer);
+  /* The run is over and went well: each graph after it is drawn, written and let go in turn,
+   * so that memory holds one graph, not one per kernel. */
+  size_t index = 0;
+  for (const wave_kernel *k = module->first_kernel; ok && req->after && k; k = k->next, index++) {
+    Agraph_t *graph = draw(req, k, index, options);
+    ok = graph && write_graph(graph, stems[index], dir, "", req->format, renderer);
+    if (graph)
+      agclose(graph);
   }
   wave_dot_renderer_destroy(renderer);
   for (size_t i = 0; i < n; i++)
