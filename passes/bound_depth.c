@@ -66,7 +66,6 @@
 #include <string.h>
 
 #include "pm/builtin.h"
-#include "support/grow.h"
 #include "support/strbuf.h"
 #include "waveopt/depth.h"
 #include "waveopt/edit.h"
