@@ -69,18 +69,35 @@ static double run_tool(const char *waveopt, unsigned level, const char *path) {
   return bench_now() - t0;
 }
 
-static int write_file(const text *t, char *path) {
-  int fd = mkstemp(path);
-  if (fd < 0)
-    return -1;
-  FILE *f = fdopen(fd, "w");
+/* Writes the text to f, which may be NULL (failed to open), and closes it. */
+static int write_text(const text *t, FILE *f) {
   bool ok = f && fwrite(t->data, 1, t->len, f) == t->len;
   if (f)
     ok = fclose(f) == 0 && ok;
   return ok ? 0 : -1;
 }
 
+static int write_temporary(const text *t, char *path) {
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return -1;
+  FILE *f = fdopen(fd, "w");
+  if (!f)
+    close(fd);
+  return write_text(t, f);
+}
+
 int main(int argc, char **argv) {
+  /* `--write-kernel FILE` only writes the kernel, for measuring a build by hand
+   * (BENCHMARKS.md "Compile time"). */
+  if (argc == 3 && strcmp(argv[1], "--write-kernel") == 0) {
+    text kernel = bench_make_kernel(1000000);
+    int status = write_text(&kernel, fopen(argv[2], "w"));
+    free(kernel.data);
+    if (status != 0)
+      fprintf(stderr, "bench_pipeline: cannot write %s\n", argv[2]);
+    return status != 0;
+  }
   const char *waveopt = argc > 1 ? argv[1] : "tools/waveopt";
   printf("libwaveopt %s: optimizer on 1M instructions, best of %d, one core\n", wave_version(),
          REPEATS);
@@ -105,7 +122,7 @@ int main(int argc, char **argv) {
   wave_pass_registry_destroy(registry);
 
   char path[] = "/tmp/wave-bench-XXXXXX";
-  if (write_file(&large, path) != 0) {
+  if (write_temporary(&large, path) != 0) {
     fprintf(stderr, "bench_pipeline: cannot write a temporary file\n");
     return 1;
   }
