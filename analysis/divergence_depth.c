@@ -491,9 +491,8 @@ static bool index_nodes(wave_depth *d) {
   return wave_key_index_build(&d->by_node, d->site_nodes, d->num_sites);
 }
 
-/* The result from the kernel's layout. */
-static wave_depth *depth_compute(const wave_kernel *kernel, const wave_layout *layout,
-                                 const wave_uniformity *uniformity) {
+wave_depth *wave_depth_from_layout(const wave_kernel *kernel, const wave_layout *layout,
+                                  const wave_uniformity *uniformity) {
   wave_depth *d = calloc(1, sizeof(*d));
   wave_label_table labels;
   if (!d || !wave_label_table_init(&labels, kernel)) {
@@ -521,7 +520,7 @@ static wave_depth *depth_compute(const wave_kernel *kernel, const wave_layout *l
 
 wave_depth *wave_depth_compute(const wave_kernel *kernel, const wave_uniformity *uniformity) {
   wave_layout *layout = wave_layout_build(kernel);
-  wave_depth *d = layout ? depth_compute(kernel, layout, uniformity) : NULL;
+  wave_depth *d = layout ? wave_depth_from_layout(kernel, layout, uniformity) : NULL;
   wave_layout_destroy(layout);
   return d;
 }
@@ -680,7 +679,7 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   if (!u)
     return NULL;   /* the uniformity analysis said why */
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
-  wave_depth *d = layout ? depth_compute(kernel, layout, u) : NULL;
+  wave_depth *d = layout ? wave_depth_from_layout(kernel, layout, u) : NULL;
   if (!d)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
                      "out of memory computing the divergence-stack depth of kernel '%s'",

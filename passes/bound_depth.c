@@ -8,7 +8,8 @@
  * Which frames count: where the target's stack takes an entry for a uniform if or loop too
  * (target->uniform_uses_entry), the static depth (every if and loop); elsewhere the divergent
  * depth (the ifs and loops that may split the wave). Both come from the `depth` analysis
- * (analysis/divergence_depth.c), with the way to a deepest point.
+ * (analysis/divergence_depth.c), with the way to a deepest point; the static depth, which needs
+ * no uniformity, is computed over the manager's layout without it.
  *
  * Shape. With the depth D over the limit M, a round removes up to D - M ifs of the way to the
  * deepest point, with three rewrites:
@@ -51,12 +52,14 @@
  * own); the pipeline stops. An unbounded depth (a recursion opening a frame on every lap) is
  * the same error at once: no rewrite makes it bounded.
  *
- * Cost: within the limit (the common case) one depth result from the analysis manager and
- * nothing else. Otherwise each round costs O(n) (liveness, uniformity, depth, and the
- * rewrites' per-kernel scans) plus its rewrites; each rewrite removes an if and no if is ever
- * added, so the rounds end, and at most bound-depth-max-rounds of them run: O(rounds * n).
- * A single over-deep nest of one shape is fixed in one round however deep (a 100 000-deep chain of
- * ifs: one round of flattening). No recursion on the C stack.
+ * Cost: within the limit (the common case) one depth result and nothing else: for the static
+ * depth a walk of the layout the passes before left built, for the divergent depth the `depth`
+ * analysis with the uniformity it needs. Otherwise each round costs O(n) (liveness,
+ * uniformity, depth, and the rewrites' per-kernel scans) plus its rewrites; each rewrite
+ * removes an if and no if is ever added, so the rounds end, and at most bound-depth-max-rounds
+ * of them run: O(rounds * n). A single over-deep nest of one shape is fixed in one round
+ * however deep (a 100 000-deep chain of ifs: one round of flattening). No recursion on the C
+ * stack.
  *
  * -stats: depth-before and depth-after (the counted depth, summed over the kernels the limit
  * applies to), and the rewrites made by kind.
@@ -125,15 +128,26 @@ static void facts_free(round_facts *f) {
   memset(f, 0, sizeof(*f));
 }
 
-static bool facts_from_manager(round_facts *f, wave_kernel *kernel, wave_analysis_manager *am) {
+/* The depth that counts, for the unchanged kernel. The static depth needs no uniformity, and
+ * the depth analysis would ask for it to find the divergent depth as well: where only the
+ * static depth counts, it comes from the manager's layout alone, so that a kernel within the
+ * limit (the common case) costs one walk of the layout the other passes left built. */
+static bool facts_from_manager(round_facts *f, wave_kernel *kernel, wave_analysis_manager *am,
+                               wave_depth_kind kind) {
   memset(f, 0, sizeof(*f));
-  f->depth = wave_analysis_get(am, kernel, WAVE_ANALYSIS_DEPTH);
+  if (kind == WAVE_DEPTH_STATIC) {
+    const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
+    f->own_depth = layout ? wave_depth_from_layout(kernel, layout, NULL) : NULL;
+    f->depth = f->own_depth;
+  } else {
+    f->depth = wave_analysis_get(am, kernel, WAVE_ANALYSIS_DEPTH);
+  }
   return f->depth != NULL;
 }
 
 /* Liveness and uniformity for the rewrites, from the manager while the kernel is unchanged. */
 static bool facts_for_rewrites(round_facts *f, wave_kernel *kernel, wave_analysis_manager *am) {
-  if (!f->own_depth) {
+  if (!f->own_liveness) {
     f->liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
     f->uniformity = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
     return f->liveness && f->uniformity;
@@ -394,13 +408,16 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   const wave_target *target = wave_pass_target(ctx);
   wave_depth_kind kind = target->uniform_uses_entry ? WAVE_DEPTH_STATIC : WAVE_DEPTH_DIVERGENT;
   round_facts f;
-  if (!facts_from_manager(&f, kernel, am))
+  if (!facts_from_manager(&f, kernel, am, kind)) {
+    facts_free(&f);
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "bound-depth: no depth analysis");
+  }
   uint32_t before = wave_depth_max(f.depth, kind);
   if (before != WAVE_DEPTH_UNBOUNDED)
     wave_pass_stat_add(ctx, "depth-before", "Divergence-stack depth before bound-depth", before);
   if (before <= limit) {
     wave_pass_stat_add(ctx, "depth-after", "Divergence-stack depth after bound-depth", before);
+    facts_free(&f);
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
   }
 

@@ -10,6 +10,7 @@
 
 #include "ir/layout.h"
 #include "ir/node_index.h"
+#include "waveopt/depth.h"
 #include "waveopt/pass.h"
 #include "waveopt/uniformity.h"
 
@@ -39,6 +40,11 @@ const wave_node_index *wave_analysis_manager_nodes(wave_analysis_manager *am,
  * one otherwise. For analyses that meet many nodes in layout order. */
 bool wave_uniformity_node_divergent_at(const wave_uniformity *u, const wave_node *node,
                                        size_t at);
+
+/* wave_depth_compute over a layout of the kernel (the manager's, say) instead of one of its
+ * own. */
+wave_depth *wave_depth_from_layout(const wave_kernel *kernel, const wave_layout *layout,
+                                   const wave_uniformity *uniformity);
 
 #define WAVE_PASS(stem) extern const wave_pass_info wave_pass_##stem;
 #include "passes/passes.def"
