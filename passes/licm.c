@@ -30,8 +30,10 @@
  * that would have run it, minus none that could see the difference. It cannot trap and is not
  * convergent (wave_instr_can_speculate); nothing is added, no guard, register or nesting.
  *
- * Loops are judged in one walk with a frame per open loop (no recursion; a loop's facts join
- * its parent's when it ends), and rewritten after it, so one run hoists a constant one loop
+ * Loops are judged in one walk of the kernel's layout (ir/layout.h: the registers every
+ * instruction reads and writes come decoded, shared with the analyses and the passes after)
+ * with a frame per open loop (no recursion; a loop's facts join its parent's when it ends), and
+ * rewritten after it, so one run hoists a constant one loop
  * out; the -O2 fixpoint carries it further. One liveness result serves the run: a hoist moves
  * a write of rX earlier and reads nothing, so rX only becomes live inside the loop it left,
  * where no later question is asked about rX, and nothing becomes live elsewhere (the
@@ -49,7 +51,6 @@
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
-#include "xform/xform.h"
 
 /* What one open loop has met so far, in text order. */
 typedef struct frame {
@@ -87,33 +88,43 @@ typedef struct licm {
   bool out_of_memory;
 } licm;
 
-static bool is_constant(const wave_instr *in) {
-  return in->guard == WAVE_NO_GUARD &&
-         (in->op == WAVE_OP_MOV_IMM || in->op == WAVE_OP_MOV_SR ||
-          (in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_SREG));
+static bool is_constant(const wave_layout_item *item) {
+  return item->guard == WAVE_NO_GUARD &&
+         (item->op == WAVE_OP_MOV_IMM || item->op == WAVE_OP_MOV_SR ||
+          (item->op == WAVE_OP_MOV &&
+           wave_layout_instr(item)->operands[1].kind == WAVE_OPERAND_SREG));
 }
 
-static void note_instr(licm *l, wave_instr *in, bool top_level) {
+static void note_instr(licm *l, const wave_layout *layout, const wave_layout_item *item,
+                       bool top_level) {
   frame *f = &l->frames[l->num_frames - 1];
-  if (top_level && is_constant(in)) {
+  if (top_level && is_constant(item)) {
     if (!wave_grow((void **)&l->candidates, &l->candidates_cap, l->num_candidates + 1,
                    sizeof(*l->candidates))) {
       l->out_of_memory = true;
       return;
     }
+    wave_instr *in = (wave_instr *)wave_layout_instr(item);
     unsigned r = WAVE_REG_GPR(in->operands[0].value);
     l->candidates[l->num_candidates++] =
         (candidate){in, wave_regset_test(f->read, r), f->exit_seen, f->return_seen};
   }
-  wave_regset uses;
-  wave_regset defs = wave_xform_reads_may_write(in, &uses);
-  f->read = wave_regset_union(f->read, uses);
-  f->written_twice =
-      wave_regset_union(f->written_twice, wave_regset_intersect(f->written, defs));
-  f->written = wave_regset_union(f->written, defs);
-  if (in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE || in->op == WAVE_OP_RETURN)
+  wave_regset_add_list(&f->read, wave_layout_uses(layout, item), item->num_uses);
+  if (wave_opcode_has(item->op, WAVE_F_CALL)) {
+    /* A call may write every register (docs/language.md "Calls"). */
+    f->written_twice = wave_regset_union(f->written_twice, f->written);
+    wave_regset_set_range(&f->written, 0, WAVE_NUM_REGS);
+  } else {
+    const uint16_t *defs = wave_layout_defs(layout, item);
+    for (unsigned i = 0; i < item->num_defs; i++) {
+      if (wave_regset_test(f->written, defs[i]))
+        wave_regset_set(&f->written_twice, defs[i]);
+      wave_regset_set(&f->written, defs[i]);
+    }
+  }
+  if (item->op == WAVE_OP_BREAK || item->op == WAVE_OP_CONTINUE || item->op == WAVE_OP_RETURN)
     f->exit_seen = true;
-  if (in->op == WAVE_OP_RETURN)
+  if (item->op == WAVE_OP_RETURN)
     f->return_seen = true;
 }
 
@@ -181,23 +192,28 @@ static void end_loop(licm *l) {
   p->exit_seen |= f.return_seen;
 }
 
-static void walk(licm *l, wave_region *region) {
-  wave_walker w;
-  wave_walk_init(&w, &region->body);
-  while (!l->out_of_memory && wave_walk_next(&w)) {
-    if (w.event == WAVE_WALK_LOOP) {
+/* The kernel's layout in text order, every region's loops closed before the region ends. */
+static void walk(licm *l, const wave_layout *layout) {
+  bool top_level = false;
+  for (size_t i = 0; i < layout->num_items && !l->out_of_memory; i++) {
+    const wave_layout_item *item = &layout->items[i];
+    if (item->kind == WAVE_LAYOUT_LOOP) {
       if (!wave_grow((void **)&l->frames, &l->frames_cap, l->num_frames + 1,
                      sizeof(*l->frames))) {
         l->out_of_memory = true;
         return;
       }
-      l->frames[l->num_frames++] = (frame){.loop = w.node, .first_candidate = l->num_candidates};
-    } else if (w.event == WAVE_WALK_ENDLOOP) {
+      l->frames[l->num_frames++] = (frame){.loop = (wave_node *)wave_layout_node(item),
+                                           .first_candidate = l->num_candidates};
+    } else if (item->kind == WAVE_LAYOUT_ENDLOOP) {
       end_loop(l);
-    } else if (w.event == WAVE_WALK_BLOCK && l->num_frames > 0) {
-      wave_node *loop = l->frames[l->num_frames - 1].loop;
-      bool top_level = w.node->list == &loop->u.loop.body;
-      wave_foreach_instr(in, w.node) note_instr(l, in, top_level);
+    } else if (item->kind == WAVE_LAYOUT_BLOCK && l->num_frames == 0) {
+      i += item->count;   /* outside every loop: nothing to judge */
+    } else if (item->kind == WAVE_LAYOUT_BLOCK) {
+      const wave_node *loop = l->frames[l->num_frames - 1].loop;
+      top_level = wave_layout_node(item)->list == &loop->u.loop.body;
+    } else if (item->kind == WAVE_LAYOUT_INSTR) {
+      note_instr(l, layout, item, top_level);
     }
   }
 }
@@ -205,11 +221,11 @@ static void walk(licm *l, wave_region *region) {
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   licm l = {.ctx = ctx, .am = am, .kernel = kernel};
-  wave_foreach_region(r, kernel) {
-    walk(&l, r);
-    l.num_frames = 0;
-    l.num_candidates = 0;
-  }
+  const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
+  if (layout)
+    walk(&l, layout);
+  else
+    l.out_of_memory = true;
   if (!l.out_of_memory) {
     /* A copy goes in first, so that running out of memory leaves the constant where it was. */
     for (size_t i = 0; i < l.num_hoists; i++) {
