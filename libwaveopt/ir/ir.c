@@ -319,9 +319,12 @@ static unsigned reg_refs(const wave_instr *instr, wave_reg_ref *refs, bool defs_
   if (instr->guard != WAVE_NO_GUARD && !defs_only)
     add_ref(refs, &n, (uint32_t)instr->guard, 1, true, false);
   /* The shape read in place, two characters a slot (kind, width): every analysis asks this of
-   * every instruction, and the slot accessors would each find the shape again. */
+   * every instruction, and the slot accessors would each find the shape again. Only the first
+   * slot is ever written (the opcode table keeps it so, tests/unit/test_core.c), so the writes
+   * are found there alone. */
   const char *shape = wave_opcode_table[op].shape;
-  for (unsigned i = 0; i < instr->num_operands && shape[2 * i] && n < WAVE_MAX_REG_REFS; i++) {
+  unsigned slots = defs_only && instr->num_operands > 1 ? 1 : instr->num_operands;
+  for (unsigned i = 0; i < slots && shape[2 * i] && n < WAVE_MAX_REG_REFS; i++) {
     const wave_operand *o = &instr->operands[i];
     char kind = shape[2 * i];
     unsigned width = (unsigned)(shape[2 * i + 1] - '0');

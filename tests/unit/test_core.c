@@ -34,9 +34,13 @@ Test(opcodes, shapes_are_well_formed) {
                  wave_opcode_table[op].mnemonic);
     cr_assert_leq(wave_opcode_num_slots((wave_opcode)op), WAVE_MAX_OPERANDS);
     for (unsigned s = 0; s < wave_opcode_num_slots((wave_opcode)op); s++) {
-      cr_assert_not_null(strchr("duoqpsilcf", wave_opcode_slot_kind((wave_opcode)op, s)));
+      char kind = wave_opcode_slot_kind((wave_opcode)op, s);
+      cr_assert_not_null(strchr("duoqpsilcf", kind));
       unsigned w = wave_opcode_slot_width((wave_opcode)op, s);
       cr_assert(w == 1 || w == 2 || w == 4);
+      /* wave_instr_def_refs and wave_instr_dest look for writes in the first slot alone. */
+      cr_assert(s == 0 || !strchr("doq", kind), "%s writes slot %u",
+                wave_opcode_table[op].mnemonic, s);
     }
   }
 }
