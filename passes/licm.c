@@ -33,11 +33,10 @@
  * Loops are judged in one walk of the kernel's layout (ir/layout.h: the registers every
  * instruction reads and writes come decoded, shared with the analyses and the passes after)
  * with a frame per open loop (no recursion; a loop's facts join its parent's when it ends), and
- * rewritten after it, so one run hoists a constant one loop
- * out; the -O2 fixpoint carries it further. One liveness result serves the run: a hoist moves
- * a write of rX earlier and reads nothing, so rX only becomes live inside the loop it left,
- * where no later question is asked about rX, and nothing becomes live elsewhere (the
- * stale-liveness rule of xform/xform.h).
+ * rewritten after it, so one run hoists a constant one loop out; the -O2 fixpoint carries it
+ * further. One liveness result serves the run: a hoist moves a write of rX earlier and reads
+ * nothing, so rX only becomes live inside the loop it left, where no later question is asked
+ * about rX, and nothing becomes live elsewhere (the stale-liveness rule of xform/xform.h).
  *
  * It refuses, with a missed remark naming the constant and the loop: rX written elsewhere in
  * the loop, read before the constant, or possibly left unwritten by a lane that exits the loop
