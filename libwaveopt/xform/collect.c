@@ -41,9 +41,3 @@ wave_regset wave_xform_may_write(const wave_instr *in) {
   wave_instr_defs(in, &defs);
   return defs;
 }
-
-wave_regset wave_xform_reads_may_write(const wave_instr *in, wave_regset *uses) {
-  wave_regset defs;
-  wave_instr_uses_defs(in, uses, &defs);
-  return wave_opcode_has(in->op, WAVE_F_CALL) ? all_registers() : defs;
-}

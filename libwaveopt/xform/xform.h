@@ -92,8 +92,6 @@ wave_node *const *wave_xform_collect_loops(wave_analysis_manager *am, wave_kerne
 /* The registers the instruction may write: its definitions, or every register for a call,
  * whose subroutine may write any of them. */
 wave_regset wave_xform_may_write(const wave_instr *in);
-/* The same, with the registers it reads (wave_instr_uses) in *uses: one decoding for both. */
-wave_regset wave_xform_reads_may_write(const wave_instr *in, wave_regset *uses);
 
 /* ---- conditions --------------------------------------------------------------------------- */
 
