@@ -50,6 +50,7 @@
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
+#include "xform/xform.h"
 
 /* What one open loop has met so far, in text order. */
 typedef struct frame {
@@ -110,10 +111,12 @@ static void note_instr(licm *l, const wave_layout *layout, const wave_layout_ite
   }
   wave_regset_add_list(&f->read, wave_layout_uses(layout, item), item->num_uses);
   if (wave_opcode_has(item->op, WAVE_F_CALL)) {
-    /* A call may write every register (docs/language.md "Calls"). */
-    f->written_twice = wave_regset_union(f->written_twice, f->written);
-    wave_regset_set_range(&f->written, 0, WAVE_NUM_REGS);
+    wave_regset defs = wave_xform_may_write(wave_layout_instr(item));
+    f->written_twice =
+        wave_regset_union(f->written_twice, wave_regset_intersect(f->written, defs));
+    f->written = wave_regset_union(f->written, defs);
   } else {
+    /* The common case a register at a time: whole-set operations cost five words each. */
     const uint16_t *defs = wave_layout_defs(layout, item);
     for (unsigned i = 0; i < item->num_defs; i++) {
       if (wave_regset_test(f->written, defs[i]))
