@@ -561,6 +561,14 @@ static bool push_scope(cse *c) {
   return true;
 }
 
+/* `mov rX, rX`: no lane changes, and the visit removes it, so a loop is judged without it
+ * (else removing a loop's only write of rX would leave a second run something to find). */
+static bool copies_itself(const wave_instr *in) {
+  const wave_operand *d = &in->operands[0], *s = &in->operands[1];
+  return in->op == WAVE_OP_MOV && d->kind == WAVE_OPERAND_GPR && s->kind == WAVE_OPERAND_GPR &&
+         d->value == s->value && d->half == s->half;
+}
+
 /* What the body of `loop` writes, and the body of each loop inside it, numbered on from
  * c->num_loops in walk order; a call writes everything. The walk asks at each outermost loop,
  * right before it walks the body, which is then still in cache. */
@@ -586,7 +594,10 @@ static bool collect_loop_writes(cse *c, wave_node *loop) {
                                                              c->loop_writes[open[num_open]]);
     } else if (event == WAVE_WALK_BLOCK) {
       wave_regset *into = &c->loop_writes[open[num_open - 1]];
-      wave_foreach_instr(in, w.node) *into = wave_regset_union(*into, wave_xform_may_write(in));
+      wave_foreach_instr(in, w.node) {
+        if (!copies_itself(in))
+          *into = wave_regset_union(*into, wave_xform_may_write(in));
+      }
     }
   }
   free(open);
