@@ -489,11 +489,12 @@ static void print_stats(const wave_machine *m) {
           "mask operations: %" PRIu64 "\n"
           "barriers: %" PRIu64 "\n"
           "steps: %" PRIu64 "\n"
-          "wave-emu instructions executed (modelled): %" PRIu64 "\n",
+          "wave-emu instructions executed (modelled): %" PRIu64 "\n"
+          "wave operations with lanes parked: %" PRIu64 "\n",
           c->issued, c->empty_issues, c->lane_instructions,
           100.0 * wave_counters_simd_efficiency(c, wave_machine_wave_width(m)), c->max_depth,
           c->divergent_ifs, c->divergent_loops, c->mask_ops, c->barriers, c->steps,
-          c->steps + c->emu_walked);
+          c->steps + c->emu_walked, c->parked_wave_ops);
 }
 
 static void trace_issue(void *ctx, const wave_trace_event *e) {

@@ -370,6 +370,14 @@ void wave_observe_write_pred(const wave_observe *o, unsigned lane, uint32_t pred
   o->regs_->pred[pred] = value ? o->regs_->pred[pred] | bit : o->regs_->pred[pred] & ~bit;
 }
 
+/* Convergent instructions whose result depends on which lanes take part; barriers wait for
+ * the lanes instead, and a call only moves them. */
+static bool wave_op_or_mma(uint16_t op) {
+  return op < WAVE_NUM_REAL_OPCODES && wave_opcode_has((wave_opcode)op, WAVE_F_CONVERGENT) &&
+         op != WAVE_OP_BARRIER &&
+         op != WAVE_OP_CALL;
+}
+
 /* Issues up to `limit` instructions of wave w. */
 static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
   wave_machine *m = r->m;
@@ -396,6 +404,8 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
       cnt->lane_instructions += lanes;
       entries[pc].issues++;
       entries[pc].lanes += lanes;
+      if (wave_op_or_mma(in->op) && (valid_lanes(m, w->id) & ~w->dead & ~mask))
+        cnt->parked_wave_ops++;
     } else {
       cnt->empty_issues++;
     }
@@ -962,10 +972,11 @@ char *wave_machine_counters_json(const wave_machine *m) {
                      ",\"max_depth\":%" PRIu32 ",\"divergent_ifs\":%" PRIu64
                      ",\"divergent_loops\":%" PRIu64 ",\"mask_ops\":%" PRIu64
                      ",\"barriers\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"emu_walked\":%" PRIu64
-                     ",\"instructions\":[",
+                     ",\"parked_wave_ops\":%" PRIu64 ",\"instructions\":[",
                      c->issued, c->empty_issues, c->lane_instructions,
                      wave_counters_simd_efficiency(c, m->width), c->max_depth, c->divergent_ifs,
-                     c->divergent_loops, c->mask_ops, c->barriers, c->steps, c->emu_walked);
+                     c->divergent_loops, c->mask_ops, c->barriers, c->steps, c->emu_walked,
+                     c->parked_wave_ops);
   for (size_t i = 0; i < m->prog.len; i++) {
     const wave_program_entry *e = &m->prog.entries[i];
     const char *name =

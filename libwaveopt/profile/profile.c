@@ -136,8 +136,10 @@ static void read_totals(loader *l, const wave_json *obj, wave_counters *c) {
   c->mask_ops = count(l, obj, "mask_ops");
   c->barriers = count(l, obj, "barriers");
   c->steps = count(l, obj, "steps");
-  /* later than the other counters: a profile without it reads as 0 */
+  /* later than the other counters: a profile without them reads as 0 */
   c->emu_walked = wave_json_member(obj, "emu_walked") ? count(l, obj, "emu_walked") : 0;
+  c->parked_wave_ops =
+      wave_json_member(obj, "parked_wave_ops") ? count(l, obj, "parked_wave_ops") : 0;
 }
 
 static bool read_signature(loader *l, const wave_json *obj, uint64_t *out) {

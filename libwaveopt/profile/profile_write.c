@@ -136,14 +136,15 @@ char *wave_profile_write(const wave_machine *m, const char *source) {
                      ",\"max_depth\":%" PRIu32 ",\"divergent_ifs\":%" PRIu64
                      ",\"divergent_loops\":%" PRIu64 ",\"mask_ops\":%" PRIu64
                      ",\"barriers\":%" PRIu64 ",\"steps\":%" PRIu64 ",\"emu_walked\":%" PRIu64
-                     "},\n  ",
+                     ",\"parked_wave_ops\":%" PRIu64 "},\n  ",
                      m->config.mode == WAVE_MODE_THREAD ? "thread" : "simt",
                      m->status == WAVE_RUN_OK      ? "ok"
                      : m->status == WAVE_RUN_ERROR ? "error"
                                                    : "not-run",
                      m->width, c->issued, c->empty_issues, c->lane_instructions,
                      wave_counters_simd_efficiency(c, m->width), c->max_depth, c->divergent_ifs,
-                     c->divergent_loops, c->mask_ops, c->barriers, c->steps, c->emu_walked);
+                     c->divergent_loops, c->mask_ops, c->barriers, c->steps, c->emu_walked,
+                     c->parked_wave_ops);
   uint64_t hash = PROFILE_HASH_INIT;
   /* the signature goes first for people reading the file, but is known only after the lines */
   size_t mark = b.len;

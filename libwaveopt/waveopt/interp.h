@@ -182,6 +182,11 @@ typedef struct wave_counters {
    * docs/toolchain.md "Empty-mask execution in the emulator"). steps + emu_walked models the
    * emulator's "Instructions executed" for a program it runs right. */
   uint64_t emu_walked;
+  /* SIMT: wave operations and MMA issued while a lane of the wave that has not ended waits
+   * elsewhere (in a divergent if, a loop it left, behind a per-lane flag). wave-ptx makes them
+   * full-warp .sync operations, undefined then (docs/toolchain.md "Wave operations under
+   * divergence"). */
+  uint64_t parked_wave_ops;
 } wave_counters;
 
 typedef enum wave_lane_state {
