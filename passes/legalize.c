@@ -93,7 +93,6 @@ typedef struct legalize {
   const wave_target *target;
   wave_pass_result failed;
   bool broken;
-  bool deep_reported;
 } legalize;
 
 static const char *mnemonic(const wave_instr *in) {
@@ -113,23 +112,14 @@ static void never_produced(legalize *l, wave_loc loc, const char *what, const wa
                              mnemonic(in));
 }
 
-static void check_guard(legalize *l, const wave_instr *in) {
-  if (in->guard == WAVE_NO_GUARD)
-    return;
+/* What no pass may produce, and the verifier rejects in the input: a @p0 guard, a guard on a
+ * structured instruction or call, a register at or beyond .registers. */
+static void check_never_produced(legalize *l, const wave_instr *in) {
   wave_opcode op = (wave_opcode)in->op;
   if (in->guard == 0 && !in->guard_negated)
     never_produced(l, in->src.loc, "'@p0' guard", in);
-  else if (wave_opcode_has(op, WAVE_F_STRUCTURED | WAVE_F_CALL))
+  else if (in->guard != WAVE_NO_GUARD && wave_opcode_has(op, WAVE_F_STRUCTURED | WAVE_F_CALL))
     never_produced(l, in->src.loc, "guard on a structured instruction or call", in);
-  else if (!wave_target_honours_guard(l->target, op, in->guard, in->guard_negated)) {
-    char what[64];
-    snprintf(what, sizeof(what), "guard '@%sp%d' on '%s'", in->guard_negated ? "!" : "",
-             in->guard, mnemonic(in));
-    runs_wrongly(l, in->src.loc, what);
-  }
-}
-
-static void check_registers(legalize *l, const wave_instr *in) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(in, refs);
   for (unsigned i = 0; i < n; i++) {
@@ -140,34 +130,31 @@ static void check_registers(legalize *l, const wave_instr *in) {
   }
 }
 
-static void check_instr(legalize *l, const wave_instr *in, const wave_node *parent) {
-  const wave_target *t = l->target;
-  check_guard(l, in);
-  check_registers(l, in);
-  wave_opcode op = (wave_opcode)in->op;
-  if (op == WAVE_OP_CONTINUE && !t->continue_ok)
-    runs_wrongly(l, in->src.loc, "'continue'");
-  else if (op == WAVE_OP_BREAK && parent && parent->kind == WAVE_NODE_IF && !t->break_in_if_ok)
-    runs_wrongly(l, in->src.loc, "'break' nested in an 'if'");
-  else if (wave_opcode_has(op, WAVE_F_EXIT) && parent && !t->halt_per_lane)
-    runs_wrongly(l, in->src.loc,
-                 op == WAVE_OP_HALT ? "'halt' inside an 'if' or 'loop'"
-                                    : "'return' inside an 'if' or 'loop'");
-  else if (op == WAVE_OP_CALL && !t->calls_ok)
-    runs_wrongly(l, in->src.loc, "'call'");
+/* A halt or return left inside a region, by a refused rewrite: unlike a continue or a break in
+ * an if, nothing in the input says it runs wrongly on the target, so it is a warning here, and
+ * -Werror fails on it. */
+static void exit_kept(legalize *l, const wave_target_finding *f) {
+  wave_pass_stat_add(l->ctx, "exits-kept",
+                     "Number of halts and returns left inside regions that the target runs "
+                     "wrongly", 1);
+  wave_module_report(l->kernel->module, wave_pass_diags(l->ctx), WAVE_SEV_WARNING, "toolchain",
+                     f->loc,
+                     "'%s' inside an 'if' or 'loop' is left as it is for %s, where the upstream "
+                     "emulator ends the whole wave here or revives its lanes at the next 'endif' "
+                     "or 'endloop' (-pass-remarks-missed=legalize says why it was not rewritten)",
+                     mnemonic(f->instr), l->target->name);
 }
 
-/* An if or loop opened at `depth` (0 at a region's top level) takes frame depth + 1. */
-static void check_depth(legalize *l, const wave_node *node, unsigned depth) {
-  unsigned limit = l->target->divergence_stack;
-  if (!limit || depth + 1 <= limit || l->deep_reported)
+static void report_finding(void *arg, const wave_target_finding *f) {
+  legalize *l = arg;
+  /* Those guards are never produced: check_never_produced fails the pass on them. */
+  if (f->hazard == WAVE_HAZARD_GUARD &&
+      ((f->instr->guard == 0 && !f->instr->guard_negated) ||
+       wave_opcode_has((wave_opcode)f->instr->op, WAVE_F_STRUCTURED | WAVE_F_CALL)))
     return;
-  l->deep_reported = true;
-  char what[64];
-  snprintf(what, sizeof(what), "'%s' nested deeper than %u",
-           node->kind == WAVE_NODE_IF ? "if" : "loop", limit);
-  runs_wrongly(l, node->kind == WAVE_NODE_IF ? node->u.if_.if_src.loc : node->u.loop.loop_src.loc,
-               what);
+  if (f->hazard == WAVE_HAZARD_EXIT_IN_REGION)
+    exit_kept(l, f);
+  runs_wrongly(l, f->loc, f->what);
 }
 
 /* ---- breaks nested in ifs ------------------------------------------------------------------ */
@@ -342,7 +329,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     wave_pass_result failed = {changed, true, WAVE_PRESERVE_NONE, false};
     return failed;
   }
-  legalize l = {kernel, ctx, wave_pass_target(ctx), {0}, false, false};
+  legalize l = {kernel, ctx, wave_pass_target(ctx), {0}, false};
   if (!l.target->break_in_if_ok) {
     if (changed)
       wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
@@ -363,12 +350,11 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     while (wave_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
         wave_foreach_instr(in, w.node)
-          check_instr(&l, in, wave_node_parent(w.node));
-      } else if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP) {
-        check_depth(&l, w.node, w.depth);
+          check_never_produced(&l, in);
       }
     }
   }
+  wave_target_scan(kernel, l.target, report_finding, &l);
   if (l.broken)
     return l.failed;
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);

@@ -51,6 +51,10 @@ typedef struct wave_target {
   bool break_in_if_ok;         /* a `break` nested in an `if` leaves at once */
   bool halt_per_lane;          /* halt/return inside an if or loop ends only the lanes at it */
   bool calls_ok;               /* `call` reaches its label and returns */
+  /* A wave operation or MMA reached while other live lanes wait elsewhere (in a divergent if,
+   * or parked by a per-lane flag) runs over the active lanes alone. wave-ptx instead makes it
+   * a full-warp .sync, undefined unless every thread that has not exited takes part. */
+  bool divergent_wave_ops_ok;
   unsigned divergence_stack;   /* if/loop nesting that runs correctly; 0 = no limit */
   bool uniform_uses_entry;     /* a uniform if or loop still occupies a stack entry */
   unsigned mask_op_cost;       /* one if/else/endif/break/endloop, in ALU instructions */
@@ -70,6 +74,33 @@ WAVE_API wave_guard_class wave_guard_class_of(wave_opcode op);
 /* Whether the target runs `op` under the guard `@p<guard>` / `@!p<guard>` as a guard. */
 WAVE_API bool wave_target_honours_guard(const wave_target *target, wave_opcode op, int guard,
                                         bool negated);
+
+/* What a target runs wrongly, by kind (docs/toolchain.md "What legalize does on each target"
+ * and the sections it names). */
+typedef enum wave_target_hazard {
+  WAVE_HAZARD_GUARD,            /* a guard the target drops or mishandles, @p0 included */
+  WAVE_HAZARD_CONTINUE,         /* `continue` (continue_ok false) */
+  WAVE_HAZARD_BREAK_IN_IF,      /* a `break` nested in an `if` (break_in_if_ok false) */
+  WAVE_HAZARD_EXIT_IN_REGION,   /* `halt` or `return` inside an if or loop (halt_per_lane) */
+  WAVE_HAZARD_CALL,             /* `call` (calls_ok false) */
+  WAVE_HAZARD_DEPTH,            /* the first if or loop deeper than divergence_stack */
+} wave_target_hazard;
+
+typedef struct wave_target_finding {
+  wave_target_hazard hazard;
+  const wave_instr *instr;      /* NULL for WAVE_HAZARD_DEPTH */
+  const wave_node *node;        /* WAVE_HAZARD_DEPTH: the if or loop */
+  wave_loc loc;
+  const char *what;             /* "'continue'", "guard '@p1' on 'iadd'": valid in the call */
+} wave_target_finding;
+
+typedef void (*wave_target_finding_fn)(void *arg, const wave_target_finding *finding);
+
+/* Calls fn for each construct of `kernel` that `target` runs wrongly, in text order. Wave
+ * operations where the wave is not converged need the uniformity analysis and are the
+ * barriers analysis's (waveopt/barriers.h). */
+WAVE_API void wave_target_scan(const wave_kernel *kernel, const wave_target *target,
+                               wave_target_finding_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

@@ -52,7 +52,11 @@
  *
  * Refused (left as it is, the caller reports it): a halt or return in a node that also holds a
  * barrier or call (the lanes that halted would be parked, not ended, and a barrier waits for
- * every lane that has not ended), a halt inside a subroutine's region (only the kernel's top
+ * every lane that has not ended), a halt or return whose lanes would reach a wave operation
+ * or MMA parked on a target whose wave operations need every live lane (after the exit in
+ * the text, or in a loop that holds both; in a subroutine, up to its return: wave-ptx and so
+ * portable, docs/toolchain.md "Halt and return inside regions"), a halt inside a subroutine's
+ * region (only the kernel's top
  * level ends exactly its lanes), and a return inside a loop of a subroutine (its lanes leave
  * the loop on a check whose borrowed predicate they would carry back to the caller).
  *
@@ -120,6 +124,13 @@ typedef struct lowering {
   const wave_instr *first_exit;   /* named in messages */
   const wave_instr *refused_by;   /* a barrier or call beside a halt, or a subroutine's halt */
   const wave_instr *sync;         /* the first barrier or call in the node */
+  /* The first wave operation or MMA that lanes of a rewritten halt or return would reach
+   * parked instead of ended: one after the exit in the text, or in a loop of the node that
+   * also holds the exit (the next iteration reaches it). */
+  const wave_instr *parked_at;
+  const wave_instr *loop_convergent;  /* the first one in the outermost loop open now */
+  unsigned open_loops;                /* loops of the node open in the walk */
+  bool exit_seen;                     /* a halt or return to rewrite lies behind the walk */
 } lowering;
 
 static const char *exit_name(const wave_instr *exit) {
@@ -190,6 +201,8 @@ static bool push_frame(lowering *l, wave_node *node) {
   f->first = l->num_pending;
   f->cont = f->done = f->target = f->left = false;
   f->brk = 0;
+  if (node->kind == WAVE_NODE_LOOP && l->open_loops++ == 0)
+    l->loop_convergent = NULL;
   if (node->kind == WAVE_NODE_LOOP)
     f->loop_top = wave_regset_union(
         wave_liveness_at(l->env->liveness, wave_cursor_list_start(&node->u.loop.body)),
@@ -222,6 +235,7 @@ static bool pop_frame(lowering *l) {
   }
   l->num_pending = f.first;
   bool loop = f.node->kind == WAVE_NODE_LOOP;
+  l->open_loops -= loop;
   bool cont = !loop && f.cont;   /* a loop's continues and breaks stay inside it */
   uint8_t brk = loop ? 0 : f.brk;
   l->need_rd |= loop && f.done;
@@ -249,12 +263,34 @@ static bool pop_frame(lowering *l) {
   return add_item(l, &it);
 }
 
+/* A barrier or call anywhere in the node refuses a halt's rewrite; a wave operation or MMA
+ * only where the halted lanes would reach it parked (the target decides whether that matters:
+ * wave-ptx makes it a full-warp .sync that waits for every thread that has not exited). */
+static void note_convergent(lowering *l, const wave_instr *in) {
+  if (!wave_opcode_has((wave_opcode)in->op, WAVE_F_CONVERGENT))
+    return;
+  if (in->op == WAVE_OP_BARRIER || in->op == WAVE_OP_CALL) {
+    if (!l->sync)
+      l->sync = in;
+    return;
+  }
+  if (l->exit_seen && !l->parked_at)
+    l->parked_at = in;
+  if (l->open_loops && !l->loop_convergent)
+    l->loop_convergent = in;
+}
+
+static void note_exit(lowering *l) {
+  l->exit_seen = true;
+  if (l->open_loops && l->loop_convergent && !l->parked_at)
+    l->parked_at = l->loop_convergent;
+}
+
 static bool plan_block(lowering *l, wave_node *block) {
   frame *f = &l->frames[l->num_frames - 1];
   const wave_liveness *lv = l->env->liveness;
   wave_foreach_instr(in, block) {
-    if (!l->sync && (in->op == WAVE_OP_BARRIER || in->op == WAVE_OP_CALL))
-      l->sync = in;
+    note_convergent(l, in);
     if (!env_wants(l->env, in))
       continue;
     if (!l->first_exit)
@@ -269,6 +305,8 @@ static bool plan_block(lowering *l, wave_node *block) {
       f->brk |= brk_pred;
     else
       f->done = true;
+    if (!cont && !brk)
+      note_exit(l);
     l->need_rb |= brk;
     if (in->op == WAVE_OP_HALT && in_subroutine(block) && !l->refused_by)
       l->refused_by = in;
@@ -681,6 +719,24 @@ static wave_instr *subroutine_end(wave_node *top) {
   return NULL;
 }
 
+/* In a subroutine the code after `top` up to its return runs under the flag too: its
+ * convergent instructions count as the node's. */
+static void note_convergent_after(lowering *l, wave_node *top) {
+  const wave_instr *end = subroutine_end(top);
+  l->exit_seen = true;
+  for (wave_node *n = top->next; n; n = n->next) {
+    for (wave_node *m = n; m; m = wave_tree_next(n, m)) {
+      if (m->kind != WAVE_NODE_BLOCK)
+        continue;
+      wave_foreach_instr(in, m) {
+        if (in == end)
+          return;
+        note_convergent(l, in);
+      }
+    }
+  }
+}
+
 /* Around the node at the region's top level: the flags and constants are set before it; after
  * it the lanes that halted end (`@pS halt`), or in a subroutine skip the code up to its
  * return. */
@@ -771,12 +827,20 @@ static wave_exit_flags_status lower(lowering *l, wave_node *top) {
                "%s at %u:%u not rewritten for %s: it is inside a loop of a subroutine, whose "
                "lanes must return with every predicate as it was",
                exit_name(e), e->src.loc.line, e->src.loc.col, target);
+  if (l->top_done && in_subroutine(top))
+    note_convergent_after(l, top);
   if (l->top_done && l->sync)
     return say(l, WAVE_EXIT_FLAGS_REFUSED, e->src.loc,
                "%s at %u:%u not rewritten for %s: the lanes it ends would wait, not end, at "
                "the %s at %u:%u",
                exit_name(e), e->src.loc.line, e->src.loc.col, target, exit_name(l->sync),
                l->sync->src.loc.line, l->sync->src.loc.col);
+  if (l->top_done && l->parked_at && !l->env->target->divergent_wave_ops_ok)
+    return say(l, WAVE_EXIT_FLAGS_REFUSED, e->src.loc,
+               "%s at %u:%u not rewritten for %s: the lanes it ends would reach the %s at "
+               "%u:%u parked, not ended, where the wave is not converged",
+               exit_name(e), e->src.loc.line, e->src.loc.col, target, exit_name(l->parked_at),
+               l->parked_at->src.loc.line, l->parked_at->src.loc.col);
   const wave_exit_flags_env *env = l->env;
   wave_scratch_init(&l->scratch, l->kernel,
                     wave_xform_taken_with(env->liveness, top, *env->reserved),

@@ -971,6 +971,8 @@ Test(targets, the_observed_facts) {
   cr_assert_eq(emu->divergence_stack, 32);
   cr_assert(wave_target_honours_guard(emu, WAVE_OP_IADD, 0, true), "@!p0 is honoured");
   cr_assert(ptx->continue_ok && ptx->break_in_if_ok && ptx->halt_per_lane);
+  cr_assert(emu->divergent_wave_ops_ok, "the emulator reduces over the active lanes");
+  cr_assert_not(ptx->divergent_wave_ops_ok, "wave-ptx emits full-mask .sync operations");
   cr_assert(wave_target_runs_width(ptx, 32));
   cr_assert_not(wave_target_runs_width(ptx, 64));
   cr_assert_not(wave_target_honours_guard(ptx, WAVE_OP_IADD, 0, true), "@!p0 is dropped");
@@ -1005,6 +1007,7 @@ Test(targets, portable_is_the_weakest_of_all_rows) {
     cr_assert(!p->break_in_if_ok || t->break_in_if_ok, "%s", t->name);
     cr_assert(!p->halt_per_lane || t->halt_per_lane, "%s", t->name);
     cr_assert(!p->calls_ok || t->calls_ok, "%s", t->name);
+    cr_assert(!p->divergent_wave_ops_ok || t->divergent_wave_ops_ok, "%s", t->name);
     cr_assert(t->divergence_stack == 0 || p->divergence_stack <= t->divergence_stack, "%s",
               t->name);
     cr_assert(p->uniform_uses_entry || !t->uniform_uses_entry, "%s", t->name);
