@@ -20,7 +20,9 @@ static const char usage[] =
     "\n"
     "Generates N kernels (seeds S .. S+N-1) and, for each transformation, runs every kernel and\n"
     "its transformation in the reference interpreter at W = 8, 32 and 64 on the same random\n"
-    "inputs, comparing device memory, finished lanes and errors.\n"
+    "inputs, comparing device memory, finished lanes and errors. A pipeline must also add no\n"
+    "construct the target runs wrongly (the legalize report's, wave operations and barriers\n"
+    "where the wave is not converged, wave operations issued with lanes parked).\n"
     "\n"
     "transformations (NAME):\n"
     "  identity         print in the assembler's dialect and parse again\n"
@@ -46,7 +48,8 @@ static const char usage[] =
     "%s"
     "  Each pipeline's summary line says on how many kernels it fired (changed something)\n"
     "  and, for a pipeline of several passes, on how many each pass did: \"-O1: 600 of 600\n"
-    "  seeds passed, fired on 167 (lint 0, simplify-cfg 167, legalize 0)\".\n"
+    "  seeds passed, fired on 167 (lint 0, simplify-cfg 167, legalize 0)\"; where legalize\n"
+    "  met halts or returns inside regions, how many it rewrote into flags and kept.\n"
     "\n"
     "options:\n"
     "  --seeds N        how many kernels (default 100)\n"
@@ -91,6 +94,7 @@ typedef struct job {
   unsigned num_passes;
   const char *passes[WAVE_DIFF_MAX_PASSES];
   uint64_t pass_fired[WAVE_DIFF_MAX_PASSES];
+  uint64_t exits_rewritten, exits_kept;   /* legalize's, summed over the kernels */
 } job;
 
 typedef struct options {
@@ -390,6 +394,8 @@ static void tally_passes(job *jb) {
       jb->passes[jb->num_passes++] = jb->ctx.passes[i];
     jb->pass_fired[k] += jb->ctx.pass_changed[i];
   }
+  jb->exits_rewritten += jb->ctx.exits_rewritten;
+  jb->exits_kept += jb->ctx.exits_kept;
 }
 
 /* Runs one (seed, job) pair; true when it passes. */
@@ -428,6 +434,8 @@ static bool run_one(const options *opt, uint64_t seed, job *jb, uint64_t input_s
   test.input_seed = input_seed;
   if (tr->per_thread)
     test.transformed_mode = WAVE_MODE_THREAD;
+  if (jb->pipeline)
+    test.hazard_target = opt->target ? opt->target : wave_target_default();
   wave_diff_report report;
   jb->ctx.changed = false;
   bool pass = wave_difftest_run(&test, text, len, &report) == WAVE_DIFF_PASS;
@@ -478,7 +486,11 @@ int main(int argc, char **argv) {
       printf(", fired on %" PRIu64, jb->fired);
     for (unsigned k = 0; jb->num_passes > 1 && k < jb->num_passes; k++)
       printf("%s%s %" PRIu64, k ? ", " : " (", jb->passes[k], jb->pass_fired[k]);
-    printf("%s\n", jb->num_passes > 1 ? ")" : "");
+    printf("%s", jb->num_passes > 1 ? ")" : "");
+    if (jb->exits_rewritten + jb->exits_kept)
+      printf("; halts and returns in regions: %" PRIu64 " rewritten, %" PRIu64 " kept",
+             jb->exits_rewritten, jb->exits_kept);
+    printf("\n");
   }
   if (status < 0) {
     printf("%" PRIu64 " passed, %" PRIu64 " failed\n", passed, failed);

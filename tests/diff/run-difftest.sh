@@ -13,6 +13,8 @@
 #    3 minutes. Each summary line says on how many kernels the pipeline fired, and each pass of
 #    it apart: reported for people reading the log, not asserted (a pass that fires on no
 #    kernel is not tested here; wavegen builds the shapes each pass rewrites).
+#    Every pipeline is also held to its target's toolchain hazards: it must add none (the
+#    summary says how often legalize rewrote or kept a halt or return inside a region).
 # 3. The harness must catch wrong passes: one that changes memory (a mismatch the reducer then
 #    shrinks to a few items) and one that breaks the IR (caught by verify-each, naming it).
 set -eu
@@ -28,6 +30,10 @@ echo "every pass alone and every level; 'fired on N (PASS N, ...)': the kernels 
 "$difftest" --seeds 300 --size 400 --docs-dialect --levels --max-registers 255
 echo "every level for the emulator, whose legalize rewrites continue and halt inside regions"
 "$difftest" --seeds 300 --size 400 --target wave-emu --levels --max-registers 255
+# Pipelines also must add no construct their target runs wrongly (difftest.h, hazards.c): on
+# portable above, and for wave-ptx, whose wave operations need every live lane.
+echo "every level for wave-ptx"
+"$difftest" --seeds 200 --size 400 --target wave-ptx --levels
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

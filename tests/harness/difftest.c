@@ -48,6 +48,14 @@ bool wave_transform_pipeline(wave_module *module, void *ctx, wave_diags *diags) 
   wave_pipeline_result result = {0};
   bool ok = wave_pipeline_run(p->pipeline, module, &options, &result, diags);
   p->changed = result.changed;
+  p->exits_rewritten = p->exits_kept = 0;
+  for (size_t i = 0; i < result.num_stats; i++) {
+    const wave_pass_stat *st = &result.stats[i];
+    if (strcmp(st->pass, "legalize") == 0 && strcmp(st->name, "exits-rewritten") == 0)
+      p->exits_rewritten += st->value;
+    else if (strcmp(st->pass, "legalize") == 0 && strcmp(st->name, "exits-kept") == 0)
+      p->exits_kept += st->value;
+  }
   wave_pipeline_result_free(&result);
   return ok;
 }
@@ -248,9 +256,11 @@ static wave_module *load(const char *text, size_t len, const char *what, wave_di
   return m;
 }
 
-/* Parse, transform, verify, print in the assembler's dialect, parse and verify again. */
+/* Parse, transform, verify, print in the assembler's dialect, parse and verify again. With a
+ * hazard target, *hazards receives the transformed kernel's hazards, found before printing so
+ * that its lines are still the original's. */
 static wave_module *transformed(const wave_difftest *test, const char *text, size_t len,
-                                wave_diff_report *r) {
+                                wave_hazard_set **hazards, wave_diff_report *r) {
   wave_module *m = load(text, len, "the kernel", r);
   if (!m)
     return NULL;
@@ -264,6 +274,11 @@ static wave_module *transformed(const wave_difftest *test, const char *text, siz
   } else if (!wave_verify_module(m, &diags)) {
     ok = false;
     say(r, "the transformed kernel does not verify");
+  } else if (test->hazard_target &&
+             !(*hazards = wave_hazards_find(wave_module_find_kernel(m, NULL),
+                                            test->hazard_target))) {
+    ok = false;
+    say(r, "out of memory while looking for toolchain hazards");
   }
   char *printed = NULL;
   size_t printed_len = 0;
@@ -284,10 +299,36 @@ static wave_module *transformed(const wave_difftest *test, const char *text, siz
   return again;
 }
 
+/* A wave operation issued with lanes parked where the original never issued one, on a target
+ * whose wave operations wait for every live lane. */
+static bool parks_lanes(const wave_difftest *test, wave_machine *a, wave_machine *b,
+                        wave_diff_report *r) {
+  const wave_target *t = test->hazard_target;
+  uint64_t before = wave_machine_counters(a)->parked_wave_ops;
+  uint64_t after = wave_machine_counters(b)->parked_wave_ops;
+  if (!t || t->divergent_wave_ops_ok || before || !after)
+    return false;
+  say(r, "wave operations issued with lanes parked: %llu in the transformed kernel, none in the "
+         "original (undefined on %s)",
+      (unsigned long long)after, t->name);
+  return true;
+}
+
+/* Marks the lines the original ran with at least one lane. */
+static void note_lines_run(const wave_machine *m, bool *ran, size_t num_lines) {
+  for (size_t i = 0; i < wave_machine_program_size(m); i++) {
+    const wave_program_entry *e = wave_machine_program_entry(m, i);
+    if (e->issues && e->loc.line < num_lines)
+      ran[e->loc.line] = true;
+  }
+}
+
 static wave_diff_status compare_at(const wave_difftest *test, const wave_module *orig,
                                    const wave_module *xform, const inputs *in, uint32_t w,
-                                   wave_diff_report *r) {
+                                   bool *ran, size_t num_lines, wave_diff_report *r) {
   wave_machine *a = run_kernel(test, orig, in, w, test->original_mode);
+  if (a && ran)
+    note_lines_run(a, ran, num_lines);
   wave_machine *b = a ? run_kernel(test, xform, in, w, test->transformed_mode) : NULL;
   wave_diff_status status = WAVE_DIFF_PASS;
   if (!a || !b) {
@@ -303,6 +344,8 @@ static wave_diff_status compare_at(const wave_difftest *test, const wave_module 
     say(r, "W=%u: ", w);
     if (!compare_lanes(a, b, r) || !compare_memory(a, b, &test->launch, r))
       status = fail(r, WAVE_DIFF_MISMATCH, w);
+    else if (parks_lanes(test, a, b, r))
+      status = fail(r, WAVE_DIFF_HAZARD, w);
     else
       r->message[0] = '\0';
   }
@@ -321,13 +364,35 @@ wave_diff_status wave_difftest_run(const wave_difftest *test, const char *text, 
   }
   wave_diff_status status = WAVE_DIFF_PASS;
   wave_module *orig = load(text, len, "the original kernel", report);
-  wave_module *xform = orig ? transformed(test, text, len, report) : NULL;
-  if (!orig)
+  wave_hazard_set *before = NULL, *after = NULL;
+  wave_module *xform = orig ? transformed(test, text, len, &after, report) : NULL;
+  /* Lines are 1-based; one more for a text without a final newline. */
+  size_t num_lines = 2;
+  for (size_t i = 0; i < len; i++)
+    num_lines += text[i] == '\n';
+  bool *ran = after ? calloc(num_lines, sizeof(bool)) : NULL;
+  if (after &&
+      (!ran || !(before = wave_hazards_find(wave_module_find_kernel(orig, NULL),
+                                            test->hazard_target)))) {
+    say(report, "out of memory");
+    status = fail(report, WAVE_DIFF_NO_MEMORY, 0);
+  } else if (!orig) {
     status = fail(report, WAVE_DIFF_BAD_ORIGINAL, 0);
-  else if (!xform)
+  } else if (!xform) {
     status = fail(report, WAVE_DIFF_BAD_TRANSFORM, 0);
+  }
   for (unsigned i = 0; status == WAVE_DIFF_PASS && i < test->num_widths; i++)
-    status = compare_at(test, orig, xform, &in, test->widths[i], report);
+    status = compare_at(test, orig, xform, &in, test->widths[i], ran, num_lines, report);
+  char what[128];
+  if (status == WAVE_DIFF_PASS && after &&
+      wave_hazards_added(before, after, ran, num_lines, what, sizeof(what))) {
+    say(report, "the transformed kernel runs wrongly on %s where the original did not: %s",
+        test->hazard_target->name, what);
+    status = fail(report, WAVE_DIFF_HAZARD, 0);
+  }
+  free(ran);
+  wave_hazard_set_destroy(before);
+  wave_hazard_set_destroy(after);
   wave_module_destroy(orig);
   wave_module_destroy(xform);
   free(in.memory);

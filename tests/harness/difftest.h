@@ -46,6 +46,9 @@ typedef struct wave_difftest_pipeline {
   unsigned num_passes;
   const char *passes[WAVE_DIFF_MAX_PASSES];
   bool pass_changed[WAVE_DIFF_MAX_PASSES];
+  /* legalize's counts of the last run: halts and returns inside regions rewritten into a done
+   * flag, and left where they are (statistics exits-rewritten, exits-kept). */
+  uint64_t exits_rewritten, exits_kept;
 } wave_difftest_pipeline;
 
 /* Runs ctx's pipeline with verify_each, so that a pass leaving broken IR or claiming to keep an
@@ -65,6 +68,11 @@ typedef struct wave_difftest {
   unsigned num_widths;             /* 8, 32, 64 by default */
   uint64_t input_seed;             /* memory contents and preset values come from it */
   uint64_t max_steps;              /* per run; 0 = the interpreter's default */
+  /* The target whose hazards the transformation may not add (hazards.c): what
+   * wave_target_scan finds, wave operations where the wave is not converged (on a target
+   * whose wave operations need every live lane), divergent barriers, and, dynamically, wave
+   * operations issued with lanes parked. NULL: not checked. */
+  const wave_target *hazard_target;
 } wave_difftest;
 
 /* Defaults for a kernel that expects `launch`. */
@@ -77,6 +85,8 @@ typedef enum wave_diff_status {
   WAVE_DIFF_BAD_TRANSFORM,  /* the transformation failed, or its result does not verify,
                              * print or parse again */
   WAVE_DIFF_NO_MEMORY,
+  WAVE_DIFF_HAZARD,         /* the transformed kernel has a toolchain hazard for
+                             * hazard_target that the original did not have */
 } wave_diff_status;
 
 typedef struct wave_diff_report {
@@ -98,6 +108,27 @@ wave_diff_status wave_difftest_run(const wave_difftest *test, const char *text, 
 bool wave_difftest_original_ok(const wave_difftest *test, const wave_module *module,
                                uint64_t *max_steps);
 
+/* ---- toolchain hazards (hazards.c) ---------------------------------------------------------- */
+
+/* A kernel's hazards for a target, each keyed by its kind and source line (the depth limit by
+ * kind alone): a pass that duplicates or keeps a construct keeps its line, and a hazard the
+ * input had is no new one. */
+typedef struct wave_hazard_set wave_hazard_set;
+
+/* The hazards of `kernel` for `target`; NULL when memory ran out. */
+wave_hazard_set *wave_hazards_find(const wave_kernel *kernel, const wave_target *target);
+void wave_hazard_set_destroy(wave_hazard_set *set);
+/* Writes the first hazard of `after` that `before` lacks into `what` ("'wave_ballot' at line
+ * 14 where the wave is not converged") and returns true; false when there is none. A hazard
+ * on a line 1 .. num_lines - 1 for which ran[line] is false counts for nothing: the original
+ * never ran that line, and the analyses may see code the original provably never reaches
+ * (after an if both of whose sides halt) as reachable once legalize has turned those halts
+ * into a flag. Such code is held to the dynamic check instead, as is a wave operation or
+ * barrier newly judged not converged because of an if, loop or branch the original had at
+ * that line (hazards.c says why). */
+bool wave_hazards_added(const wave_hazard_set *before, const wave_hazard_set *after,
+                        const bool *ran, size_t num_lines, char *what, size_t size);
+
 /* ---- reducer (reduce.c) ------------------------------------------------------------------- */
 
 typedef struct wave_reduce_stats {
@@ -106,7 +137,8 @@ typedef struct wave_reduce_stats {
   size_t items_after;
 } wave_reduce_stats;
 
-/* Shrinks a kernel on which `test` fails with a mismatch (or a bad transformation): deletes
+/* Shrinks a kernel on which `test` fails with a mismatch (or a bad transformation, or a hazard
+ * added): deletes
  * instructions and whole if/loop regions, keeping a deletion only when the kernel still
  * verifies, its original still runs without error at every width, and the test still fails
  * the same way; stops when no single deletion keeps the failure. Returns the reduced kernel as

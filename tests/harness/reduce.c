@@ -261,7 +261,8 @@ char *wave_reduce(const wave_difftest *test, const char *text, size_t len,
   memset(stats, 0, sizeof(*stats));
   wave_diff_report report;
   wave_diff_status status = wave_difftest_run(test, text, len, &report);
-  if (status != WAVE_DIFF_MISMATCH && status != WAVE_DIFF_BAD_TRANSFORM)
+  if (status != WAVE_DIFF_MISMATCH && status != WAVE_DIFF_BAD_TRANSFORM &&
+      status != WAVE_DIFF_HAZARD)
     return NULL;
 
   reducer rd = {0};

@@ -907,3 +907,117 @@ Test(reduce, writes_the_file_and_names_it, .timeout = 60) {
   unlink(path);
   free(c.text);
 }
+
+/* ---- toolchain hazards the harness refuses --------------------------------------------------- */
+
+/* A wave of lanes t % 4 == 3 halting inside an if p0 that every lane takes, then a ballot of
+ * the survivors, stored at 4t: on portable legalize must leave the halt where it is. */
+static const char halt_ballot[] = ".kernel halt_ballot\n.registers 10\n.workgroup_size 32, 1, 1\n"
+                                  "    mov_sr r1, sr_thread_id_x\n    mov_imm r4, 3\n"
+                                  "    and r5, r1, r4\n    mov_imm r2, 2\n    shl r3, r1, r2\n"
+                                  "    icmp_eq p0, r4, r4\n    if p0\n"
+                                  "        icmp_eq p2, r5, r4\n        @p2 halt\n"
+                                  "        icmp_eq p3, r4, r4\n        wave_ballot r6, p3\n"
+                                  "        bitcount r7, r6\n        device_store_u32 r3, r7\n"
+                                  "    endif\n    halt\n.end\n";
+
+static wave_difftest hand_written_case(wave_transform_fn fn, void *ctx) {
+  wave_gen_launch l = {{1, 1, 1}, {32, 1, 1}, 128, 0, 4, 0, 0, 0, 0, {{0}}};
+  wave_difftest t;
+  wave_difftest_init(&t, &l);
+  t.transform = fn;
+  t.transform_ctx = ctx;
+  return t;
+}
+
+/* legalize for the emulator, whose wave operations reduce over the active lanes: it rewrites
+ * the halt into a flag, parking the halted lanes before the ballot. */
+static bool legalize_for_the_emulator(wave_module *m, void *ctx, wave_diags *d) {
+  wave_pass_registry *registry = wave_pass_registry_create();
+  wave_pipeline *p = registry ? wave_pipeline_parse(registry, "legalize", d) : NULL;
+  wave_pipeline_options o = {0};
+  o.target = wave_target_lookup("wave-emu");
+  wave_pipeline_result r = {0};
+  bool ok = p && wave_pipeline_run(p, m, &o, &r, d);
+  wave_pipeline_result_free(&r);
+  wave_pipeline_destroy(p);
+  wave_pass_registry_destroy(registry);
+  return ok;
+}
+
+Test(harness, a_wave_operation_left_where_lanes_are_parked_is_a_hazard) {
+  wave_difftest t = hand_written_case(legalize_for_the_emulator, NULL);
+  wave_diff_report r;
+  cr_assert_eq(wave_difftest_run(&t, halt_ballot, strlen(halt_ballot), &r), WAVE_DIFF_PASS,
+               "unchecked, the rewrite keeps the memory: %s", r.message);
+  t.hazard_target = wave_target_lookup("wave-emu");
+  cr_assert_eq(wave_difftest_run(&t, halt_ballot, strlen(halt_ballot), &r), WAVE_DIFF_PASS,
+               "the emulator runs it right: %s", r.message);
+  t.hazard_target = wave_target_default();
+  cr_assert_eq(wave_difftest_run(&t, halt_ballot, strlen(halt_ballot), &r), WAVE_DIFF_HAZARD);
+  cr_assert_not_null(strstr(r.message, "W=8: wave operations issued with lanes parked: 4 in the "
+                                       "transformed kernel, none in the original"),
+                     "%s", r.message);
+}
+
+/* A loop whose lanes all leave after three iterations; p3 is false everywhere. */
+static const char counted_loop[] = ".kernel counted\n.registers 8\n.workgroup_size 8, 1, 1\n"
+                                   "    mov_imm r1, 0\n    mov_imm r2, 3\n    mov_imm r3, 1\n"
+                                   "    icmp_ne p3, r1, r1\n    loop\n"
+                                   "        icmp_ge p1, r1, r2\n        break p1\n"
+                                   "        iadd r1, r1, r3\n    endloop\n    halt\n.end\n";
+
+static bool is_iadd(const wave_instr *in) { return in->op == WAVE_OP_IADD; }
+
+/* `continue p3` before the iadd, at its line: no lane takes it, nothing changes at run time. */
+static bool add_dead_continue(wave_module *m, void *ctx, wave_diags *d) {
+  wave_instr *iadd = last_instr(m, is_iadd);
+  wave_builder b = wave_builder_at(m, wave_cursor_before_instr(iadd), iadd->src.loc);
+  return wave_build(&b, WAVE_OP_CONTINUE, wave_pred(3)) != NULL;
+}
+
+Test(harness, a_construct_the_target_runs_wrongly_is_a_hazard_though_no_lane_takes_it) {
+  wave_difftest t = hand_written_case(add_dead_continue, NULL);
+  wave_diff_report r;
+  t.hazard_target = wave_target_lookup("wave-ptx");
+  cr_assert_eq(wave_difftest_run(&t, counted_loop, strlen(counted_loop), &r), WAVE_DIFF_PASS,
+               "wave-ptx runs continue right: %s", r.message);
+  t.hazard_target = wave_target_default();
+  cr_assert_eq(wave_difftest_run(&t, counted_loop, strlen(counted_loop), &r), WAVE_DIFF_HAZARD);
+  cr_assert_not_null(strstr(r.message, "runs wrongly on portable where the original did not: "
+                                       "'continue' at line 11"),
+                     "%s", r.message);
+}
+
+/* The ballot's if is on t < 1000: the analysis cannot tell that every lane takes it, so the
+ * original is flagged there already, but no lane is ever parked. Narrowing it to t < 4 parks
+ * lanes at run time while the static findings stay the same, and so does memory (the ballot's
+ * result is not stored). */
+static const char narrowed_if[] = ".kernel narrowed\n.registers 10\n.workgroup_size 32, 1, 1\n"
+                                  "    mov_sr r1, sr_thread_id_x\n    mov_imm r4, 1000\n"
+                                  "    icmp_lt p1, r1, r4\n    if p1\n"
+                                  "        wave_ballot r6, p1\n"
+                                  "    endif\n    halt\n.end\n";
+
+static bool is_mov_1000(const wave_instr *in) {
+  return in->op == WAVE_OP_MOV_IMM && wave_instr_operand(in, 1)->value == 1000;
+}
+
+static bool narrow_to_4(wave_module *m, void *ctx, wave_diags *d) {
+  wave_instr_set_operand(last_instr(m, is_mov_1000), 1, wave_imm(4));
+  return true;
+}
+
+Test(harness, a_wave_operation_issued_with_lanes_parked_is_a_hazard) {
+  wave_difftest t = hand_written_case(narrow_to_4, NULL);
+  t.hazard_target = wave_target_lookup("wave-emu");
+  wave_diff_report r;
+  cr_assert_eq(wave_difftest_run(&t, narrowed_if, strlen(narrowed_if), &r), WAVE_DIFF_PASS,
+               "the emulator reduces over the active lanes: %s", r.message);
+  t.hazard_target = wave_target_default();
+  cr_assert_eq(wave_difftest_run(&t, narrowed_if, strlen(narrowed_if), &r), WAVE_DIFF_HAZARD);
+  cr_assert_not_null(strstr(r.message, "W=8: wave operations issued with lanes parked: 1 in the "
+                                       "transformed kernel, none in the original (undefined on "
+                                       "portable)"),
+                     "%s", r.message);
+}
