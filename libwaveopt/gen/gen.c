@@ -24,6 +24,10 @@
  *   while a barrier reached by every thread that has not ended never waits for a wave whose
  *   threads all ended.
  * - Halts: only inside an if or guarded, each after the lane has stored all its registers.
+ *   One shape (gen_exit_before_convergent) halts a few lanes of a uniform if or loop at the
+ *   top level right before a shuffle, a wave operation or a barrier: never lane 0 of a wave,
+ *   so every wave still reaches the barrier, and a shuffle there reads the halted lanes'
+ *   registers as they were left, which nothing after the halt writes.
  * - Wave width: without wave operations no W-dependent special register is read. Shuffles and
  *   broadcasts (which read other lanes' registers even when inactive) appear only where every
  *   lane is active: at the top level before any halt. Reductions, scans, votes and ballots
@@ -1069,9 +1073,58 @@ static void gen_counted_loop(gen *g) {
     gen_compare_into(g, p, chance(g, 20), false);
 }
 
+/* A uniform if or loop at the top level in which a few lanes halt right before a wave
+ * operation, a shuffle or a barrier, with the rest of the wave still there: what legalize must
+ * not turn into lanes parked at that operation where the target's wave operations wait for
+ * every live lane (docs/toolchain.md "Halt and return inside regions"). The halting lanes are
+ * those whose lane number has three chosen low bits, never 0, so every wave keeps its lane 0
+ * and a barrier never waits for a wave that has ended. A barrier comes only while no earlier
+ * halt can have ended a whole wave. */
+static void gen_exit_before_convergent(gen *g) {
+  bool barrier = g->opt->barriers && !g->halted && chance(g, 40);
+  /* Divergent barriers need every halt out of loops (see the file's opening). */
+  bool loop = !g->opt->divergent_barriers && chance(g, 35);
+  unsigned p = any_pred(g);
+  wave_node *node;
+  if (loop) {
+    mov_imm(g, R_T0, 3);
+    EMIT(g, WAVE_OP_AND, R(R_COUNTER), R(chance(g, 50) ? R_ARG_A : R_ARG_B), R(R_T0));
+    node = g->failed ? NULL : wave_build_loop(&g->b);
+    if (node)
+      g->emitted++;
+    else
+      g->failed = true;
+    EMIT(g, WAVE_OP_ICMP_LT, P(p), R(R_COUNTER), R(R_ONE));
+    EMIT(g, WAVE_OP_BREAK, P(p));
+    EMIT(g, WAVE_OP_ISUB, R(R_COUNTER), R(R_COUNTER), R(R_ONE));
+  } else {
+    gen_compare_into(g, p, true, false);
+    node = open_if(g, p);
+  }
+  if (!node)
+    return;
+  g->halts++;
+  g->halted = true;
+  unsigned q = 1 + below(g, g->num_preds - 1);
+  EMIT(g, WAVE_OP_MOV_SR, R(R_T0), wave_sreg(4));
+  mov_imm(g, R_T1, 7);
+  EMIT(g, WAVE_OP_AND, R(R_T0), R(R_T0), R(R_T1));
+  mov_imm(g, R_T1, 1 + below(g, 7));
+  EMIT(g, WAVE_OP_ICMP_EQ, P(q), R(R_T0), R(R_T1));
+  gen_dump(g);
+  emit_guarded(g, WAVE_OP_HALT, (int)q, false, 0, NULL);
+  if (barrier)
+    gen_exchange(g);
+  else
+    gen_wave_op(g, true);
+  if (chance(g, 50))
+    gen_store(g);
+  g->b.cursor = wave_cursor_after_node(node);
+}
+
 typedef enum pass_shape {
   SH_SMALL_IF, SH_NESTED_IF, SH_ELSE_IF_SAME, SH_IF_EXIT, SH_COMMON_SIDES, SH_ADJACENT_IFS,
-  SH_DEAD, SH_CONSTANT, SH_SELECT, SH_COUNTED_LOOP, SH_COUNT
+  SH_DEAD, SH_CONSTANT, SH_SELECT, SH_COUNTED_LOOP, SH_EXIT_BEFORE_CONVERGENT, SH_COUNT
 } pass_shape;
 
 /* One shape at list depth `depth`. */
@@ -1088,6 +1141,10 @@ static void gen_shape(gen *g, unsigned depth, unsigned left) {
   weight[SH_CONSTANT] = 1;
   weight[SH_SELECT] = 1;
   weight[SH_COUNTED_LOOP] = one_level && g->loop_nest < MAX_LOOP_NEST ? 3 : 0;
+  weight[SH_EXIT_BEFORE_CONVERGENT] = depth == 0 && one_level && g->opt->halts &&
+                                              g->halts < MAX_HALTS && g->opt->wave_ops
+                                          ? 3
+                                          : 0;
   switch ((pass_shape)pick_weighted(g, weight, SH_COUNT)) {
   case SH_SMALL_IF: gen_small_if(g); break;
   case SH_NESTED_IF: gen_nested_if(g, depth, left); break;
@@ -1099,6 +1156,7 @@ static void gen_shape(gen *g, unsigned depth, unsigned left) {
   case SH_CONSTANT: gen_repeated_constant(g); break;
   case SH_SELECT: gen_select_equal_arms(g); break;
   case SH_COUNTED_LOOP: gen_counted_loop(g); break;
+  case SH_EXIT_BEFORE_CONVERGENT: gen_exit_before_convergent(g); break;
   case SH_COUNT: break;
   }
 }

@@ -48,7 +48,7 @@ typedef struct features {
   unsigned ifs, elses, loops, breaks, continues, breaks_in_ifs, continues_in_ifs, wave_ops,
       shuffles, guards, halts, guarded_halts, barriers, atomics, atomic_returns, loads, stores,
       divisions, clamps, selects, pseudo, negated_exits, docs_immediates, w_dependent_sregs,
-      max_depth, instrs;
+      convergent_after_halts, max_depth, instrs;
 } features;
 
 /* Whether the innermost region around `block` is an if nested inside a loop. */
@@ -62,8 +62,12 @@ static bool in_if_inside_loop(const wave_node *block) {
   return false;
 }
 
+/* after_halt: a guarded halt comes earlier in the same block. Below the top level, a shuffle
+ * or barrier may only follow one there: the shape that ends a few lanes of a uniform if or
+ * loop right before a convergent instruction, every other lane still active. */
 static void count_instr(features *f, const wave_instr *in, const wave_node *block,
-                        unsigned depth) {
+                        unsigned depth, bool after_halt) {
+  bool allowed_below_top = depth == 1 && after_halt;
   wave_opcode op = (wave_opcode)in->op;
   const wave_opcode_info *info = wave_opcode_get(op);
   f->instrs++;
@@ -89,7 +93,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
     f->wave_ops++;
     if (op >= WAVE_OP_WAVE_SHUFFLE && op <= WAVE_OP_WAVE_BROADCAST) {
       f->shuffles++;
-      cr_assert_eq(depth, 0, "a shuffle under divergence");
+      cr_assert(depth == 0 || allowed_below_top, "a shuffle under divergence");
     }
   }
   if (op == WAVE_OP_HALT) {
@@ -98,8 +102,9 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
   }
   if (op == WAVE_OP_BARRIER) {
     f->barriers++;
-    cr_assert_eq(depth, 0, "a barrier inside a region");
+    cr_assert(depth == 0 || allowed_below_top, "a barrier inside a region");
   }
+  f->convergent_after_halts += after_halt && (info->flags & WAVE_F_CONVERGENT);
   if (info->category == WAVE_CAT_ATOMIC) {
     f->atomics++;
     f->atomic_returns += wave_instr_operand(in, 0)->kind == WAVE_OPERAND_GPR;
@@ -134,8 +139,11 @@ static features count_features(wave_module *m) {
     } else if (w.event == WAVE_WALK_LOOP) {
       f.loops++;
     } else if (w.event == WAVE_WALK_BLOCK) {
-      for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
-        count_instr(&f, in, w.node, w.depth);
+      bool after_halt = false;
+      for (const wave_instr *in = w.node->u.block.first; in; in = in->next) {
+        count_instr(&f, in, w.node, w.depth, after_halt);
+        after_halt |= in->op == WAVE_OP_HALT && in->guard != WAVE_NO_GUARD;
+      }
     }
   }
   return f;
@@ -184,6 +192,7 @@ Test(gen, every_feature_appears_across_seeds) {
   cr_expect_gt(total.clamps, 20);
   cr_expect_gt(total.selects, 50);
   cr_expect_gt(total.w_dependent_sregs, 10);
+  cr_expect_gt(total.convergent_after_halts, 20, "exits right before convergent instructions");
   cr_expect_geq(deepest, 5);
 }
 
