@@ -2,6 +2,7 @@
 # lit configuration for the tool-level tests. Run through `make check` (tests/lit/run-lit.sh),
 # which points lit at the build tree; lit.site.cfg.py there says where everything is.
 import os
+import sys
 
 import lit.formats
 
@@ -27,3 +28,13 @@ config.environment["NO_COLOR"] = "1"
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# The upstream tools (shared/toolchain/bin, its README), where WAVE_TOOLCHAIN names them: tests
+# that need them say "REQUIRES: wave-toolchain" and are reported UNSUPPORTED elsewhere.
+toolchain = os.environ.get("WAVE_TOOLCHAIN", "")
+if toolchain and all(os.access(os.path.join(toolchain, t), os.X_OK)
+                     for t in ("wave-asm", "wave-ptx")):
+    config.available_features.add("wave-toolchain")
+    check = os.path.join(config.test_source_root, "ptx-warp-check.py")
+    config.substitutions.append(("%ptx-warp-check", "%s %s %s" % (sys.executable, check,
+                                                                   os.path.abspath(toolchain))))
