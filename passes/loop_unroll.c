@@ -357,12 +357,13 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   wave_instr *brk = cmp ? cmp->next : NULL;
   uint32_t counter, bound_reg;
   bool strict, equal;
+  /* read_compare first: it makes sure cmp has the operands the other tests read. */
   if (!brk || brk->op != WAVE_OP_BREAK || cmp->guard != WAVE_NO_GUARD ||
-      brk->guard != WAVE_NO_GUARD || wave_instr_operand(cmp, 0)->kind != WAVE_OPERAND_PRED ||
+      brk->guard != WAVE_NO_GUARD || !read_compare(cmp, &counter, &bound_reg, &strict, &equal) ||
+      wave_instr_operand(cmp, 0)->kind != WAVE_OPERAND_PRED ||
       wave_instr_operand(brk, 0)->kind != WAVE_OPERAND_PRED ||
       wave_instr_operand(brk, 0)->negated ||
-      wave_instr_operand(brk, 0)->value != wave_instr_operand(cmp, 0)->value ||
-      !read_compare(cmp, &counter, &bound_reg, &strict, &equal))
+      wave_instr_operand(brk, 0)->value != wave_instr_operand(cmp, 0)->value)
     return WAVE_UNROLL_NOT_SHAPE;
   uint32_t pred = wave_instr_operand(cmp, 0)->value;
   uint32_t step_reg;
