@@ -100,21 +100,26 @@ wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char
   return failed;
 }
 
-void wave_pass_stat_add(wave_pass_context *ctx, const char *name, const char *description,
-                        uint64_t n) {
-  wave_pipeline_result *r = ctx->run->result;
+void wave_pm_add_stat(wave_pm_run *run, const char *pass, const char *name,
+                      const char *description, uint64_t n) {
+  wave_pipeline_result *r = run->result;
   for (size_t i = 0; i < r->num_stats; i++)
-    if (strcmp(r->stats[i].pass, ctx->pass->name) == 0 && strcmp(r->stats[i].name, name) == 0) {
+    if (strcmp(r->stats[i].pass, pass) == 0 && strcmp(r->stats[i].name, name) == 0) {
       r->stats[i].value += n;
       return;
     }
-  if (!make_room(ctx->run, (void **)&r->stats, r->num_stats, sizeof(*r->stats)))
+  if (!make_room(run, (void **)&r->stats, r->num_stats, sizeof(*r->stats)))
     return;
   wave_pass_stat *stat = &r->stats[r->num_stats];
   stat->value = n;
-  if (pack(ctx->run, 3, (const char *[]){ctx->pass->name, name, description},
+  if (pack(run, 3, (const char *[]){pass, name, description},
            (char **[]){&stat->pass, &stat->name, &stat->description}))
     r->num_stats++;
+}
+
+void wave_pass_stat_add(wave_pass_context *ctx, const char *name, const char *description,
+                        uint64_t n) {
+  wave_pm_add_stat(ctx->run, ctx->pass->name, name, description, n);
 }
 
 void wave_pm_add_timing(wave_pm_run *run, const char *pass, double seconds) {

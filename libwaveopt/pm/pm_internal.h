@@ -62,6 +62,11 @@ struct wave_pass_context {
   wave_kernel *kernel;
 };
 
+/* Adds n to the result's statistic `name` of `pass` (a pass's name, or "fixpoint" for the
+ * manager's own), creating it with `description`. */
+void wave_pm_add_stat(wave_pm_run *run, const char *pass, const char *name,
+                      const char *description, uint64_t n);
+
 /* Adds one run of `pass` taking `seconds` to the result's timings. */
 void wave_pm_add_timing(wave_pm_run *run, const char *pass, double seconds);
 

@@ -286,11 +286,17 @@ static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at
         pc = r->begin;
         break;
       }
-      if (r->changed)
+      wave_pm_add_stat(run, "fixpoint", "rounds",
+                       "Number of rounds the fixpoints ran, over every kernel", r->done);
+      if (r->changed) {
+        wave_pm_add_stat(run, "fixpoint", "at-limit",
+                         "Number of fixpoints stopped at their limit, the kernel still changing",
+                         1);
         wave_module_report(kernel->module, run->diags, WAVE_SEV_WARNING, "fixpoint",
                            kernel->kernel_src.loc,
                            "fixpoint<max=%u> reached its limit on kernel '%s' while the "
                            "kernel still changed", max, kernel->name);
+      }
       depth--;
       if (r->ever_changed && depth)
         rounds[depth - 1].changed = true;

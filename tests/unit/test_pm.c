@@ -709,6 +709,18 @@ Test(pm, nested_fixpoints_stop_at_their_caps) {
   cr_assert_str_eq(diags.items[0].flag, "fixpoint");
   cr_assert_str_eq(diags.items[2].message, "fixpoint<max=2> reached its limit on kernel 'a' "
                                            "while the kernel still changed");
+  /* -stats: the inner fixpoint's 3 rounds twice and the outer one's 2, three of them capped. */
+  uint64_t rounds = 0, at_limit = 0;
+  for (size_t i = 0; i < result.num_stats; i++) {
+    if (strcmp(result.stats[i].pass, "fixpoint") != 0)
+      continue;
+    if (strcmp(result.stats[i].name, "rounds") == 0)
+      rounds = result.stats[i].value;
+    else if (strcmp(result.stats[i].name, "at-limit") == 0)
+      at_limit = result.stats[i].value;
+  }
+  cr_assert_eq(rounds, 3 + 3 + 2);
+  cr_assert_eq(at_limit, 3);
 }
 
 /* ---- compaction ----------------------------------------------------------------------------- */
