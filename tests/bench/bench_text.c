@@ -111,3 +111,72 @@ text bench_make_deep(int levels) {
   put(&t, "halt\n.end\n");
   return t;
 }
+
+/* splitmix64: the kernels must be the same on every machine and run. */
+static unsigned long long next_random(unsigned long long *state) {
+  unsigned long long z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+text bench_make_random(long count, bool stored, unsigned long long seed) {
+  static const char *const ops[] = {"iadd", "isub", "imul", "and", "or", "xor", "imin", "imax"};
+  enum { VALUES = 28, MAX_DEPTH = 20 };   /* r1..r28 hold values; r0 the thread, r29-r31 */
+  text t = {0};
+  char line[96];
+  put(&t, "; generated for make bench\n.kernel random\n.registers 32\n"
+          ".workgroup_size 64, 1, 1\n    mov_sr r0, sr_thread_id_x\n");
+  for (int r = 1; r <= VALUES; r++) {
+    snprintf(line, sizeof line, "    mov_imm r%d, %d\n", r, r * 7 + 3);
+    put(&t, line);
+  }
+  put(&t, "    iadd r1, r1, r0\n");
+  long emitted = VALUES + 2;
+  int depth = 0;
+  bool has_else[MAX_DEPTH];
+  while (emitted < count) {
+    unsigned long long x = next_random(&seed);
+    unsigned choice = (unsigned)(x % 100);
+    int a = 1 + (int)((x >> 8) % VALUES), b = 1 + (int)((x >> 16) % VALUES);
+    int d = 1 + (int)((x >> 24) % VALUES);
+    if (choice < 4 && depth < MAX_DEPTH) {
+      indent(&t, depth);
+      snprintf(line, sizeof line, "icmp_lt p%d, r%d, r%d\n", 1 + (int)((x >> 32) % 3), a, b);
+      put(&t, line);
+      indent(&t, depth);
+      snprintf(line, sizeof line, "if p%d\n", 1 + (int)((x >> 32) % 3));
+      put(&t, line);
+      has_else[depth++] = false;
+      emitted += 2;
+    } else if (choice < 6 && depth > 0 && !has_else[depth - 1]) {
+      indent(&t, depth - 1);
+      put(&t, "else\n");
+      has_else[depth - 1] = true;
+      emitted++;
+    } else if (choice < 10 && depth > 0) {
+      indent(&t, --depth);
+      put(&t, "endif\n");
+      emitted++;
+    } else {
+      indent(&t, depth);
+      snprintf(line, sizeof line, "%s r%d, r%d, r%d\n", ops[(x >> 40) % 8], d, a, b);
+      put(&t, line);
+      emitted++;
+    }
+  }
+  while (depth > 0) {
+    indent(&t, --depth);
+    put(&t, "endif\n");
+  }
+  if (stored) {
+    /* Each lane's 28 values at 4 * (28 t + i). */
+    put(&t, "    mov_imm r29, 112\n    imul r30, r0, r29\n    mov_imm r31, 4\n");
+    for (int r = 1; r <= VALUES; r++) {
+      snprintf(line, sizeof line, "    device_store_u32 r30, r%d\n    iadd r30, r30, r31\n", r);
+      put(&t, line);
+    }
+  }
+  put(&t, "    halt\n.end\n");
+  return t;
+}

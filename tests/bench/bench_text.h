@@ -3,6 +3,7 @@
 #ifndef WAVE_BENCH_TEXT_H
 #define WAVE_BENCH_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct text {
@@ -13,6 +14,10 @@ typedef struct text {
 /* A kernel of about `count` instructions whose control flow nests up to 8 deep, cycling
  * through ifs with and without else and loops that break. Exits on out of memory. */
 text bench_make_kernel(long count);
+/* About `count` instructions of straight-line ALU code on r1..r28 with ifs (and elses) nested
+ * up to 20 deep on compares of those values, from `seed`. stored: every value is stored at the
+ * end, else nothing is: the whole body is dead. */
+text bench_make_random(long count, bool stored, unsigned long long seed);
 /* `levels` nested ifs around one nop. */
 text bench_make_deep(int levels);
 /* `levels` nested loops that lanes leave at different iterations: a counter compared with
