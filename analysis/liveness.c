@@ -58,9 +58,12 @@
  * (a larger live-out can only make an instruction needed), solved the same way, and it answers
  * at once what removing dead code round after round on plain liveness would reach, and more:
  * a value that only feeds itself around a loop (`iadd r5, r5, r6` with r5 read nowhere else)
- * is dead in it, where plain liveness keeps it live through its own read. Every answer is
- * still sound for the kernel with the dead instructions removed, and for the kernel as it
- * is: what it calls dead is read only by instructions whose results nobody reads.
+ * is dead in it, where plain liveness keeps it live through its own read. An if reads its
+ * predicate only when something inside it is needed (open_ifs, below), so the compare of an
+ * if that holds only dead code is dead too. Every answer is still sound for the kernel with
+ * the dead instructions and those ifs removed, and for the kernel as it is: what it calls
+ * dead is read only by instructions whose results nobody reads, and by ifs that change
+ * nothing whichever way their lanes go.
  *
  * Cost, for a kernel of a million instructions: one pass over the kernel's flat layout
  * (ir/layout.h, which decodes each instruction's registers once for all the analyses) builds
@@ -96,6 +99,12 @@ enum point_flag {
   LOOP_HEAD = 64,       /* a loop marker; its aux is its loop */
   LOOP_END = 128,       /* an endloop marker, going back to its loop's head; its aux is its loop */
   REMOVABLE = 256,      /* strong liveness: an instruction dce removes when its results are dead */
+  /* Strong liveness: an if's marker, which reads its predicate only when something inside the
+   * if is needed; its endif marker; and an instruction's point, which is needed when it may
+   * not be removed or has a result live after it. */
+  IF_HEAD = 512,
+  IF_END = 1024,
+  INSTR = 2048,
 };
 typedef uint16_t point_flags;
 
@@ -352,7 +361,7 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
   point_flags flags =
       (point_flags)((guarded || !ends ? FALLS : 0) | (crosses ? CROSSES_REGIONS : 0) |
                     (ends ? ENDS_LANES : 0) | (!guarded && item->depth > 0 ? KILLS_LANE_REGS : 0) |
-                    (removable ? REMOVABLE : 0));
+                    (removable ? REMOVABLE : 0) | (b->strong ? INSTR : 0));
   uint32_t i = add_point(b, flags);
   if (i == NO_POINT)
     return;
@@ -416,7 +425,7 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
     case WAVE_LAYOUT_KINDS:
       break;
     case WAVE_LAYOUT_IF:
-      i = add_point(b, FALLS);
+      i = add_point(b, (point_flags)(FALLS | (b->strong ? IF_HEAD : 0)));
       if (i != NO_POINT && open_construct_push(b, i, false)) {
         wave_regset cond = wave_regset_empty();
         wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)item->pred));
@@ -441,7 +450,7 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
       break;
     case WAVE_LAYOUT_ENDIF: {
       open_construct c = b->stack[--b->depth];
-      i = add_point(b, FALLS);
+      i = add_point(b, (point_flags)(FALLS | (b->strong ? IF_END : 0)));
       if (i == NO_POINT)
         break;
       jump(b, c.head, c.els + 1);
@@ -515,9 +524,10 @@ static void add_other_lanes(builder *b, const uint64_t *other) {
 
 /* Point i's live-out and live-in from its successors' live-ins; whether its live-in grew. A
  * REMOVABLE point none of whose results is live after it counts as absent: live-in is
- * live-out. */
+ * live-out; so does an IF_HEAD point when `idle` (nothing in its if is needed). *needed says
+ * whether the point counted. */
 static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64_t *other,
-                     const uint64_t *everything) {
+                     const uint64_t *everything, bool idle, bool *needed_out) {
   size_t w = lv->words;
   point_flags f = b->flags[i];
   const uint64_t *fall = &lv->in[(i + 1) * w];
@@ -526,7 +536,7 @@ static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64
                                         : NULL;
   const uint64_t *gen = &b->gen[i * w], *kill = &b->kill[i * w];
   uint64_t *out = &lv->out[i * w], *in = &lv->in[i * w];
-  uint64_t needed = f & REMOVABLE ? 0 : 1;
+  uint64_t needed = f & REMOVABLE || idle ? 0 : 1;
   for (size_t k = 0; k < w; k++) {
     uint64_t live_out = f & CROSSES_REGIONS ? everything[k] : 0;
     if (f & FALLS)
@@ -543,7 +553,32 @@ static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64
     grew |= live_in != in[k];
     in[k] = live_in;
   }
+  *needed_out = needed != 0;
   return grew;
+}
+
+/* Strong liveness's ifs, open in the reverse sweep (an endif opens one, its if closes it):
+ * whether something inside each is needed so far. An if none of whose contents is needed reads
+ * its predicate for nothing: dce removes it with its contents, and the compare that computes
+ * the predicate goes in the same sweep (LLVM's ADCE does the same with control dependence). A
+ * loop inside counts as needed: it may not end, and dce keeps loops. Being needed only grows
+ * as the sets grow, so the equations stay monotone. A loop swept again restarts at its
+ * endloop, where the ifs open around it are the same as at its head. */
+typedef struct open_ifs {
+  bool *needed;
+  size_t depth, cap;
+} open_ifs;
+
+static bool open_if(open_ifs *o) {
+  if (!wave_grow((void **)&o->needed, &o->cap, o->depth + 1, sizeof(bool)))
+    return false;
+  o->needed[o->depth++] = false;
+  return true;
+}
+
+static void mark_needed(open_ifs *o) {
+  if (o->depth)
+    o->needed[o->depth - 1] = true;
 }
 
 /* The least fixpoint, by sweeps in reverse text order. Every edge leads to a later point but
@@ -559,10 +594,18 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
   uint32_t *open = malloc(b->num_loops * sizeof(uint32_t) + 1);
   uint64_t *settled_exit = malloc(b->num_loops * w * sizeof(uint64_t) + 1);
   bool *settled = calloc(b->num_loops + 1, sizeof(bool));
+  open_ifs ifs = {0};
   bool ok = open && settled_exit && settled;
   for (size_t i = lv->num_points; ok && i-- > 0;) {
     point_flags f = b->flags[i];
     uint32_t l = b->aux[i];
+    if (f & IF_END && !(ok = open_if(&ifs)))
+      break;
+    if (f & (LOOP_END | LOOP_HEAD))
+      mark_needed(&ifs);
+    bool idle = false;
+    if (f & IF_HEAD)
+      idle = !ifs.needed[--ifs.depth];
     if (f & LOOP_END) {
       const uint64_t *exit = &lv->in[(i + 1) * w];
       if (settled[l] && memcmp(exit, &settled_exit[l * w], w * sizeof(uint64_t)) == 0) {
@@ -574,7 +617,10 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
         settled[l] = false;
       }
     }
-    bool grew = transfer(lv, b, i, other, everything);
+    bool needed;
+    bool grew = transfer(lv, b, i, other, everything, idle, &needed);
+    if (needed && f & (INSTR | IF_HEAD))
+      mark_needed(&ifs);
     if (f & LOOP_HEAD) {
       if (grew) {
         i = (size_t)b->loops[l].end + 1;
@@ -589,6 +635,7 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
   free(open);
   free(settled_exit);
   free(settled);
+  free(ifs.needed);
   return ok;
 }
 

@@ -20,6 +20,11 @@
  *     B'
  *   endif
  *
+ *   icmp_lt  p1, r1, r2                              an if none of whose contents is needed,
+ *   if p1                   ->   (nothing)           with the compare of its predicate and the
+ *     iadd  r5, r1, r2                               ifs nested in it: in one run
+ *   endif
+ *
  *   mov_imm  r7, 1               mov_imm r7, 1       a register set again to the constant it
  *   ...                     ->   ...                 already holds in every lane that runs the
  *   mov_imm  r7, 1                                   second mov_imm: the second goes
@@ -47,6 +52,14 @@
  *     a fold the pass sweeps again on fresh strong liveness: up to dce-max-rounds sweeps
  *     (default 3). Having swept until a sweep folded nothing, it reports its output as its
  *     own fixpoint (wave_pass_done_settled); not when the rounds ran out first.
+ *   - Ifs that hold nothing needed. Strong liveness counts an if's predicate read only when
+ *     something inside the if is needed (an instruction that may not be removed or whose
+ *     results are live, or a loop), so the compare computing a predicate that only such ifs
+ *     read is dead, and goes in the same sweep as the ifs' contents (LLVM's ADCE reasons the
+ *     same way with control dependence). After the sweeps such an if holds nothing: running
+ *     it changes no register and no memory, and the mask at its endif is the mask at its if
+ *     (simplify-cfg's argument for an empty if), so it goes too, inner ifs first. Loops stay
+ *     whatever they hold: removing one that never ends would change what the kernel does.
  *   - Select. Both arms name the same register (sr_N in that slot is rN), or the same
  *     documentation-dialect immediate, so every lane gets that value whatever the predicate;
  *     the move keeps the guard. When the register is the destination itself, nothing changes.
@@ -72,10 +85,11 @@
  *     Entering a loop forgets everything (its body runs again after writes further down), and
  *     so does a call (the callee shares the registers). A region starts knowing nothing.
  *
- * The sweeps come first, while liveness is at hand; merging and the constants need none and
- * follow, once each. When they changed something the sweeps run again on fresh liveness: a
- * merge kills values that the junction between the two ifs kept alive. Ifs that a removed
- * constant leaves side by side wait for the next run of the pass.
+ * The sweeps come first, while liveness is at hand, then the ifs left holding nothing; merging
+ * and the constants need no liveness and follow, once each. When they changed something the
+ * sweeps run again on fresh liveness: a merge kills values that the junction between the two
+ * ifs kept alive. Ifs that a removed constant leaves side by side wait for the next run of the
+ * pass.
  *
  * It refuses, with a missed remark (-pass-remarks-missed=dce) naming the construct:
  *   - an instruction whose results are dead but that writes memory, is convergent, reads memory
@@ -879,6 +893,37 @@ static bool remove_constants(dce *d, const wave_layout *layout) {
   return ok;
 }
 
+/* ---- ifs that hold nothing needed --------------------------------------------------------- */
+
+/* Removes every if that holds nothing once the sweeps are done, inner ifs first (the reverse of
+ * text order), so that an if holding only such ifs goes too. Strong liveness did not count
+ * their predicates read, so the compares computing them are gone already. The kernel is in
+ * normal form: a list holding only removed code holds nothing. */
+static bool remove_idle_ifs(dce *d) {
+  if_list l = {0};
+  wave_comment_moves *moves = wave_comment_moves_create(d->kernel->module);
+  bool ok = moves && collect_ifs(d, NULL, &l);
+  for (size_t i = l.num; ok && i-- > 0;) {
+    wave_node *node = l.ifs[i];
+    if (!wave_node_list_is_empty(&node->u.if_.then_body) ||
+        !wave_node_list_is_empty(&node->u.if_.else_body))
+      continue;
+    wave_loc loc = node->u.if_.if_src.loc;
+    if (!(ok = wave_comment_moves_remove_if(moves, node)))
+      break;
+    d->changed = true;
+    wave_pass_stat_add(d->ctx, "ifs-removed",
+                       "Number of ifs removed, with their predicate, for holding nothing needed",
+                       1);
+    wave_remark_passed(d->ctx, "idle-if-removed", loc,
+                       "if at %u:%u removed: nothing in it is needed", loc.line, loc.col);
+  }
+  ok = ok && wave_comment_moves_apply(moves);
+  wave_comment_moves_destroy(moves);
+  free(l.ifs);
+  return ok;
+}
+
 /* ---- the pass ----------------------------------------------------------------------------- */
 
 /* Sweeps every region once, in order, with d->lv over the kernel's layout, from which d->lv was
@@ -969,6 +1014,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   /* Normalizing a kernel in normal form is a walk that finds nothing: it is skipped. */
   if (!normalized)
     d->changed |= wave_normalize_kernel(kernel);
+  bool before_ifs = d->changed;
+  ok = ok && remove_idle_ifs(d);
+  if (d->changed != before_ifs) {
+    wave_normalize_kernel(kernel);
+    current = NULL;   /* it lists the removed ifs */
+  }
   bool swept = d->changed;
   d->changed = false;
   d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
@@ -983,6 +1034,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     d->explain = false;
     ok = sweep_rounds(d, fetch(d), max_rounds, &normalized, &current);
     if (!normalized)
+      wave_normalize_kernel(kernel);
+    if (ok && (ok = remove_idle_ifs(d)))
       wave_normalize_kernel(kernel);
     d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
   }
@@ -1008,8 +1061,9 @@ static const wave_pass_option_info options[] = {
 
 const wave_pass_info wave_pass_dce = {
     .name = "dce",
-    .help = "remove dead pure instructions, selects with equal arms, repeated constants; merge "
-            "adjacent ifs on the same predicate",
+    .help = "remove dead pure instructions, ifs holding nothing needed with their predicates, "
+            "selects with equal arms, repeated constants; merge adjacent ifs on the same "
+            "predicate",
     .options = options,
     .num_options = sizeof(options) / sizeof(options[0]),
     .run = run,

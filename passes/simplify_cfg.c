@@ -63,16 +63,10 @@ typedef struct simplify {
 
 static void remove_empty_if(simplify *s, wave_node *node) {
   wave_loc loc = node->u.if_.if_src.loc;
-  wave_src *to = wave_line_after(node);
-  /* Last line first: each goes ahead of those recorded before it. */
-  if (!wave_comment_moves_add(s->comments, &node->u.if_.endif_src, to) ||
-      !wave_comment_moves_add(s->comments, &node->u.if_.else_src, to) ||
-      !wave_comment_moves_add(s->comments, &node->u.if_.if_src, to)) {
+  if (!wave_comment_moves_remove_if(s->comments, node)) {
     s->out_of_memory = true;
     return;
   }
-  wave_node_list none = {0};
-  wave_node_replace(node, &none);
   s->changed = true;
   wave_pass_stat_add(s->ctx, "ifs-removed", "Number of ifs removed because both sides were empty",
                      1);

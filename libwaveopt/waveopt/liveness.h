@@ -27,8 +27,10 @@ typedef struct wave_liveness wave_liveness;
 WAVE_API wave_liveness *wave_liveness_compute(const wave_kernel *kernel);
 /* Strong liveness: a register is live only when an instruction that is needed may read it; an
  * instruction is needed when it cannot be removed (memory, traps, convergent and control
- * instructions) or one of its results is live after it. What it calls dead is read only by
- * pure instructions whose results are dead, which dce removes in one sweep. Within the pass
+ * instructions) or one of its results is live after it, and an if reads its predicate only
+ * when something inside it is needed (or a loop is). What it calls dead is read only by pure
+ * instructions whose results are dead and by ifs holding nothing else, which dce removes in
+ * one sweep. Within the pass
  * manager, the `strong-liveness` analysis. The same queries answer for it. */
 WAVE_API wave_liveness *wave_strong_liveness_compute(const wave_kernel *kernel);
 WAVE_API void wave_liveness_destroy(wave_liveness *liveness);

@@ -194,3 +194,16 @@ bool wave_comment_moves_now(wave_module *module, wave_src *const *from, size_t c
   wave_comment_moves_destroy(m);
   return ok;
 }
+
+bool wave_comment_moves_remove_if(wave_comment_moves *moves, wave_node *node) {
+  wave_src *to = wave_line_after(node);
+  /* Last line first: each goes ahead of those recorded before it. */
+  if (!wave_comment_moves_reserve(moves, 3))
+    return false;
+  wave_comment_moves_add(moves, &node->u.if_.endif_src, to);
+  wave_comment_moves_add(moves, &node->u.if_.else_src, to);
+  wave_comment_moves_add(moves, &node->u.if_.if_src, to);
+  wave_node_list none = {0};
+  wave_node_replace(node, &none);
+  return true;
+}

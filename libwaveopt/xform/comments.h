@@ -42,6 +42,11 @@ bool wave_comment_moves_reserve(wave_comment_moves *moves, size_t lines);
 bool wave_comment_moves_now(wave_module *module, wave_src *const *from, size_t count,
                             wave_src *to);
 
+/* Removes `node`, an if both of whose sides hold nothing, its if, else and endif lines'
+ * comments recorded to go before the line after it. False when memory ran out, with nothing
+ * changed. */
+bool wave_comment_moves_remove_if(wave_comment_moves *moves, wave_node *node);
+
 /* Writes what was recorded into the leading comments of the lines that stay, and forgets it.
  * False when memory ran out; the lines whose text could not be built keep what they had. */
 bool wave_comment_moves_apply(wave_comment_moves *moves);
