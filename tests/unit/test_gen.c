@@ -954,19 +954,29 @@ static bool legalize_for_the_emulator(wave_module *m, void *ctx, wave_diags *d) 
   return ok;
 }
 
+/* The kernel passes under `t` held to the target `fine_on`, and fails on portable with a hazard
+ * whose message holds `message`. */
+static void check_hazard(wave_difftest *t, const char *kernel, const char *fine_on,
+                         const char *message) {
+  wave_diff_report r;
+  t->hazard_target = wave_target_lookup(fine_on);
+  cr_assert_eq(wave_difftest_run(t, kernel, strlen(kernel), &r), WAVE_DIFF_PASS, "%s: %s",
+               fine_on, r.message);
+  t->hazard_target = wave_target_default();
+  cr_assert_eq(wave_difftest_run(t, kernel, strlen(kernel), &r), WAVE_DIFF_HAZARD, "%s",
+               r.message);
+  cr_assert_not_null(strstr(r.message, message), "%s", r.message);
+}
+
+/* Unchecked, the rewrite keeps the memory; the emulator runs it right. */
 Test(harness, a_wave_operation_left_where_lanes_are_parked_is_a_hazard) {
   wave_difftest t = hand_written_case(legalize_for_the_emulator, NULL);
   wave_diff_report r;
-  cr_assert_eq(wave_difftest_run(&t, halt_ballot, strlen(halt_ballot), &r), WAVE_DIFF_PASS,
-               "unchecked, the rewrite keeps the memory: %s", r.message);
-  t.hazard_target = wave_target_lookup("wave-emu");
-  cr_assert_eq(wave_difftest_run(&t, halt_ballot, strlen(halt_ballot), &r), WAVE_DIFF_PASS,
-               "the emulator runs it right: %s", r.message);
-  t.hazard_target = wave_target_default();
-  cr_assert_eq(wave_difftest_run(&t, halt_ballot, strlen(halt_ballot), &r), WAVE_DIFF_HAZARD);
-  cr_assert_not_null(strstr(r.message, "W=8: wave operations issued with lanes parked: 4 in the "
-                                       "transformed kernel, none in the original"),
-                     "%s", r.message);
+  cr_assert_eq(wave_difftest_run(&t, halt_ballot, strlen(halt_ballot), &r), WAVE_DIFF_PASS, "%s",
+               r.message);
+  check_hazard(&t, halt_ballot, "wave-emu",
+               "W=8: wave operations issued with lanes parked: 4 in the transformed kernel, "
+               "none in the original");
 }
 
 /* A loop whose lanes all leave after three iterations; p3 is false everywhere. */
@@ -985,17 +995,11 @@ static bool add_dead_continue(wave_module *m, void *ctx, wave_diags *d) {
   return wave_build(&b, WAVE_OP_CONTINUE, wave_pred(3)) != NULL;
 }
 
+/* wave-ptx runs a continue right. */
 Test(harness, a_construct_the_target_runs_wrongly_is_a_hazard_though_no_lane_takes_it) {
   wave_difftest t = hand_written_case(add_dead_continue, NULL);
-  wave_diff_report r;
-  t.hazard_target = wave_target_lookup("wave-ptx");
-  cr_assert_eq(wave_difftest_run(&t, counted_loop, strlen(counted_loop), &r), WAVE_DIFF_PASS,
-               "wave-ptx runs continue right: %s", r.message);
-  t.hazard_target = wave_target_default();
-  cr_assert_eq(wave_difftest_run(&t, counted_loop, strlen(counted_loop), &r), WAVE_DIFF_HAZARD);
-  cr_assert_not_null(strstr(r.message, "runs wrongly on portable where the original did not: "
-                                       "'continue' at line 11"),
-                     "%s", r.message);
+  check_hazard(&t, counted_loop, "wave-ptx",
+               "runs wrongly on portable where the original did not: 'continue' at line 11");
 }
 
 /* The ballot's if is on t < 1000: the analysis cannot tell that every lane takes it, so the
@@ -1017,16 +1021,10 @@ static bool narrow_to_4(wave_module *m, void *ctx, wave_diags *d) {
   return true;
 }
 
+/* The emulator reduces over the active lanes. */
 Test(harness, a_wave_operation_issued_with_lanes_parked_is_a_hazard) {
   wave_difftest t = hand_written_case(narrow_to_4, NULL);
-  t.hazard_target = wave_target_lookup("wave-emu");
-  wave_diff_report r;
-  cr_assert_eq(wave_difftest_run(&t, narrowed_if, strlen(narrowed_if), &r), WAVE_DIFF_PASS,
-               "the emulator reduces over the active lanes: %s", r.message);
-  t.hazard_target = wave_target_default();
-  cr_assert_eq(wave_difftest_run(&t, narrowed_if, strlen(narrowed_if), &r), WAVE_DIFF_HAZARD);
-  cr_assert_not_null(strstr(r.message, "W=8: wave operations issued with lanes parked: 1 in the "
-                                       "transformed kernel, none in the original (undefined on "
-                                       "portable)"),
-                     "%s", r.message);
+  check_hazard(&t, narrowed_if, "wave-emu",
+               "W=8: wave operations issued with lanes parked: 1 in the transformed kernel, "
+               "none in the original (undefined on portable)");
 }
