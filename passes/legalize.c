@@ -56,22 +56,27 @@
  * ifs (with liveness recomputed), and keeps every break directly in its loop body. The flags
  * need scratch GPRs: with none free within that limit, or where the rewrite would nest
  * deeper than -max-divergence-depth, the pass fails with an error naming the exit, since the
- * target would otherwise run the kernel wrongly. A halt in a subroutine's region, and an exit
- * in a node that also holds a barrier or call, are refused with a missed remark and reported
- * below.
+ * target would otherwise run the kernel wrongly. A halt in a subroutine's region, an exit in
+ * a node that also holds a barrier or call, and, where the target's wave operations need every
+ * live lane (wave-ptx, hence portable), an exit whose flag would park lanes at a wave
+ * operation, are refused with a missed remark and reported below: a flag parks lanes that the
+ * input ended, and what waits for them, or counts them, would see them missing.
  *
  * Both rewrites ask for liveness, and for the registers the kernel takes, only once they meet
  * something to rewrite: most kernels hold nothing of the kind, and at -O0 legalize is the whole
  * pipeline.
  *
- * Then it checks what is left against the target profile (wave_pass_target):
+ * Then it checks what is left against the target profile (wave_pass_target, through
+ * wave_target_scan, which the differential harness uses too):
  *   - what the target runs wrongly, `continue` (docs/toolchain.md "Continue"), a `break`
  *     nested in an `if` ("Break inside an if"), halt or return inside an if or loop ("Halt
  *     and return inside regions"), a guard the target drops ("Guards dropped by wave-ptx"),
  *     nesting deeper than its divergence stack ("Nesting depth") and calls where the target
  *     rejects them ("Calls and labels"), gets a missed remark naming the construct and the
  *     target. Apart from the rewrites above they are left as they are: they came from the
- *     input, since no pass introduces them (docs/toolchain.md "Rules our output keeps").
+ *     input, since no pass introduces them (docs/toolchain.md "Rules our output keeps"). A
+ *     halt or return left in a region also gets a warning [-Wtoolchain]: unlike the others,
+ *     nothing in the input said so, and -Werror must fail on it.
  *   - what no pass may ever produce, a @p0 guard, a guard on a structured instruction or a
  *     call, a register at or beyond .registers, is an internal error: the verifier rejects
  *     these in the input, so one here is a bug in an earlier pass.

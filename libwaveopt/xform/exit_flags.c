@@ -52,13 +52,13 @@
  *
  * Refused (left as it is, the caller reports it): a halt or return in a node that also holds a
  * barrier or call (the lanes that halted would be parked, not ended, and a barrier waits for
- * every lane that has not ended), a halt or return whose lanes would reach a wave operation
- * or MMA parked on a target whose wave operations need every live lane (after the exit in
- * the text, or in a loop that holds both; in a subroutine, up to its return: wave-ptx and so
- * portable, docs/toolchain.md "Halt and return inside regions"), a halt inside a subroutine's
- * region (only the kernel's top
- * level ends exactly its lanes), and a return inside a loop of a subroutine (its lanes leave
- * the loop on a check whose borrowed predicate they would carry back to the caller).
+ * every lane that has not ended); a halt or return whose lanes would reach a wave operation
+ * or MMA parked, on a target whose wave operations need every live lane (wave-ptx, and so
+ * portable: one after the exit in the text, one in a loop that holds both, or in a
+ * subroutine one up to its return; docs/toolchain.md "Halt and return inside regions"); a
+ * halt inside a subroutine's region (only the kernel's top level ends exactly its lanes); and
+ * a return inside a loop of a subroutine (its lanes leave the loop on a check whose borrowed
+ * predicate they would carry back to the caller).
  *
  * Depth. The rewrite adds one if level to the lists after an exit: taking a node that was
  * within the depth limit past it is an error, after the rewrite (a node already past it is
