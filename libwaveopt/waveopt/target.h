@@ -51,15 +51,16 @@ typedef struct wave_target {
   bool break_in_if_ok;         /* a `break` nested in an `if` leaves at once */
   bool halt_per_lane;          /* halt/return inside an if or loop ends only the lanes at it */
   bool calls_ok;               /* `call` reaches its label and returns */
-  /* A wave operation or MMA reached while other live lanes wait elsewhere (in a divergent if,
-   * or parked by a per-lane flag) runs over the active lanes alone. wave-ptx instead makes it
-   * a full-warp .sync, undefined unless every thread that has not exited takes part. */
-  bool divergent_wave_ops_ok;
   unsigned divergence_stack;   /* if/loop nesting that runs correctly; 0 = no limit */
   bool uniform_uses_entry;     /* a uniform if or loop still occupies a stack entry */
   unsigned mask_op_cost;       /* one if/else/endif/break/endloop, in ALU instructions */
   uint32_t guard_classes;      /* WAVE_GUARDS(class) for each class a @p1..@p3 guard survives */
   bool negated_p0_guard_ok;    /* @!p0 survives (a @p0 guard never does: it is no guard) */
+  /* A wave operation or MMA reached while other live lanes wait elsewhere (in a divergent if,
+   * or parked by a per-lane flag) runs over the active lanes alone. wave-ptx instead makes it
+   * a full-warp .sync, undefined unless every thread that has not exited takes part. Last, so
+   * that the columns before it keep their places for programs built against older headers. */
+  bool divergent_wave_ops_ok;
 } wave_target;
 
 /* The row called `name`, or NULL. */
