@@ -898,11 +898,12 @@ static bool remove_constants(dce *d, const wave_layout *layout) {
 /* Removes every if that holds nothing once the sweeps are done, inner ifs first (the reverse of
  * text order), so that an if holding only such ifs goes too. Strong liveness did not count
  * their predicates read, so the compares computing them are gone already. The kernel is in
- * normal form: a list holding only removed code holds nothing. */
-static bool remove_idle_ifs(dce *d) {
+ * normal form: a list holding only removed code holds nothing. `layout`, when not NULL, lists
+ * the kernel's ifs (collect_ifs). */
+static bool remove_idle_ifs(dce *d, const wave_layout *layout) {
   if_list l = {0};
   wave_comment_moves *moves = wave_comment_moves_create(d->kernel->module);
-  bool ok = moves && collect_ifs(d, NULL, &l);
+  bool ok = moves && collect_ifs(d, layout, &l);
   for (size_t i = l.num; ok && i-- > 0;) {
     wave_node *node = l.ifs[i];
     if (!wave_node_list_is_empty(&node->u.if_.then_body) ||
@@ -1014,11 +1015,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   /* Normalizing a kernel in normal form is a walk that finds nothing: it is skipped. */
   if (!normalized)
     d->changed |= wave_normalize_kernel(kernel);
-  bool before_ifs = d->changed;
-  ok = ok && remove_idle_ifs(d);
-  if (d->changed != before_ifs) {
+  /* An if holding nothing needed held only code the sweeps removed (or nothing, which
+   * simplify-cfg's job is): with nothing removed there is none to look for. */
+  if (ok && d->changed) {
+    ok = remove_idle_ifs(d, current);
     wave_normalize_kernel(kernel);
-    current = NULL;   /* it lists the removed ifs */
+    current = NULL;   /* it may list removed ifs */
   }
   bool swept = d->changed;
   d->changed = false;
@@ -1035,7 +1037,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     ok = sweep_rounds(d, fetch(d), max_rounds, &normalized, &current);
     if (!normalized)
       wave_normalize_kernel(kernel);
-    if (ok && (ok = remove_idle_ifs(d)))
+    if (ok && (ok = remove_idle_ifs(d, current)))
       wave_normalize_kernel(kernel);
     d->explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED);
   }
