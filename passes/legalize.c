@@ -119,12 +119,20 @@ static void never_produced(legalize *l, wave_loc loc, const char *what, const wa
 
 /* What no pass may produce, and the verifier rejects in the input: a @p0 guard, a guard on a
  * structured instruction or call, a register at or beyond .registers. */
-static void check_never_produced(legalize *l, const wave_instr *in) {
-  wave_opcode op = (wave_opcode)in->op;
+/* What is wrong with the guard of `in` that no pass produces, or NULL. */
+static const char *bad_guard(const wave_instr *in) {
   if (in->guard == 0 && !in->guard_negated)
-    never_produced(l, in->src.loc, "'@p0' guard", in);
-  else if (in->guard != WAVE_NO_GUARD && wave_opcode_has(op, WAVE_F_STRUCTURED | WAVE_F_CALL))
-    never_produced(l, in->src.loc, "guard on a structured instruction or call", in);
+    return "'@p0' guard";
+  if (in->guard != WAVE_NO_GUARD && wave_opcode_has((wave_opcode)in->op,
+                                                    WAVE_F_STRUCTURED | WAVE_F_CALL))
+    return "guard on a structured instruction or call";
+  return NULL;
+}
+
+static void check_never_produced(legalize *l, const wave_instr *in) {
+  const char *guard = bad_guard(in);
+  if (guard)
+    never_produced(l, in->src.loc, guard, in);
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(in, refs);
   for (unsigned i = 0; i < n; i++) {
@@ -153,9 +161,7 @@ static void exit_kept(legalize *l, const wave_target_finding *f) {
 static void report_finding(void *arg, const wave_target_finding *f) {
   legalize *l = arg;
   /* Those guards are never produced: check_never_produced fails the pass on them. */
-  if (f->hazard == WAVE_HAZARD_GUARD &&
-      ((f->instr->guard == 0 && !f->instr->guard_negated) ||
-       wave_opcode_has((wave_opcode)f->instr->op, WAVE_F_STRUCTURED | WAVE_F_CALL)))
+  if (f->hazard == WAVE_HAZARD_GUARD && bad_guard(f->instr))
     return;
   if (f->hazard == WAVE_HAZARD_EXIT_IN_REGION)
     exit_kept(l, f);

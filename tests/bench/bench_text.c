@@ -141,11 +141,12 @@ text bench_make_random(long count, bool stored, unsigned long long seed) {
     int a = 1 + (int)((x >> 8) % VALUES), b = 1 + (int)((x >> 16) % VALUES);
     int d = 1 + (int)((x >> 24) % VALUES);
     if (choice < 4 && depth < MAX_DEPTH) {
+      int p = 1 + (int)((x >> 32) % 3);
       indent(&t, depth);
-      snprintf(line, sizeof line, "icmp_lt p%d, r%d, r%d\n", 1 + (int)((x >> 32) % 3), a, b);
+      snprintf(line, sizeof line, "icmp_lt p%d, r%d, r%d\n", p, a, b);
       put(&t, line);
       indent(&t, depth);
-      snprintf(line, sizeof line, "if p%d\n", 1 + (int)((x >> 32) % 3));
+      snprintf(line, sizeof line, "if p%d\n", p);
       put(&t, line);
       has_else[depth++] = false;
       emitted += 2;
