@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "asm/annotate.h"
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
 #include "support/key_index.h"
@@ -138,7 +139,7 @@ static char *describe(const wave_uniformity *u, const wave_barrier_finding *f,
                  : NULL;
     break;
   case WAVE_BARRIER_CAUSE_BRANCH: {
-    const char *what = wave_opcode_get(f->branch->op)->mnemonic;
+    const char *what = wave_opcode_get(wave_instr_op(f->branch))->mnemonic;
     if (wave_uniformity_branch_divergent(u, f->branch)) {
       chain = explained(u, NULL, f->branch);
       text = chain ? wave_format("the %s at line %u earlier in the iteration is divergent (%s)",
@@ -151,7 +152,7 @@ static char *describe(const wave_uniformity *u, const wave_barrier_finding *f,
     break;
   }
   case WAVE_BARRIER_CAUSE_GUARD:
-    text = wave_format("its guard p%d may differ between lanes", f->instr->guard);
+    text = wave_format("its guard p%d may differ between lanes", wave_instr_guard(f->instr));
     break;
   case WAVE_BARRIER_CAUSE_CALL:
     text = wave_format("it follows label '%s', called at line %u where lanes are parked",
@@ -181,7 +182,7 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
     if (fr->exit[v]) {
       f->cause = WAVE_BARRIER_CAUSE_BRANCH;
       f->branch = fr->exit[v];
-      f->line = fr->exit[v]->src.loc.line;
+      f->line = wave_instr_loc(fr->exit[v]).line;
       return;
     }
     if (fr->node->kind == WAVE_NODE_LOOP && wave_uniformity_node_divergent(u, fr->node)) {
@@ -191,10 +192,10 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
       return;
     }
   }
-  if (instr->guard != WAVE_NO_GUARD &&
-      wave_uniformity_reg_divergent(u, instr, WAVE_REG_PRED(instr->guard))) {
+  if (wave_instr_guard(instr) != WAVE_NO_GUARD &&
+      wave_uniformity_reg_divergent(u, instr, WAVE_REG_PRED(wave_instr_guard(instr)))) {
     f->cause = WAVE_BARRIER_CAUSE_GUARD;
-    f->line = instr->src.loc.line;
+    f->line = wave_instr_loc(instr).line;
     return;
   }
   f->cause = WAVE_BARRIER_CAUSE_SUBROUTINE;
@@ -202,11 +203,11 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
     return;
   for (size_t i = 0; i < w->num_calls; i++) {
     const wave_instr *call = w->calls[i];
-    if (call->operands[0].label && !strcmp(call->operands[0].label, region->label) &&
+    if (wave_instr_slot(call, 0).label && !strcmp(wave_instr_slot(call, 0).label, region->label) &&
         !wave_uniformity_instr_converged(u, call)) {
       f->cause = WAVE_BARRIER_CAUSE_CALL;
       f->branch = call;
-      f->line = call->src.loc.line;
+      f->line = wave_instr_loc(call).line;
       return;
     }
   }
@@ -222,7 +223,7 @@ static void check(walk *w, const wave_instr *instr, const wave_region *region, b
   s->instr = instr;
   s->reached = !dead;
   s->finding = -1;
-  bool barrier = instr->op == WAVE_OP_BARRIER;
+  bool barrier = wave_instr_op(instr) == WAVE_OP_BARRIER;
   int v = barrier ? ACROSS : PER_WAVE;
   if (dead || wave_uniformity_instr_converged(w->u[v], instr))
     return;
@@ -249,7 +250,7 @@ static void note_branch(walk *w, const wave_instr *instr, bool dead) {
   frame *loop = innermost_loop(w);
   if (dead || !loop)
     return;
-  if (instr->op == WAVE_OP_BREAK)
+  if (wave_instr_op(instr) == WAVE_OP_BREAK)
     loop->live_break = true;
   frame *top = &w->frames[w->depth - 1];
   for (int v = 0; v < w->num_views; v++)
@@ -271,12 +272,12 @@ static void walk_region(walk *w, const wave_region *region) {
     switch (it.event) {
     case WAVE_WALK_BLOCK:
       wave_foreach_instr(instr, n) {
-        if (instr->op == WAVE_OP_BARRIER || is_wave_op(instr->op))
+        if (wave_instr_op(instr) == WAVE_OP_BARRIER || is_wave_op(wave_instr_op(instr)))
           check(w, instr, region, dead);
-        else if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE)
+        else if (wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE)
           note_branch(w, instr, dead);
-        else if ((instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN) &&
-                 instr->guard == WAVE_NO_GUARD)
+        else if ((wave_instr_op(instr) == WAVE_OP_HALT || wave_instr_op(instr) == WAVE_OP_RETURN) &&
+                 wave_instr_guard(instr) == WAVE_NO_GUARD)
           dead = true;
       }
       break;
@@ -430,17 +431,17 @@ void wave_barriers_diagnose(const wave_barriers *b, const wave_kernel *kernel, b
                             wave_diags *diags) {
   for (size_t i = 0; i < b->num_findings; i++) {
     const wave_barrier_finding *f = &b->findings[i];
-    if (f->instr->op == WAVE_OP_BARRIER)
+    if (wave_instr_op(f->instr) == WAVE_OP_BARRIER)
       wave_module_report(kernel->module, diags, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING,
-                         asked ? NULL : "barrier-divergence", f->instr->src.loc,
+                         asked ? NULL : "barrier-divergence", wave_instr_loc(f->instr),
                          "barrier may be reached by only some %s: %s",
-                         f->across_waves ? "waves of the workgroup" : "lanes of the wave",
-                         f->why);
+                         f->across_waves ? "waves of the workgroup" : "lanes of the wave", f->why);
     else
-      wave_module_report(kernel->module, diags, WAVE_SEV_WARNING, "toolchain", f->instr->src.loc,
+      wave_module_report(kernel->module, diags, WAVE_SEV_WARNING, "toolchain",
+                         wave_instr_loc(f->instr),
                          "'%s' where the wave is not converged: %s; wave-ptx makes it a "
                          "full-mask shfl.sync, undefined in PTX",
-                         wave_opcode_get(f->instr->op)->mnemonic, f->why);
+                         wave_opcode_get(wave_instr_op(f->instr))->mnemonic, f->why);
   }
 }
 

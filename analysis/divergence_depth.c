@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
 #include "support/key_index.h"
@@ -112,7 +113,8 @@ static bool falls_through(const wave_region *r) {
   if (!last || last->kind != WAVE_NODE_BLOCK || !last->u.block.last)
     return true;
   const wave_instr *i = last->u.block.last;
-  return i->guard != WAVE_NO_GUARD || (i->op != WAVE_OP_HALT && i->op != WAVE_OP_RETURN);
+  return wave_instr_guard(i) != WAVE_NO_GUARD ||
+         (wave_instr_op(i) != WAVE_OP_HALT && wave_instr_op(i) != WAVE_OP_RETURN);
 }
 
 /* ---- the walk: sites and edges ------------------------------------------------------------ */
@@ -195,10 +197,10 @@ static bool index_kernel(wave_depth *d, const wave_label_table *labels,
         break;
       case WAVE_LAYOUT_INSTR: {
         const wave_instr *i = wave_layout_instr(item);
-        if (item->op != WAVE_OP_CALL || !i->num_operands ||
-            i->operands[0].kind != WAVE_OPERAND_LABEL)
+        if (item->op != WAVE_OP_CALL || !wave_instr_num_operands(i) ||
+            wave_instr_slot(i, 0).kind != WAVE_OPERAND_LABEL)
           break;
-        size_t to = wave_label_table_find(labels, i->operands[0].label);
+        size_t to = wave_label_table_find(labels, wave_instr_slot(i, 0).label);
         if (to != WAVE_NO_REGION && !add_edge(&b, i, ri, (uint32_t)to, open))
           return false;
         break;
@@ -600,8 +602,8 @@ static void emit(printer *p, const char *s) {
 static void emit_step(printer *p, const wave_depth_step *step) {
   char text[160];
   if (step->call)
-    snprintf(text, sizeof(text), "call %s (line %u)", step->call->operands[0].label,
-             (unsigned)step->call->src.loc.line);
+    snprintf(text, sizeof(text), "call %s (line %u)", wave_instr_slot(step->call, 0).label,
+             (unsigned)wave_instr_loc(step->call).line);
   else if (step->node->kind == WAVE_NODE_IF)
     snprintf(text, sizeof(text), "if (line %u)", (unsigned)step->node->u.if_.if_src.loc.line);
   else

@@ -78,6 +78,7 @@
 #include <string.h>
 
 #include "asm/annotate.h"
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
 #include "support/key_index.h"

@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "asm/annotate.h"
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
 #include "waveopt/deadlock.h"
@@ -431,7 +432,7 @@ enum { SAME_ADDRESS_LOOKAHEAD = 64 };
 static bool same_address(const wave_instr *store, const wave_instr *read) {
   const wave_operand *a = wave_instr_src(store, 0), *b = wave_instr_src(read, 0);
   return a && b && a->kind == b->kind && a->value == b->value &&
-         space_of(store->op) == space_of(read->op);
+         space_of(wave_instr_op(store)) == space_of(wave_instr_op(read));
 }
 
 /* The first writer to one of the spaces in [from, to), skipping the loop's polled reads when
@@ -678,7 +679,7 @@ static unsigned node_line(const wave_node *node) {
 }
 
 static const char *mnemonic(const wave_instr *instr) {
-  return wave_opcode_get(instr->op)->mnemonic;
+  return wave_opcode_get(wave_instr_op(instr))->mnemonic;
 }
 
 /* Completes "runs only in lanes ...". */
@@ -707,8 +708,8 @@ void wave_deadlock_diagnose(const wave_deadlock *d, const wave_kernel *kernel,
                        "possible SIMT deadlock: the loop spins until the %s at line %u reads "
                        "a new value, but the %s at line %u that may write it runs only in "
                        "lanes %s",
-                       mnemonic(v->read), (unsigned)v->read->src.loc.line, mnemonic(v->writer),
-                       (unsigned)v->writer->src.loc.line, parker);
+                       mnemonic(v->read), (unsigned)wave_instr_loc(v->read).line,
+                       mnemonic(v->writer), (unsigned)wave_instr_loc(v->writer).line, parker);
   }
 }
 
@@ -737,18 +738,19 @@ static const char *loop_verdict(void *ctx, const wave_node *node, char *buf, siz
     return "does not wait on memory";
   case WAVE_WAIT_SELF:
     snprintf(buf, size, "waits on memory (line %u), which it also writes",
-             (unsigned)v->read->src.loc.line);
+             (unsigned)wave_instr_loc(v->read).line);
     return buf;
   case WAVE_WAIT_UNPARKED:
     snprintf(buf, size, "waits on memory (line %u); no parked lane writes it",
-             (unsigned)v->read->src.loc.line);
+             (unsigned)wave_instr_loc(v->read).line);
     return buf;
   case WAVE_WAIT_DEADLOCK:
     describe_parker(v, parker, sizeof(parker));
     snprintf(buf, size,
              "possible SIMT deadlock: waits on memory (line %u) written at line %u only in "
              "lanes %s",
-             (unsigned)v->read->src.loc.line, (unsigned)v->writer->src.loc.line, parker);
+             (unsigned)wave_instr_loc(v->read).line, (unsigned)wave_instr_loc(v->writer).line,
+             parker);
     return buf;
   }
   return NULL;

@@ -71,6 +71,7 @@
 #include <string.h>
 
 #include "asm/annotate.h"
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "waveopt/uniformity.h"
 
@@ -1080,12 +1081,13 @@ static void put_reg(out *o, unsigned reg) {
 }
 
 static const char *source_name(const wave_instr *instr) {
-  for (unsigned i = 0; i < instr->num_operands; i++)
-    if (instr->operands[i].kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(instr->op, i))
-      return wave_sreg_names[instr->operands[i].value];
-  if (wave_opcode_has(instr->op, WAVE_F_RMW))
+  for (unsigned i = 0; i < wave_instr_num_operands(instr); i++)
+    if (wave_instr_slot(instr, i).kind == WAVE_OPERAND_SREG &&
+        wave_opcode_reads_sreg(wave_instr_op(instr), i))
+      return wave_sreg_names[wave_instr_slot(instr, i).value];
+  if (wave_opcode_has(wave_instr_op(instr), WAVE_F_RMW))
     return "each lane's own old value";
-  if (is_wave_uniform_op(instr->op))
+  if (is_wave_uniform_op(wave_instr_op(instr)))
     return "each wave's own result";
   return "a per-lane result";
 }
@@ -1113,7 +1115,8 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
     switch ((cause_kind)k->kind) {
     case CAUSE_OPERAND:
     case CAUSE_SOURCE:
-      put(o, "%s (line %u)", wave_opcode_get(k->instr->op)->mnemonic, k->instr->src.loc.line);
+      put(o, "%s (line %u)", wave_opcode_get(wave_instr_op(k->instr))->mnemonic,
+          wave_instr_loc(k->instr).line);
       if (k->kind == CAUSE_SOURCE) {
         put(o, " <- %s", source_name(k->instr));
         return;
@@ -1130,12 +1133,12 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
       continue;
     case CAUSE_CONTINUE:
       put(o, "%sdivergent continue (line %u)", reg < WAVE_NUM_REGS ? "merged after " : "",
-          k->instr->src.loc.line);
+          wave_instr_loc(k->instr).line);
       if (k->node)
         put(o, " under divergent if (line %u)", if_line(k->node));
       break;
     case CAUSE_BREAK:
-      put(o, "break (line %u)", k->instr->src.loc.line);
+      put(o, "break (line %u)", wave_instr_loc(k->instr).line);
       if (k->node)
         put(o, " under divergent if (line %u)", if_line(k->node));
       else
@@ -1146,7 +1149,7 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
       return;
     case CAUSE_UNKNOWN:
       if (k->instr)
-        put(o, "call (line %u) may write anything", k->instr->src.loc.line);
+        put(o, "call (line %u) may write anything", wave_instr_loc(k->instr).line);
       else
         put(o, "subroutine entry");
       return;
@@ -1177,13 +1180,14 @@ size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr 
   const entry *e = visited_entry(u, instr);
   unsigned reg = WAVE_NUM_REGS;
   if (e && e->divergent && u->causes[e->cause].kind != CAUSE_UNKNOWN &&
-      instr->op != WAVE_OP_BREAK && instr->op != WAVE_OP_CONTINUE) {
+      wave_instr_op(instr) != WAVE_OP_BREAK && wave_instr_op(instr) != WAVE_OP_CONTINUE) {
     wave_regset defs;
     wave_instr_defs(instr, &defs);
     for (reg = 0; reg < WAVE_NUM_REGS && !wave_regset_test(defs, reg); reg++)
       continue;
   }
-  if (e && e->divergent && (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE)) {
+  if (e && e->divergent &&
+      (wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE)) {
     /* The predicate's own cause reads better than "break <- p1 = ...". */
     const cause *k = &u->causes[e->cause];
     out o = {buf, size, 0};
@@ -1251,8 +1255,9 @@ static const char *instr_verdict(void *ctx, const wave_instr *instr, char *buf, 
   const wave_uniformity *u = ctx;
   wave_regset defs;
   wave_instr_defs(instr, &defs);
-  bool is_branch = instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE;
-  if (is_branch || !wave_regset_is_empty(defs) || instr->op == WAVE_OP_CALL) {
+  bool is_branch =
+      wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE;
+  if (is_branch || !wave_regset_is_empty(defs) || wave_instr_op(instr) == WAVE_OP_CALL) {
     bool div = wave_uniformity_result_divergent(u, instr);
     size_t explained = div ? wave_uniformity_explain_instr(u, instr, buf, size) : 0;
     return divergence_verdict(div, explained, buf, size);

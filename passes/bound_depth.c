@@ -105,7 +105,7 @@ static wave_loc if_loc(const wave_node *node) { return node->u.if_.if_src.loc; }
 
 static wave_loc step_loc(const wave_depth_step *step) {
   if (step->call)
-    return step->call->src.loc;
+    return wave_instr_loc(step->call);
   return step->node->kind == WAVE_NODE_IF ? if_loc(step->node) : step->node->u.loop.loop_src.loc;
 }
 
@@ -271,8 +271,8 @@ static outcome dissolve_if(state *st, const round_facts *f, wave_node *node) {
                        "if at %u:%u removed to keep the divergence-stack depth within %u: its %s "
                        "at %u:%u now acts on %s",
                        loc.line, loc.col, st->limit,
-                       ex.exit->op == WAVE_OP_BREAK ? "break" : "continue", ex.exit->src.loc.line,
-                       ex.exit->src.loc.col, ex.what);
+                       wave_instr_op(ex.exit) == WAVE_OP_BREAK ? "break" : "continue",
+                       wave_instr_loc(ex.exit).line, wave_instr_loc(ex.exit).col, ex.what);
     return REWRITTEN;
   case WAVE_EXIT_IF_REFUSED:
     add_why(st, "no break taken out", ex.what);

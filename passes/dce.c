@@ -110,6 +110,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "ir/layout.h"
 #include "pm/builtin.h"
 #include "support/grow.h"
@@ -121,11 +122,11 @@
 #include "xform/xform.h"
 
 static const char *mnemonic(const wave_instr *in) {
-  return wave_opcode_get((wave_opcode)in->op)->mnemonic;
+  return wave_opcode_get(wave_instr_op(in))->mnemonic;
 }
 
 static bool has(const wave_instr *in, uint32_t flags) {
-  return wave_opcode_has((wave_opcode)in->op, flags);
+  return wave_opcode_has(wave_instr_op(in), flags);
 }
 
 /* "r5" or "p1" for an index of waveopt/regset.h. */
@@ -167,7 +168,7 @@ typedef struct dce {
 /* Why an instruction whose results are all dead stays; NULL when it is no candidate at all
  * (control flow, nop) or when it may go. */
 static const char *why_kept(const wave_instr *in) {
-  if (wave_instr_can_speculate(in) || has(in, WAVE_F_CONTROL) || in->op == WAVE_OP_NOP)
+  if (wave_instr_can_speculate(in) || has(in, WAVE_F_CONTROL) || wave_instr_op(in) == WAVE_OP_NOP)
     return NULL;
   if (has(in, WAVE_F_WRITES_MEM))
     return "it writes memory";
@@ -188,14 +189,14 @@ static void note_kept(dce *d, const wave_instr *in, const wave_regset *defs) {
   const char *why = why_kept(in);
   if (!why || (wave_regset_is_empty(*defs) && !has(in, WAVE_F_WRITES_MEM)))
     return;
-  wave_loc loc = in->src.loc;
+  wave_loc loc = wave_instr_loc(in);
   wave_remark_missed(d->ctx, "dead-kept", loc, "'%s' at %u:%u kept%s: %s", mnemonic(in),
                      loc.line, loc.col,
                      wave_regset_is_empty(*defs) ? "" : " although its result is dead", why);
 }
 
 static void remove_dead(dce *d, wave_instr *in) {
-  wave_loc loc = in->src.loc;
+  wave_loc loc = wave_instr_loc(in);
   wave_remark_passed(d->ctx, "dead-removed", loc, "'%s' at %u:%u removed: its result is dead",
                      mnemonic(in), loc.line, loc.col);
   wave_pass_stat_add(d->ctx, "dead-removed", "Number of dead instructions removed", 1);
@@ -207,12 +208,8 @@ static void remove_dead(dce *d, wave_instr *in) {
 /* The registers an instruction really reads: wave_instr_uses without the destinations a
  * guard makes inputs (a guarded write reads nothing of its own). */
 static wave_regset reads_of(const wave_instr *in) {
-  wave_instr unguarded = *in;
-  unguarded.guard = WAVE_NO_GUARD;
   wave_regset uses;
-  wave_instr_uses(&unguarded, &uses);
-  if (in->guard != WAVE_NO_GUARD)
-    wave_regset_set(&uses, WAVE_REG_PRED(in->guard));
+  wave_instr_operand_reads(in, &uses);
   return uses;
 }
 
@@ -222,15 +219,15 @@ static void explain_live(dce *d, const wave_instr *in, wave_regset live_defs, un
   for (unsigned r = 0; r < WAVE_NUM_REGS; r++) {
     const wave_instr *w = d->later_write[r];
     if (!wave_regset_test(live_defs, r) || !w ||
-        (d->later_depth[r] <= depth && w->guard == WAVE_NO_GUARD))
+        (d->later_depth[r] <= depth && wave_instr_guard(w) == WAVE_NO_GUARD))
       continue;
     char name[8];
     reg_name(r, name);
-    wave_remark_missed(d->ctx, "partly-overwritten", in->src.loc,
+    wave_remark_missed(d->ctx, "partly-overwritten", wave_instr_loc(in),
                        "'%s' at %u:%u kept: %s is overwritten at %u:%u in only some lanes, and "
                        "the others still read it",
-                       mnemonic(in), in->src.loc.line, in->src.loc.col, name, w->src.loc.line,
-                       w->src.loc.col);
+                       mnemonic(in), wave_instr_loc(in).line, wave_instr_loc(in).col, name,
+                       wave_instr_loc(w).line, wave_instr_loc(w).col);
     return;
   }
 }
@@ -238,7 +235,7 @@ static void explain_live(dce *d, const wave_instr *in, wave_regset live_defs, un
 /* Records `in` (kept) as the nearest later write of what it writes and a read of what it reads,
  * for instructions before it. */
 static void track(dce *d, const wave_instr *in, wave_regset defs, unsigned depth) {
-  if (in->op == WAVE_OP_CALL || in->op == WAVE_OP_RETURN) {
+  if (wave_instr_op(in) == WAVE_OP_CALL || wave_instr_op(in) == WAVE_OP_RETURN) {
     memset(d->later_write, 0, sizeof(d->later_write));
     return;
   }
@@ -274,11 +271,11 @@ static bool same_arm(const wave_operand *a, const wave_operand *b) {
 /* Turns `select rd, p, a, a` into a move of a; true when it moved nothing (a is rd) and is to
  * be removed. */
 static bool fold_select(dce *d, wave_instr *in) {
-  if (in->op != WAVE_OP_SELECT || in->num_operands != 4)
+  if (wave_instr_op(in) != WAVE_OP_SELECT || wave_instr_num_operands(in) != 4)
     return false;
   const wave_operand *rd = wave_instr_dest(in), *a = wave_instr_src(in, 1),
                      *b = wave_instr_src(in, 2);
-  wave_loc loc = in->src.loc;
+  wave_loc loc = wave_instr_loc(in);
   if (!same_arm(a, b))
     return false;
   bool imm = a->kind == WAVE_OPERAND_IMM;
@@ -291,10 +288,10 @@ static bool fold_select(dce *d, wave_instr *in) {
   }
   wave_operand value = imm ? *a : wave_gpr(a->value);
   wave_operand dest = *rd;
-  in->op = imm ? WAVE_OP_MOV_IMM : WAVE_OP_MOV;
-  in->num_operands = 2;
-  in->operands[0] = dest;
-  in->operands[1] = value;
+  wave_instr_set_op(in, imm ? WAVE_OP_MOV_IMM : WAVE_OP_MOV);
+  wave_instr_set_num_operands(in, 2);
+  wave_instr_set_operand(in, 0, dest);
+  wave_instr_set_operand(in, 1, value);
   d->folded++;
   wave_remark_passed(d->ctx, "select-folded", loc,
                      "select at %u:%u is now '%s': its arms are equal", loc.line, loc.col,
@@ -344,16 +341,17 @@ static void sweep_instr(dce *d, const wave_layout *layout, const wave_layout_ite
   if (!d->explain)
     return;
   wave_regset defs;
-  if (in->op == op) {
+  if (wave_instr_op(in) == op) {
     defs = set_of_list(def_list, item->num_defs);
-  } else {   /* a select folded into a move */
+  } else { /* a select folded into a move */
     wave_regset uses;
     wave_instr_uses_defs(in, &uses, &defs);
   }
-  if (in->op == WAVE_OP_SELECT && in->num_operands == 4 &&
+  if (wave_instr_op(in) == WAVE_OP_SELECT && wave_instr_num_operands(in) == 4 &&
       !same_arm(wave_instr_src(in, 1), wave_instr_src(in, 2)))
-    wave_remark_missed(d->ctx, "select-kept", in->src.loc, "select at %u:%u kept: its arms differ",
-                       in->src.loc.line, in->src.loc.col);
+    wave_remark_missed(d->ctx, "select-kept", wave_instr_loc(in),
+                       "select at %u:%u kept: its arms differ", wave_instr_loc(in).line,
+                       wave_instr_loc(in).col);
   if (dead)
     note_kept(d, in, &defs);
   else if (wave_instr_can_speculate(in))
@@ -413,9 +411,9 @@ static void side_add(side *s, const wave_instr *in) {
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
     if (wave_regset_test(defs, WAVE_REG_PRED(p)))
       keep_first(&s->pred_writer[p], in);
-  if (in->op == WAVE_OP_CALL)
+  if (wave_instr_op(in) == WAVE_OP_CALL)
     keep_first(&s->call, in);
-  if (in->op == WAVE_OP_RETURN)
+  if (wave_instr_op(in) == WAVE_OP_RETURN)
     keep_first(&s->ret, in);
   if (has(in, WAVE_F_CONVERGENT | WAVE_F_ORDERING))
     keep_first(&s->sync, in);
@@ -508,18 +506,18 @@ static const char *merge_refusal(const if_sides *first, const if_sides *second, 
   const side *a = &first->then_side, *a2 = &first->else_side, *b = &second->then_side;
   const wave_instr *in;
   if ((in = a->pred_writer[p]) || (in = a2->pred_writer[p])) {
-    snprintf(buf, size, "p%u is written at %u:%u inside the first", p, in->src.loc.line,
-             in->src.loc.col);
+    snprintf(buf, size, "p%u is written at %u:%u inside the first", p, wave_instr_loc(in).line,
+             wave_instr_loc(in).col);
     return buf;
   }
   if ((in = a->call) || (in = a2->call)) {
-    snprintf(buf, size, "'call' at %u:%u runs code that may write p%u", in->src.loc.line,
-             in->src.loc.col, p);
+    snprintf(buf, size, "'call' at %u:%u runs code that may write p%u", wave_instr_loc(in).line,
+             wave_instr_loc(in).col, p);
     return buf;
   }
   if ((in = a->ret) || (in = a2->ret) || (in = b->ret)) {
-    snprintf(buf, size, "'return' at %u:%u leaves the subroutine from inside", in->src.loc.line,
-             in->src.loc.col);
+    snprintf(buf, size, "'return' at %u:%u leaves the subroutine from inside",
+             wave_instr_loc(in).line, wave_instr_loc(in).col);
     return buf;
   }
   if (!first->node->u.if_.else_body.first || !second->node->u.if_.then_body.first)
@@ -527,8 +525,8 @@ static const char *merge_refusal(const if_sides *first, const if_sides *second, 
   /* A' would run after B: what lets the two sides see each other forbids that. */
   const char *swap = "the first else-side would run after the second then-side, and";
   if ((in = a2->sync) || (in = b->sync)) {
-    snprintf(buf, size, "%s '%s' at %u:%u is %s", swap, mnemonic(in), in->src.loc.line,
-             in->src.loc.col, has(in, WAVE_F_CONVERGENT) ? "convergent" : "ordering");
+    snprintf(buf, size, "%s '%s' at %u:%u is %s", swap, mnemonic(in), wave_instr_loc(in).line,
+             wave_instr_loc(in).col, has(in, WAVE_F_CONVERGENT) ? "convergent" : "ordering");
     return buf;
   }
   const wave_instr *other = NULL;
@@ -539,8 +537,8 @@ static const char *merge_refusal(const if_sides *first, const if_sides *second, 
   if (!other)
     return NULL;
   snprintf(buf, size, "%s '%s' at %u:%u writes memory that '%s' at %u:%u may use", swap,
-           mnemonic(in), in->src.loc.line, in->src.loc.col, mnemonic(other), other->src.loc.line,
-           other->src.loc.col);
+           mnemonic(in), wave_instr_loc(in).line, wave_instr_loc(in).col, mnemonic(other),
+           wave_instr_loc(other).line, wave_instr_loc(other).col);
   return buf;
 }
 
@@ -549,7 +547,7 @@ static wave_src *first_line(wave_node_list *list) {
   wave_node *n = list->first;
   if (!n)
     return NULL;
-  return n->kind == WAVE_NODE_BLOCK ? &n->u.block.first->src
+  return n->kind == WAVE_NODE_BLOCK ? wave_code_instr_src(n->u.block.first)
          : n->kind == WAVE_NODE_IF  ? &n->u.if_.if_src
                                     : &n->u.loop.loop_src;
 }
@@ -605,9 +603,9 @@ static void note_code_between(dce *d, const wave_node *first, const wave_node *b
   wave_loc loc = second->u.if_.if_src.loc;
   wave_remark_missed(d->ctx, "ifs-not-merged", loc,
                      "if at %u:%u not merged with the if at %u:%u: %s at %u:%u lies between them",
-                     loc.line, loc.col, first->u.if_.if_src.loc.line,
-                     first->u.if_.if_src.loc.col, writes ? "a write of its predicate" : "code",
-                     at->src.loc.line, at->src.loc.col);
+                     loc.line, loc.col, first->u.if_.if_src.loc.line, first->u.if_.if_src.loc.col,
+                     writes ? "a write of its predicate" : "code", wave_instr_loc(at).line,
+                     wave_instr_loc(at).col);
 }
 
 typedef struct if_list {
@@ -762,8 +760,9 @@ static wave_regset all_gprs(void) {
 }
 
 static bool is_constant(const wave_instr *in) {
-  return in->op == WAVE_OP_MOV_IMM && in->num_operands == 2 &&
-         in->operands[0].kind == WAVE_OPERAND_GPR && in->operands[0].value <= WAVE_MAX_GPR;
+  return wave_instr_op(in) == WAVE_OP_MOV_IMM && wave_instr_num_operands(in) == 2 &&
+         wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR &&
+         wave_instr_slot(in, 0).value <= WAVE_MAX_GPR;
 }
 
 /* An instruction writes `defs`: what they held is forgotten, here and after the scopes around. */
@@ -777,13 +776,13 @@ static bool note_defs(constants *c, wave_regset defs) {
 static bool constants_instr(dce *d, constants *c, wave_instr *in, wave_regset defs) {
   bool constant = is_constant(in);
   if (constant) {
-    uint32_t r = in->operands[0].value;
+    uint32_t r = wave_instr_slot(in, 0).value;
     const wave_instr *set = c->setter[r];
-    if (set && set->operands[1].value == in->operands[1].value) {
-      wave_loc loc = in->src.loc;
+    if (set && wave_instr_slot(set, 1).value == wave_instr_slot(in, 1).value) {
+      wave_loc loc = wave_instr_loc(in);
       wave_remark_passed(d->ctx, "constant-removed", loc,
                          "'mov_imm' at %u:%u removed: r%u already holds this value from %u:%u",
-                         loc.line, loc.col, r, set->src.loc.line, set->src.loc.col);
+                         loc.line, loc.col, r, wave_instr_loc(set).line, wave_instr_loc(set).col);
       wave_pass_stat_add(d->ctx, "constants-removed",
                          "Number of mov_imm removed because the register held the value", 1);
       wave_instr_remove(in);
@@ -791,8 +790,8 @@ static bool constants_instr(dce *d, constants *c, wave_instr *in, wave_regset de
       return true;
     }
   }
-  return note_defs(c, defs) &&
-         (!constant || in->guard != WAVE_NO_GUARD || learn(c, in->operands[0].value, in));
+  return note_defs(c, defs) && (!constant || wave_instr_guard(in) != WAVE_NO_GUARD ||
+                                learn(c, wave_instr_slot(in, 0).value, in));
 }
 
 /* Leaves an if or loop: what held before it still holds unless written inside. */

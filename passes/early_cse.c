@@ -64,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -277,11 +278,11 @@ static bool is_source_slot(char kind) {
 /* The register an operand reads in this slot, or NO_REG (immediates, labels, scopes, and
  * special registers read as themselves). */
 static uint32_t read_reg(const wave_instr *in, unsigned slot) {
-  const wave_operand *o = &in->operands[slot];
+  const wave_operand *o = wave_instr_operand(in, slot);
   if (o->kind == WAVE_OPERAND_PRED)
     return WAVE_REG_PRED(o->value);
   if (o->kind == WAVE_OPERAND_GPR ||
-      (o->kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(in->op, slot)))
+      (o->kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(wave_instr_op(in), slot)))
     return WAVE_REG_GPR(o->value);
   return NO_REG;
 }
@@ -289,18 +290,19 @@ static uint32_t read_reg(const wave_instr *in, unsigned slot) {
 /* The key of the instruction's sources: by value numbers, or by their text. */
 static void make_key(const cse *c, const wave_instr *in, bool by_value, uint32_t *key) {
   memset(key, 0, KEY_WORDS * sizeof(*key));
-  wave_opcode op = in->op;
+  wave_opcode op = wave_instr_op(in);
   /* `mov rd, sr_x` is mov_sr. */
-  if (op == WAVE_OP_MOV && in->num_operands == 2 && in->operands[1].kind == WAVE_OPERAND_SREG)
+  if (op == WAVE_OP_MOV && wave_instr_num_operands(in) == 2 &&
+      wave_instr_slot(in, 1).kind == WAVE_OPERAND_SREG)
     op = WAVE_OP_MOV_SR;
   key[0] = (uint32_t)op | (by_value ? 0u : 1u << 16);
-  for (unsigned slot = 0, n = 2; slot < in->num_operands; slot++) {
-    if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
+  for (unsigned slot = 0, n = 2; slot < wave_instr_num_operands(in); slot++) {
+    if (!is_source_slot(wave_opcode_slot_kind(wave_instr_op(in), slot)))
       continue;
-    const wave_operand *o = &in->operands[slot];
+    const wave_operand *o = wave_instr_operand(in, slot);
     uint32_t reg = read_reg(in, slot);
     key[1] |= ((uint32_t)o->kind | (uint32_t)o->negated << 3) << (4 * (n - 2));
-    key[n] = by_value && reg != NO_REG && wave_opcode_slot_width(in->op, slot) == 1
+    key[n] = by_value && reg != NO_REG && wave_opcode_slot_width(wave_instr_op(in), slot) == 1
                  ? c->vn[reg]
                  : o->value;
     if (o->kind == WAVE_OPERAND_LABEL)
@@ -312,22 +314,22 @@ static void make_key(const cse *c, const wave_instr *in, bool by_value, uint32_t
 /* Why a repeat of this instruction may not take the earlier one's value; NULL when it may.
  * With ignore_guard, as if it were unguarded. */
 static const char *why_not_merged(const wave_instr *in, bool ignore_guard) {
-  if (wave_opcode_has(in->op, WAVE_F_READS_MEM | WAVE_F_WRITES_MEM))
+  if (wave_opcode_has(wave_instr_op(in), WAVE_F_READS_MEM | WAVE_F_WRITES_MEM))
     return "it accesses memory, which may change in between";
   if (wave_instr_is_convergent(in))
     return "it is convergent";
-  if (wave_opcode_has(in->op, WAVE_F_MAY_TRAP))
+  if (wave_opcode_has(wave_instr_op(in), WAVE_F_MAY_TRAP))
     return "it may trap";
-  if (!wave_instr_can_speculate(in) || wave_opcode_has(in->op, WAVE_F_PSEUDO))
+  if (!wave_instr_can_speculate(in) || wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return "it is not a plain computation";
   const wave_operand *d = wave_instr_dest(in);
   if (!d)
     return "it writes no register";
-  for (unsigned slot = 0; slot < in->num_operands; slot++) {
-    if (wave_opcode_slot_width(in->op, slot) != 1)
+  for (unsigned slot = 0; slot < wave_instr_num_operands(in); slot++) {
+    if (wave_opcode_slot_width(wave_instr_op(in), slot) != 1)
       return "it reads or writes a register pair";
   }
-  if (in->guard != WAVE_NO_GUARD && !ignore_guard)
+  if (wave_instr_guard(in) != WAVE_NO_GUARD && !ignore_guard)
     return "it is guarded: lanes outside the guard keep their old value";
   return NULL;
 }
@@ -344,7 +346,9 @@ static uint32_t dest_reg(const wave_operand *d) {
   return d->kind == WAVE_OPERAND_PRED ? WAVE_REG_PRED(d->value) : WAVE_REG_GPR(d->value);
 }
 
-static const char *mnemonic(const wave_instr *in) { return wave_opcode_get(in->op)->mnemonic; }
+static const char *mnemonic(const wave_instr *in) {
+  return wave_opcode_get(wave_instr_op(in))->mnemonic;
+}
 
 /* Missed remarks for a repeat of an earlier instruction's text that is not merged; then the
  * instruction becomes the one later repeats are compared with. */
@@ -353,14 +357,15 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
   make_key(c, in, false, text);
   make_key(c, in, true, values);
   entry *e = lookup(c, text);
-  wave_loc at = in->src.loc;
+  wave_loc at = wave_instr_loc(in);
   if (e && !merged) {
-    wave_loc was = e->instr->src.loc;
+    wave_loc was = wave_instr_loc(e->instr);
     const char *why = why_not_merged(in, false);
     uint32_t changed = NO_REG;
     const uint32_t *then = c->values[e - c->entries];
-    for (unsigned slot = 0, n = 2; slot < in->num_operands && changed == NO_REG; slot++) {
-      if (!is_source_slot(wave_opcode_slot_kind(in->op, slot)))
+    for (unsigned slot = 0, n = 2; slot < wave_instr_num_operands(in) && changed == NO_REG;
+         slot++) {
+      if (!is_source_slot(wave_opcode_slot_kind(wave_instr_op(in), slot)))
         continue;
       if (then[n] != values[n])
         changed = read_reg(in, slot);
@@ -402,27 +407,30 @@ static void remove_instr(cse *c, wave_instr *in, uint32_t dest) {
   char buf[REG_NAME_LEN];
   wave_pass_stat_add(c->ctx, "instructions-removed",
                      "Number of instructions removed because their register held the value", 1);
-  wave_remark_passed(c->ctx, "redundant-removed", in->src.loc,
+  wave_remark_passed(c->ctx, "redundant-removed", wave_instr_loc(in),
                      "%s at %u:%u removed: %s already holds that value", mnemonic(in),
-                     in->src.loc.line, in->src.loc.col, reg_name(dest, buf));
+                     wave_instr_loc(in).line, wave_instr_loc(in).col, reg_name(dest, buf));
 }
 
-static void redirect(cse *c, const wave_loc *at, const char *what, wave_operand *o,
-                     uint32_t from, uint32_t to) {
+static void redirect(cse *c, wave_loc at, const char *what, wave_operand *o, uint32_t from,
+                     uint32_t to) {
   char a[REG_NAME_LEN], b[REG_NAME_LEN];
   o->value = to >= WAVE_REG_PRED(0) ? to - WAVE_REG_PRED(0) : to;
   c->rewrites++;
   wave_pass_stat_add(c->ctx, "reads-redirected",
                      "Number of reads redirected to a register holding the same value", 1);
-  wave_remark_passed(c->ctx, "read-redirected", *at, "%s at %u:%u reads %s instead of %s: same "
-                     "value", what, at->line, at->col, reg_name(to, a), reg_name(from, b));
+  wave_remark_passed(c->ctx, "read-redirected", at,
+                     "%s at %u:%u reads %s instead of %s: same "
+                     "value",
+                     what, at.line, at.col, reg_name(to, a), reg_name(from, b));
 }
 
 /* A read that stays although `to` holds the same value. */
 static void kept(cse *c, const wave_instr *in, uint32_t reg, uint32_t to, const char *why) {
   char a[REG_NAME_LEN], b[REG_NAME_LEN];
-  wave_remark_missed(c->ctx, "read-kept", in->src.loc, "%s at %u:%u keeps reading %s, not %s: %s",
-                     mnemonic(in), in->src.loc.line, in->src.loc.col, reg_name(reg, a),
+  wave_remark_missed(c->ctx, "read-kept", wave_instr_loc(in),
+                     "%s at %u:%u keeps reading %s, not %s: %s", mnemonic(in),
+                     wave_instr_loc(in).line, wave_instr_loc(in).col, reg_name(reg, a),
                      reg_name(to, b), why);
 }
 
@@ -441,11 +449,11 @@ static uint32_t read_target(cse *c, uint32_t reg) {
 static void rewrite_reads(cse *c, wave_instr *in) {
   wave_regset other_lanes = wave_regset_empty();
   wave_instr_other_lane_uses(in, &other_lanes);
-  for (unsigned slot = 0; slot < in->num_operands; slot++) {
-    char kind = wave_opcode_slot_kind(in->op, slot);
-    wave_operand *o = &in->operands[slot];
-    if ((kind != 'u' && kind != 'p') || wave_opcode_slot_width(in->op, slot) != 1 ||
-        (o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_PRED))
+  for (unsigned slot = 0; slot < wave_instr_num_operands(in); slot++) {
+    char kind = wave_opcode_slot_kind(wave_instr_op(in), slot);
+    wave_operand o = *wave_instr_operand(in, slot);
+    if ((kind != 'u' && kind != 'p') || wave_opcode_slot_width(wave_instr_op(in), slot) != 1 ||
+        (o.kind != WAVE_OPERAND_GPR && o.kind != WAVE_OPERAND_PRED))
       continue;
     uint32_t reg = read_reg(in, slot);
     uint32_t to = read_target(c, reg);
@@ -453,18 +461,20 @@ static void rewrite_reads(cse *c, wave_instr *in) {
       continue;
     if (wave_regset_test(other_lanes, reg))
       kept(c, in, reg, to, "it reads that register in other lanes too, inactive ones included");
-    else
-      redirect(c, &in->src.loc, mnemonic(in), o, reg, to);
+    else {
+      redirect(c, wave_instr_loc(in), mnemonic(in), &o, reg, to);
+      wave_instr_set_operand(in, slot, o);
+    }
   }
-  if (in->guard != WAVE_NO_GUARD) {
-    uint32_t reg = WAVE_REG_PRED((uint32_t)in->guard);
+  if (wave_instr_guard(in) != WAVE_NO_GUARD) {
+    uint32_t reg = WAVE_REG_PRED((uint32_t)wave_instr_guard(in));
     uint32_t to = read_target(c, reg);
     if (to == WAVE_REG_PRED(0) && reg != to) {
       kept(c, in, reg, to, "a guard may not name p0");
     } else if (to != reg) {
-      wave_operand guard = wave_pred((uint32_t)in->guard);
-      redirect(c, &in->src.loc, mnemonic(in), &guard, reg, to);
-      in->guard = (int8_t)guard.value;
+      wave_operand guard = wave_pred((uint32_t)wave_instr_guard(in));
+      redirect(c, wave_instr_loc(in), mnemonic(in), &guard, reg, to);
+      wave_instr_set_guard(in, (int)guard.value, wave_instr_guard_negated(in));
     }
   }
 }
@@ -481,8 +491,8 @@ static wave_regset set_defs_fresh(cse *c, const wave_instr *in) {
  * a new number and entry when `add`, else the answer is NO_REG. */
 static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **earlier) {
   *earlier = NULL;
-  if (in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_GPR)
-    return c->vn[in->operands[1].value];
+  if (wave_instr_op(in) == WAVE_OP_MOV && wave_instr_slot(in, 1).kind == WAVE_OPERAND_GPR)
+    return c->vn[wave_instr_slot(in, 1).value];
   uint32_t key[KEY_WORDS];
   make_key(c, in, true, key);
   entry *e = lookup(c, key);
@@ -509,7 +519,7 @@ static wave_regset visit_instr(cse *c, wave_instr *in) {
   rewrite_reads(c, in);
   const wave_operand *d = wave_instr_dest(in);
   const entry *earlier;
-  bool copy = in->op == WAVE_OP_MOV && in->operands[1].kind == WAVE_OPERAND_GPR;
+  bool copy = wave_instr_op(in) == WAVE_OP_MOV && wave_instr_slot(in, 1).kind == WAVE_OPERAND_GPR;
   if (!d || why_not_merged(in, true) != NULL) {
     if (c->explain && d)
       explain(c, in, false);
@@ -520,7 +530,7 @@ static wave_regset visit_instr(cse *c, wave_instr *in) {
   uint32_t dest = dest_reg(d);
   wave_regset writes = wave_regset_empty();
   /* Writing what the destination holds changes no lane, guarded or not. */
-  uint32_t value = value_of(c, in, in->guard == WAVE_NO_GUARD, &earlier);
+  uint32_t value = value_of(c, in, wave_instr_guard(in) == WAVE_NO_GUARD, &earlier);
   if (c->out_of_memory)
     return writes;
   if (value != NO_REG && c->vn[dest] == value) {
@@ -528,7 +538,7 @@ static wave_regset visit_instr(cse *c, wave_instr *in) {
     return writes;
   }
   wave_regset_set(&writes, dest);
-  if (in->guard != WAVE_NO_GUARD) {
+  if (wave_instr_guard(in) != WAVE_NO_GUARD) {
     if (c->explain && !copy)
       explain(c, in, false);
     set_fresh(c, dest);
@@ -537,7 +547,7 @@ static wave_regset visit_instr(cse *c, wave_instr *in) {
   bool held = holder(c, value) != NO_REG;
   if (c->explain && earlier && !held) {
     char buf[REG_NAME_LEN];
-    wave_loc at = in->src.loc, was = earlier->instr->src.loc;
+    wave_loc at = wave_instr_loc(in), was = wave_instr_loc(earlier->instr);
     wave_remark_missed(c->ctx, "value-lost", at,
                        "%s at %u:%u not merged with the one at %u:%u: no register holds that "
                        "value any more (%s was overwritten)",
@@ -564,9 +574,9 @@ static bool push_scope(cse *c) {
 /* `mov rX, rX`: no lane changes, and the visit removes it, so a loop is judged without it
  * (else removing a loop's only write of rX would leave a second run something to find). */
 static bool copies_itself(const wave_instr *in) {
-  const wave_operand *d = &in->operands[0], *s = &in->operands[1];
-  return in->op == WAVE_OP_MOV && d->kind == WAVE_OPERAND_GPR && s->kind == WAVE_OPERAND_GPR &&
-         d->value == s->value && d->half == s->half;
+  const wave_operand *d = wave_instr_operand(in, 0), *s = wave_instr_operand(in, 1);
+  return wave_instr_op(in) == WAVE_OP_MOV && d->kind == WAVE_OPERAND_GPR &&
+         s->kind == WAVE_OPERAND_GPR && d->value == s->value && d->half == s->half;
 }
 
 /* What the body of `loop` writes, and the body of each loop inside it, numbered on from
@@ -611,7 +621,7 @@ static void visit_cond(cse *c, wave_node *node) {
   uint32_t reg = WAVE_REG_PRED(cond->value);
   uint32_t to = read_target(c, reg);
   if (to != reg)
-    redirect(c, &node->u.if_.if_src.loc, "if", cond, reg, to);
+    redirect(c, node->u.if_.if_src.loc, "if", cond, reg, to);
 }
 
 /* Visits the instructions of a block; those it keeps count as writes of the innermost loop
@@ -690,7 +700,7 @@ static void walk(cse *c, wave_region *region) {
 
 /* Removes an instruction, and its block if that empties it, merging the blocks that then meet. */
 static void unlink_instr(wave_instr *in) {
-  wave_node *block = in->block;
+  wave_node *block = wave_instr_node(in);
   wave_instr_remove(in);
   if (!wave_block_is_empty(block))
     return;

@@ -111,6 +111,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
@@ -159,7 +160,7 @@ static wave_flatten_status refuse(wave_flatten_outcome *out, const char *fmt, ..
 }
 
 static const char *mnemonic(const wave_instr *in) {
-  return wave_opcode_get((wave_opcode)in->op)->mnemonic;
+  return wave_opcode_get(wave_instr_op(in))->mnemonic;
 }
 
 /* Short texts for remarks, returned by value. */
@@ -192,7 +193,8 @@ static wave_loc if_loc(const wave_node *n) { return n->u.if_.if_src.loc; }
 
 static text instr_text(const wave_instr *in) {
   text t;
-  snprintf(t.s, sizeof(t.s), "%s at %u:%u", mnemonic(in), in->src.loc.line, in->src.loc.col);
+  snprintf(t.s, sizeof(t.s), "%s at %u:%u", mnemonic(in), wave_instr_loc(in).line,
+           wave_instr_loc(in).col);
   return t;
 }
 
@@ -233,7 +235,7 @@ static wave_flatten_status check_side(wave_node_list *side, const wave_node *inn
 
 /* Why an instruction cannot run on lanes that did not run it. */
 static const char *why_not_speculated(const wave_instr *in) {
-  wave_opcode op = (wave_opcode)in->op;
+  wave_opcode op = wave_instr_op(in);
   if (wave_instr_is_convergent(in))
     return "is convergent";
   if (wave_opcode_has(op, WAVE_F_WRITES_MEM | WAVE_F_RMW))
@@ -283,7 +285,7 @@ static wave_loc walk_loc(const wave_const_walker *w) {
   const wave_node *n = w->node;
   switch (w->event) {
   case WAVE_WALK_BLOCK:
-    return n->u.block.first->src.loc;
+    return wave_instr_loc(n->u.block.first);
   case WAVE_WALK_IF:
     return n->u.if_.if_src.loc;
   case WAVE_WALK_ELSE:
@@ -313,7 +315,7 @@ static wave_flatten_status differ(wave_flatten_outcome *out, const wave_node *in
 /* One run of S for both groups of lanes must be unobservable: no write to memory (stores and
  * atomics), nothing convergent. */
 static wave_flatten_status check_once(const wave_instr *in, wave_flatten_outcome *out) {
-  if (wave_opcode_has((wave_opcode)in->op, WAVE_F_WRITES_MEM | WAVE_F_RMW))
+  if (wave_opcode_has(wave_instr_op(in), WAVE_F_WRITES_MEM | WAVE_F_RMW))
     return refuse(out, "its then-side writes memory (%s), and one run for both groups of lanes "
                        "would reorder the writes between them",
                   instr_text(in).s);
@@ -349,15 +351,16 @@ static wave_flatten_status check_same(const wave_node_list *s, const wave_node_l
     if (a.event != WAVE_WALK_BLOCK)
       continue;
     const wave_instr *ib = b.node->u.block.first;
-    for (const wave_instr *ia = a.node->u.block.first; ia; ia = ia->next, ib = ib->next) {
+    for (const wave_instr *ia = a.node->u.block.first; ia;
+         ia = wave_instr_next(ia), ib = wave_instr_next(ib)) {
       wave_flatten_status st = check_once(ia, out);
       if (st != WAVE_FLATTEN_DONE)
         return st;
       if (!ib || !wave_instr_equal(ia, ib))
-        return differ(out, inner, ia->src.loc, ib ? ib->src.loc : walk_loc(&b));
+        return differ(out, inner, wave_instr_loc(ia), ib ? wave_instr_loc(ib) : walk_loc(&b));
     }
     if (ib)
-      return differ(out, inner, walk_loc(&a), ib->src.loc);
+      return differ(out, inner, walk_loc(&a), wave_instr_loc(ib));
   }
 }
 
@@ -547,7 +550,8 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
   /* The lines that go: comments of the if (and else) line before the first line of what
    * replaces the outer if, those of the endif after the surviving endif. Recorded last line
    * first, since each goes ahead of those recorded before; the room was reserved above. */
-  wave_src *first = inner->prev ? &inner->prev->u.block.first->src : &inner->u.if_.if_src;
+  wave_src *first =
+      inner->prev ? wave_code_instr_src(inner->prev->u.block.first) : &inner->u.if_.if_src;
   wave_src *next = wave_line_after(outer);
   wave_comment_moves *cm = f->comments;
   wave_comment_moves_add(cm, &outer->u.if_.endif_src, next);

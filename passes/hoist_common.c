@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -68,11 +69,11 @@
 #include "xform/hoist_common.h"
 
 static const char *mnemonic(const wave_instr *in) {
-  return wave_opcode_get((wave_opcode)in->op)->mnemonic;
+  return wave_opcode_get(wave_instr_op(in))->mnemonic;
 }
 
 static bool has(const wave_instr *in, uint32_t flags) {
-  return wave_opcode_has((wave_opcode)in->op, flags);
+  return wave_opcode_has(wave_instr_op(in), flags);
 }
 
 /* What a side of an if holds that stops a pair from overtaking it or from leaving it. */
@@ -86,11 +87,12 @@ static void facts_add(side_facts *f, const wave_instr *in) {
   wave_regset other;
   wave_instr_other_lane_uses(in, &other);
   f->other_reads = wave_regset_union(f->other_reads, other);
-  if (in->op == WAVE_OP_CALL)
+  if (wave_instr_op(in) == WAVE_OP_CALL)
     wave_regset_set_range(&f->other_reads, 0, WAVE_NUM_REGS);
-  if ((in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE) && !f->leaves)
+  if ((wave_instr_op(in) == WAVE_OP_BREAK || wave_instr_op(in) == WAVE_OP_CONTINUE) && !f->leaves)
     f->leaves = in;
-  if ((in->op == WAVE_OP_HALT || in->op == WAVE_OP_RETURN || in->op == WAVE_OP_CALL) &&
+  if ((wave_instr_op(in) == WAVE_OP_HALT || wave_instr_op(in) == WAVE_OP_RETURN ||
+       wave_instr_op(in) == WAVE_OP_CALL) &&
       !f->ends)
     f->ends = in;
 }
@@ -214,7 +216,7 @@ static wave_instr *last_instr(wave_node_list *list) {
 /* Unlinks an instruction, and its block when that becomes empty; removing a block between two
  * non-blocks keeps the normal form. */
 static void unlink_instr(wave_instr *in) {
-  wave_node *block = in->block;
+  wave_node *block = wave_instr_node(in);
   wave_instr_remove(in);
   if (wave_block_is_empty(block))
     wave_node_remove(block);
@@ -222,7 +224,7 @@ static void unlink_instr(wave_instr *in) {
 
 /* Moves `keep` to `at` and drops its twin, whose comments join it when they differ. */
 static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_cursor at) {
-  wave_node *from = keep->block;
+  wave_node *from = wave_instr_node(keep);
   bool at_end = keep == from->u.block.last;
   wave_instr_remove(keep);
   if (!wave_instr_insert(h->module, at, keep)) {
@@ -234,14 +236,14 @@ static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_curso
   }
   if (wave_block_is_empty(from))
     wave_node_remove(from);
-  const wave_src *k = &keep->src, *t = &twin->src;
-  wave_src *twin_src = &twin->src;
+  const wave_src *k = wave_instr_origin(keep), *t = wave_instr_origin(twin);
+  wave_src *twin_src = wave_code_instr_src(twin);
   bool same = (k->leading == t->leading || (k->leading && t->leading &&
                                             strcmp(k->leading, t->leading) == 0)) &&
               (k->comment == t->comment ||
                (k->comment && t->comment && strcmp(k->comment, t->comment) == 0));
   bool ok = same || (!t->leading && !t->comment) ||
-            wave_comment_moves_now(h->module, &twin_src, 1, &keep->src);
+            wave_comment_moves_now(h->module, &twin_src, 1, wave_code_instr_src(keep));
   unlink_instr(twin);
   return ok;
 }
@@ -249,18 +251,18 @@ static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_curso
 static void missed(hoister *h, const wave_instr *a, const wave_instr *b, const wave_node *node,
                    const char *direction, const char *why) {
   wave_loc at = node->u.if_.if_src.loc;
-  wave_remark_missed(h->ctx, "not-moved", a->src.loc,
+  wave_remark_missed(h->ctx, "not-moved", wave_instr_loc(a),
                      "'%s' at %u:%u and %u:%u not %s the if at %u:%u: %s", mnemonic(a),
-                     a->src.loc.line, a->src.loc.col, b->src.loc.line, b->src.loc.col,
-                     direction, at.line, at.col, why);
+                     wave_instr_loc(a).line, wave_instr_loc(a).col, wave_instr_loc(b).line,
+                     wave_instr_loc(b).col, direction, at.line, at.col, why);
 }
 
 static void passed(hoister *h, const wave_instr *a, wave_loc b, const wave_node *node,
                    const char *direction) {
   wave_loc at = node->u.if_.if_src.loc;
-  wave_remark_passed(h->ctx, "moved", a->src.loc, "'%s' at %u:%u and %u:%u %s the if at %u:%u",
-                     mnemonic(a), a->src.loc.line, a->src.loc.col, b.line, b.col, direction,
-                     at.line, at.col);
+  wave_remark_passed(
+      h->ctx, "moved", wave_instr_loc(a), "'%s' at %u:%u and %u:%u %s the if at %u:%u", mnemonic(a),
+      wave_instr_loc(a).line, wave_instr_loc(a).col, b.line, b.col, direction, at.line, at.col);
   wave_pass_stat_add(h->ctx, "instrs-moved",
                      "Number of instructions moved out of both sides of an if", 1);
   h->moved++;
@@ -270,7 +272,7 @@ static void hoist(hoister *h, wave_node *node, const if_facts *f) {
   const char *above = "hoisted above";
   wave_instr *a, *b;
   while ((a = first_instr(&node->u.if_.then_body)) && (b = first_instr(&node->u.if_.else_body)) &&
-         a->op == b->op) {
+         wave_instr_op(a) == wave_instr_op(b)) {
     char buf[96], reg[8];
     const char *why = why_fixed(a, b);
     if (!why && wave_instr_writes_reg(a, WAVE_REG_PRED(node->u.if_.cond.value))) {
@@ -285,7 +287,7 @@ static void hoist(hoister *h, wave_node *node, const if_facts *f) {
       missed(h, a, b, node, above, why);
       return;
     }
-    wave_loc b_loc = b->src.loc;
+    wave_loc b_loc = wave_instr_loc(b);
     if (!move_pair(h, a, b, wave_cursor_before_node(node))) {
       h->failed = true;
       return;
@@ -298,7 +300,7 @@ static void sink(hoister *h, wave_node *node, const if_facts *f) {
   const char *below = "sunk below";
   wave_instr *a, *b;
   while ((a = last_instr(&node->u.if_.then_body)) && (b = last_instr(&node->u.if_.else_body)) &&
-         a->op == b->op) {
+         wave_instr_op(a) == wave_instr_op(b)) {
     char buf[96], reg[8];
     const char *why = why_fixed(a, b);
     const wave_instr *exit = NULL;
@@ -309,7 +311,7 @@ static void sink(hoister *h, wave_node *node, const if_facts *f) {
     }
     if (!why && exit) {
       snprintf(buf, sizeof(buf), "the %s-side holds '%s' at %u:%u", side, mnemonic(exit),
-               exit->src.loc.line, exit->src.loc.col);
+               wave_instr_loc(exit).line, wave_instr_loc(exit).col);
       why = buf;
     }
     if (!why && read_elsewhere(a, &f->else_side, reg, sizeof(reg))) {
@@ -320,7 +322,7 @@ static void sink(hoister *h, wave_node *node, const if_facts *f) {
       missed(h, a, b, node, below, why);
       return;
     }
-    wave_loc b_loc = b->src.loc;
+    wave_loc b_loc = wave_instr_loc(b);
     if (!move_pair(h, a, b, wave_cursor_after_node(node))) {
       h->failed = true;
       return;

@@ -114,6 +114,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -154,12 +155,14 @@ static void say(char *buf, size_t size, const char *fmt, ...) {
   va_end(ap);
 }
 
-static const char *mnemonic(const wave_instr *i) { return wave_opcode_get(i->op)->mnemonic; }
+static const char *mnemonic(const wave_instr *i) {
+  return wave_opcode_get(wave_instr_op(i))->mnemonic;
+}
 
 static wave_instr *first_instr(const side *s) { return s->block ? s->block->u.block.first : NULL; }
 
 static wave_cond guard_of(const wave_instr *i) {
-  return wave_cond_of((uint32_t)i->guard, i->guard_negated);
+  return wave_cond_of((uint32_t)wave_instr_guard(i), wave_instr_guard_negated(i));
 }
 
 static unsigned count_range(wave_regset set, unsigned from, unsigned end) {
@@ -177,7 +180,7 @@ static wave_regset regset_of(unsigned reg) {
 
 /* What keeps an instruction out of both forms, or NULL. */
 static const char *refusal_class(const wave_instr *i) {
-  wave_opcode op = (wave_opcode)i->op;
+  wave_opcode op = wave_instr_op(i);
   if (wave_instr_is_convergent(i))
     return "convergent";
   if (wave_opcode_has(op, WAVE_F_RMW))
@@ -215,8 +218,8 @@ static bool read_side(side *s, wave_node_list *list, char *why, size_t size) {
     wave_foreach_instr(i, b) {
       const char *cls = refusal_class(i);
       if (cls) {
-        say(why, size, "%s holds %s at %u:%u (%s)", s->name, mnemonic(i), i->src.loc.line,
-            i->src.loc.col, cls);
+        say(why, size, "%s holds %s at %u:%u (%s)", s->name, mnemonic(i), wave_instr_loc(i).line,
+            wave_instr_loc(i).col, cls);
         return false;
       }
       wave_regset uses, defs;
@@ -288,11 +291,11 @@ typedef enum guard_fate { TAKES_SIDE_GUARD, NEVER_RUNS, COMBINED } guard_fate;
 
 /* `written`: an earlier instruction of the same side wrote the if's predicate. */
 static guard_fate fate_of(const rewrite *rw, const side *s, const wave_instr *i, bool written) {
-  if (i->guard == WAVE_NO_GUARD)
+  if (wave_instr_guard(i) == WAVE_NO_GUARD)
     return TAKES_SIDE_GUARD;
-  if ((uint32_t)i->guard != rw->pred || written)
+  if ((uint32_t)wave_instr_guard(i) != rw->pred || written)
     return COMBINED;
-  return (bool)i->guard_negated == s->cond.negated ? TAKES_SIDE_GUARD : NEVER_RUNS;
+  return (bool)wave_instr_guard_negated(i) == s->cond.negated ? TAKES_SIDE_GUARD : NEVER_RUNS;
 }
 
 /* The guard a side's instructions take under the plan. */
@@ -309,9 +312,9 @@ static bool side_guards_honoured(const rewrite *rw, const guard_plan *gp, const 
     const side *s = &rw->sides[k];
     wave_cond g = side_guard(rw, gp, k);
     bool written = false;
-    for (const wave_instr *i = first_instr(s); i; i = i->next) {
+    for (const wave_instr *i = first_instr(s); i; i = wave_instr_next(i)) {
       if (fate_of(rw, s, i, written) == TAKES_SIDE_GUARD &&
-          !wave_target_honours_guard(rw->p->target, (wave_opcode)i->op, (int)g.pred, g.negated)) {
+          !wave_target_honours_guard(rw->p->target, wave_instr_op(i), (int)g.pred, g.negated)) {
         *bad = i;
         return false;
       }
@@ -326,10 +329,10 @@ static void plan_guarded(rewrite *rw, guard_plan *gp) {
   *gp = (guard_plan){0};
   const wave_instr *last = NULL, *writer = NULL;
   for (unsigned k = 0; k < 2; k++)
-    for (const wave_instr *i = first_instr(&rw->sides[k]); i; i = i->next)
+    for (const wave_instr *i = first_instr(&rw->sides[k]); i; i = wave_instr_next(i))
       last = i;
   for (unsigned k = 0; k < 2 && !writer; k++)
-    for (const wave_instr *i = first_instr(&rw->sides[k]); i && !writer; i = i->next)
+    for (const wave_instr *i = first_instr(&rw->sides[k]); i && !writer; i = wave_instr_next(i))
       if (i != last && wave_instr_writes_reg(i, WAVE_REG_PRED(rw->pred)))
         writer = i;
   const wave_instr *bad = NULL;
@@ -341,8 +344,8 @@ static void plan_guarded(rewrite *rw, guard_plan *gp) {
     if (num_free == 0) {
       if (writer)
         say(gp->why, sizeof gp->why,
-            "no free predicate to keep the test in while %s at %u:%u writes p%u",
-            mnemonic(writer), writer->src.loc.line, writer->src.loc.col, rw->pred);
+            "no free predicate to keep the test in while %s at %u:%u writes p%u", mnemonic(writer),
+            wave_instr_loc(writer).line, wave_instr_loc(writer).col, rw->pred);
       else if (rw->pred == 0)
         say(gp->why, sizeof gp->why, "p0 cannot guard and no predicate is free to copy it into");
       else
@@ -358,7 +361,7 @@ static void plan_guarded(rewrite *rw, guard_plan *gp) {
     gp->needs_gprs |= cost > 2;
     if (!side_guards_honoured(rw, gp, &bad)) {
       say(gp->why, sizeof gp->why, "the target drops a guard on %s at %u:%u", mnemonic(bad),
-          bad->src.loc.line, bad->src.loc.col);
+          wave_instr_loc(bad).line, wave_instr_loc(bad).col);
       return;
     }
   }
@@ -366,7 +369,7 @@ static void plan_guarded(rewrite *rw, guard_plan *gp) {
     const side *s = &rw->sides[k];
     wave_cond g = side_guard(rw, gp, k);
     bool written = false;
-    for (const wave_instr *i = first_instr(s); i; i = i->next) {
+    for (const wave_instr *i = first_instr(s); i; i = wave_instr_next(i)) {
       switch (fate_of(rw, s, i, written)) {
       case TAKES_SIDE_GUARD:
         gp->cost++;
@@ -379,16 +382,16 @@ static void plan_guarded(rewrite *rw, guard_plan *gp) {
             num_free = free_preds(rw, spare);
           if (next_free >= num_free) {
             say(gp->why, sizeof gp->why,
-                "no free predicate to combine the guard of %s at %u:%u with the test",
-                mnemonic(i), i->src.loc.line, i->src.loc.col);
+                "no free predicate to combine the guard of %s at %u:%u with the test", mnemonic(i),
+                wave_instr_loc(i).line, wave_instr_loc(i).col);
             return;
           }
           gp->combine = true;
           gp->combine_pred = spare[next_free++];
         }
-        if (!wave_target_honours_guard(t, (wave_opcode)i->op, (int)gp->combine_pred, false)) {
+        if (!wave_target_honours_guard(t, wave_instr_op(i), (int)gp->combine_pred, false)) {
           say(gp->why, sizeof gp->why, "the target drops a guard on %s at %u:%u", mnemonic(i),
-              i->src.loc.line, i->src.loc.col);
+              wave_instr_loc(i).line, wave_instr_loc(i).col);
           return;
         }
         gp->cost += 1 + and_cost(t, gp->combine_pred, g, guard_of(i));
@@ -412,7 +415,7 @@ static void plan_guarded(rewrite *rw, guard_plan *gp) {
 
 /* The first instruction appended to staging after `before` (its last one then), or NULL. */
 static wave_instr *added_after(wave_node *staging, wave_instr *before) {
-  return before ? before->next : staging->u.block.first;
+  return before ? wave_instr_next(before) : staging->u.block.first;
 }
 
 static wave_builder builder_at_end(rewrite *rw, wave_node *staging) {
@@ -440,9 +443,10 @@ static bool append_clone(rewrite *rw, wave_node *staging, const wave_instr *i, w
  * register again see the constant (and licm may then take the load out of a loop). */
 static bool constant_stays_unguarded(const rewrite *rw, unsigned k, const wave_instr *i,
                                      wave_regset after) {
-  if (i->guard != WAVE_NO_GUARD || (i->op != WAVE_OP_MOV_IMM && i->op != WAVE_OP_MOV_SR))
+  if (wave_instr_guard(i) != WAVE_NO_GUARD ||
+      (wave_instr_op(i) != WAVE_OP_MOV_IMM && wave_instr_op(i) != WAVE_OP_MOV_SR))
     return false;
-  unsigned d = WAVE_REG_GPR(wave_instr_operand(i, 0)->value);
+  unsigned d = WAVE_REG_GPR(wave_instr_slot(i, 0).value);
   return !wave_regset_test(after, d) && (k == 1 || !wave_regset_test(rw->sides[1].uses, d));
 }
 
@@ -463,7 +467,7 @@ static bool emit_guarded(rewrite *rw, const guard_plan *gp, wave_node *staging, 
     wave_cond g = side_guard(rw, gp, k);
     wave_instr *before = staging->u.block.last;
     bool written = false;
-    for (const wave_instr *i = first_instr(s); i; i = i->next) {
+    for (const wave_instr *i = first_instr(s); i; i = wave_instr_next(i)) {
       guard_fate fate = fate_of(rw, s, i, written);
       written |= wave_instr_writes_reg(i, WAVE_REG_PRED(rw->pred));
       if (fate == NEVER_RUNS)
@@ -509,7 +513,8 @@ static const char *select_refusal(const wave_instr *i) {
     if (refs[r].count > 1)
       return "register pairs";
   for (unsigned s = 0; s < wave_instr_num_operands(i); s++)
-    if (i->operands[s].kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg((wave_opcode)i->op, s))
+    if (wave_instr_slot(i, s).kind == WAVE_OPERAND_SREG &&
+        !wave_opcode_reads_sreg(wave_instr_op(i), s))
       return "special register read as a GPR";
   return NULL;
 }
@@ -518,11 +523,11 @@ static const char *select_refusal(const wave_instr *i) {
  * starts from its old value); false when a guarded compare would need its predicate renamed. */
 static bool count_movs(const side *s, wave_regset rename, unsigned *movs, const wave_instr **bad) {
   wave_regset done = wave_regset_empty();
-  for (const wave_instr *i = first_instr(s); i; i = i->next) {
+  for (const wave_instr *i = first_instr(s); i; i = wave_instr_next(i)) {
     wave_regset defs;
     wave_instr_defs(i, &defs);
     wave_regset moved = wave_regset_intersect(defs, rename);
-    if (i->guard != WAVE_NO_GUARD && !wave_regset_is_empty(moved)) {
+    if (wave_instr_guard(i) != WAVE_NO_GUARD && !wave_regset_is_empty(moved)) {
       if (count_range(moved, PRED_BASE, WAVE_NUM_REGS)) {
         *bad = i;
         return false;
@@ -537,11 +542,11 @@ static bool count_movs(const side *s, wave_regset rename, unsigned *movs, const 
 static void plan_select(rewrite *rw, select_plan *sp) {
   *sp = (select_plan){0};
   for (unsigned k = 0; k < 2; k++)
-    for (const wave_instr *i = first_instr(&rw->sides[k]); i; i = i->next) {
+    for (const wave_instr *i = first_instr(&rw->sides[k]); i; i = wave_instr_next(i)) {
       const char *why = select_refusal(i);
       if (why) {
         say(sp->why, sizeof sp->why, "%s holds %s at %u:%u (%s)", rw->sides[k].name, mnemonic(i),
-            i->src.loc.line, i->src.loc.col, why);
+            wave_instr_loc(i).line, wave_instr_loc(i).col, why);
         return;
       }
     }
@@ -587,7 +592,7 @@ static void plan_select(rewrite *rw, select_plan *sp) {
   }
   if (!found) {
     say(sp->why, sizeof sp->why, "the guarded compare %s at %u:%u would need its predicate renamed",
-        mnemonic(bad), bad->src.loc.line, bad->src.loc.col);
+        mnemonic(bad), wave_instr_loc(bad).line, wave_instr_loc(bad).col);
     return;
   }
   if (sp->gprs || sp->preds) {
@@ -617,8 +622,8 @@ static wave_operand renamed_operand(wave_operand o, uint16_t reg) {
 
 /* The register index an operand in slot `slot` names, or -1 when it names none. */
 static int slot_reg(const wave_instr *i, unsigned slot) {
-  const wave_operand *o = &i->operands[slot];
-  switch (wave_opcode_slot_kind((wave_opcode)i->op, slot)) {
+  const wave_operand *o = wave_instr_operand(i, slot);
+  switch (wave_opcode_slot_kind(wave_instr_op(i), slot)) {
   case 'd':
   case 'u':
     return o->kind == WAVE_OPERAND_GPR ? (int)WAVE_REG_GPR(o->value) : -1;
@@ -631,7 +636,7 @@ static int slot_reg(const wave_instr *i, unsigned slot) {
 }
 
 static bool is_def_slot(const wave_instr *i, unsigned slot) {
-  char kind = wave_opcode_slot_kind((wave_opcode)i->op, slot);
+  char kind = wave_opcode_slot_kind(wave_instr_op(i), slot);
   return kind == 'd' || kind == 'q';
 }
 
@@ -642,20 +647,21 @@ static bool emit_renamed_side(rewrite *rw, const side *s, wave_regset rename, wa
   for (unsigned r = 0; r < WAVE_NUM_REGS; r++)
     map[r] = (uint16_t)r;
   unsigned next_pred = 0;
-  for (const wave_instr *i = first_instr(s); i; i = i->next) {
+  for (const wave_instr *i = first_instr(s); i; i = wave_instr_next(i)) {
     wave_instr *c = wave_instr_clone(rw->kernel->module, i);
     if (!c)
       return false;
-    unsigned slots = wave_opcode_num_slots((wave_opcode)i->op);
+    unsigned slots = wave_opcode_num_slots(wave_instr_op(i));
     if (slots > wave_instr_num_operands(i))
       slots = wave_instr_num_operands(i);
     for (unsigned k = 0; k < slots; k++) {
       int r = slot_reg(i, k);
       if (r >= 0 && !is_def_slot(i, k))
-        c->operands[k] = renamed_operand(c->operands[k], map[r]);
+        wave_instr_set_operand(c, k, renamed_operand(wave_instr_slot(c, k), map[r]));
     }
-    if (i->guard != WAVE_NO_GUARD)
-      c->guard = (int8_t)(map[WAVE_REG_PRED(i->guard)] - PRED_BASE);
+    if (wave_instr_guard(i) != WAVE_NO_GUARD)
+      wave_instr_set_guard(c, (int)(map[WAVE_REG_PRED(wave_instr_guard(i))] - PRED_BASE),
+                           wave_instr_guard_negated(c));
     for (unsigned k = 0; k < slots; k++) {
       int r = slot_reg(i, k);
       if (r < 0 || !is_def_slot(i, k))
@@ -667,7 +673,7 @@ static bool emit_renamed_side(rewrite *rw, const side *s, wave_regset rename, wa
         } else {
           if (!wave_scratch_gpr(gprs, &to))
             return false;
-          if (i->guard != WAVE_NO_GUARD) {
+          if (wave_instr_guard(i) != WAVE_NO_GUARD) {
             wave_builder b = builder_at_end(rw, staging);
             if (!wave_build(&b, WAVE_OP_MOV, wave_gpr(to), wave_gpr((uint32_t)r)))
               return false;
@@ -675,7 +681,7 @@ static bool emit_renamed_side(rewrite *rw, const side *s, wave_regset rename, wa
         }
         map[r] = (uint16_t)to;
       }
-      c->operands[k] = renamed_operand(c->operands[k], map[r]);
+      wave_instr_set_operand(c, k, renamed_operand(wave_instr_slot(c, k), map[r]));
     }
     wave_block_append(staging, c);
   }
@@ -727,7 +733,8 @@ static bool install(rewrite *rw, wave_node *staging, marks *mk) {
   /* Last line first, so that lines landing on the same line keep their order. */
   for (size_t k = 3; k-- > 0;)
     wave_comment_moves_add(rw->p->comments, lines[k],
-                           mk->start[k] ? &mk->start[k]->src : wave_line_after(node));
+                           mk->start[k] ? wave_code_instr_src(mk->start[k])
+                                        : wave_line_after(node));
   wave_node_list with = {0};
   if (staging->u.block.first)
     wave_node_list_append(&with, staging);
@@ -761,7 +768,7 @@ const char *wave_if_to_select_form_name(wave_if_to_select_form form) {
 
 /* The last instruction before `before` in its block that may write GPR r, or NULL. */
 static const wave_instr *last_write_before(const wave_instr *before, uint32_t r) {
-  for (const wave_instr *in = before->prev; in; in = in->prev) {
+  for (const wave_instr *in = wave_instr_prev(before); in; in = wave_instr_prev(in)) {
     if (wave_regset_test(wave_xform_may_write(in), WAVE_REG_GPR(r)))
       return in;
   }
@@ -779,16 +786,17 @@ static bool clamp_of(const rewrite *rw, wave_instr **cmp_out, uint32_t *x, uint3
   const wave_instr *mv = first_instr(&rw->sides[0]);
   const wave_node *prev = node->prev;
   if (rw->sides[0].count != 1 || rw->sides[1].count != 0 || node->u.if_.cond.negated ||
-      mv->guard != WAVE_NO_GUARD || (mv->op != WAVE_OP_MOV && mv->op != WAVE_OP_MOV_IMM) ||
-      !prev || prev->kind != WAVE_NODE_BLOCK || !rw->p->liveness)
+      wave_instr_guard(mv) != WAVE_NO_GUARD ||
+      (wave_instr_op(mv) != WAVE_OP_MOV && wave_instr_op(mv) != WAVE_OP_MOV_IMM) || !prev ||
+      prev->kind != WAVE_NODE_BLOCK || !rw->p->liveness)
     return false;
   wave_instr *cmp = prev->u.block.last;
   const wave_operand *pd = cmp ? wave_instr_operand(cmp, 0) : NULL;
-  if (!cmp || cmp->guard != WAVE_NO_GUARD || wave_instr_num_operands(cmp) != 3 ||
+  if (!cmp || wave_instr_guard(cmp) != WAVE_NO_GUARD || wave_instr_num_operands(cmp) != 3 ||
       pd->kind != WAVE_OPERAND_PRED || pd->value != rw->pred)
     return false;
   bool less;
-  switch ((wave_opcode)cmp->op) {
+  switch (wave_instr_op(cmp)) {
   case WAVE_OP_ICMP_LT:
   case WAVE_OP_ICMP_LE: less = true; break;
   case WAVE_OP_ICMP_GT:
@@ -802,13 +810,14 @@ static bool clamp_of(const rewrite *rw, wave_instr **cmp_out, uint32_t *x, uint3
     return false;
   *x = d->value;
   *c = d->value == a->value ? b->value : a->value;
-  if (mv->op == WAVE_OP_MOV) {
+  if (wave_instr_op(mv) == WAVE_OP_MOV) {
     if (s->kind != WAVE_OPERAND_GPR || s->value != *c)
       return false;
   } else {
     const wave_instr *load = last_write_before(cmp, *c);
-    if (!load || load->op != WAVE_OP_MOV_IMM || load->guard != WAVE_NO_GUARD ||
-        wave_instr_operand(load, 0)->value != *c || wave_instr_operand(load, 1)->value != s->value)
+    if (!load || wave_instr_op(load) != WAVE_OP_MOV_IMM ||
+        wave_instr_guard(load) != WAVE_NO_GUARD || wave_instr_slot(load, 0).value != *c ||
+        wave_instr_slot(load, 1).value != s->value)
       return false;
   }
   if (wave_regset_test(wave_liveness_at(rw->p->liveness, wave_cursor_after_node(rw->node)),
@@ -827,13 +836,15 @@ static bool emit_clamp(rewrite *rw, wave_instr *cmp, uint32_t x, uint32_t c, wav
   if (!staging)
     return false;
   wave_builder b = builder_at_end(rw, staging);
-  b.loc = cmp->src.loc;
+  b.loc = wave_instr_loc(cmp);
   wave_instr *m = wave_build(&b, op, wave_gpr(x), wave_gpr(x), wave_gpr(c));
   marks mk = {{NULL, NULL, NULL}};
   if (!m || !install(rw, staging, &mk))
     return false;
-  m->src.comment = cmp->src.comment;
-  m->src.leading = cmp->src.leading;
+  wave_src origin = *wave_instr_origin(m);
+  origin.comment = wave_instr_origin(cmp)->comment;
+  origin.leading = wave_instr_origin(cmp)->leading;
+  wave_instr_set_origin(m, &origin);
   wave_instr_remove(cmp);
   return true;
 }

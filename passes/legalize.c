@@ -84,11 +84,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "xform/lower_docs.h"
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
 #include "xform/exit_flags.h"
+#include "xform/lower_docs.h"
 #include "xform/predicated_break.h"
 #include "xform/xform.h"
 
@@ -101,7 +102,7 @@ typedef struct legalize {
 } legalize;
 
 static const char *mnemonic(const wave_instr *in) {
-  return wave_opcode_get((wave_opcode)in->op)->mnemonic;
+  return wave_opcode_get(wave_instr_op(in))->mnemonic;
 }
 
 static void runs_wrongly(legalize *l, wave_loc loc, const char *what) {
@@ -121,10 +122,10 @@ static void never_produced(legalize *l, wave_loc loc, const char *what, const wa
  * structured instruction or call, a register at or beyond .registers. */
 /* What is wrong with the guard of `in` that no pass produces, or NULL. */
 static const char *bad_guard(const wave_instr *in) {
-  if (in->guard == 0 && !in->guard_negated)
+  if (wave_instr_guard(in) == 0 && !wave_instr_guard_negated(in))
     return "'@p0' guard";
-  if (in->guard != WAVE_NO_GUARD && wave_opcode_has((wave_opcode)in->op,
-                                                    WAVE_F_STRUCTURED | WAVE_F_CALL))
+  if (wave_instr_guard(in) != WAVE_NO_GUARD &&
+      wave_opcode_has(wave_instr_op(in), WAVE_F_STRUCTURED | WAVE_F_CALL))
     return "guard on a structured instruction or call";
   return NULL;
 }
@@ -132,12 +133,12 @@ static const char *bad_guard(const wave_instr *in) {
 static void check_never_produced(legalize *l, const wave_instr *in) {
   const char *guard = bad_guard(in);
   if (guard)
-    never_produced(l, in->src.loc, guard, in);
+    never_produced(l, wave_instr_loc(in), guard, in);
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(in, refs);
   for (unsigned i = 0; i < n; i++) {
     if (!refs[i].is_pred && refs[i].first + refs[i].count > l->kernel->registers) {
-      never_produced(l, in->src.loc, "register at or beyond .registers", in);
+      never_produced(l, wave_instr_loc(in), "register at or beyond .registers", in);
       return;
     }
   }
@@ -177,7 +178,7 @@ static bool holds_break(const wave_node *if_node) {
       if (n->kind != WAVE_NODE_BLOCK)
         continue;
       wave_foreach_instr(in, n) {
-        if (in->op == WAVE_OP_BREAK)
+        if (wave_instr_op(in) == WAVE_OP_BREAK)
           return true;
       }
     }
@@ -222,8 +223,8 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
                          "Number of breaks taken out of an if for the target", 1);
       wave_remark_passed(l->ctx, "break-hoisted", loc,
                          "if at %u:%u removed for %s: its break at %u:%u now breaks on %s",
-                         loc.line, loc.col, l->target->name, r.exit->src.loc.line,
-                         r.exit->src.loc.col, r.what);
+                         loc.line, loc.col, l->target->name, wave_instr_loc(r.exit).line,
+                         wave_instr_loc(r.exit).col, r.what);
       break;
     case WAVE_EXIT_IF_REFUSED:
       wave_remark_missed(l->ctx, "break-kept", loc, "if at %u:%u keeps its break on %s: %s",
@@ -259,10 +260,10 @@ static const flag_rewrite halt_rewrite = {
 
 static void exit_rewritten(void *arg, const wave_instr *exit) {
   legalize *l = arg;
-  wave_loc loc = exit->src.loc;
-  const flag_rewrite *r = exit->op == WAVE_OP_BREAK      ? &break_rewrite
-                          : exit->op == WAVE_OP_CONTINUE ? &continue_rewrite
-                                                         : &halt_rewrite;
+  wave_loc loc = wave_instr_loc(exit);
+  const flag_rewrite *r = wave_instr_op(exit) == WAVE_OP_BREAK      ? &break_rewrite
+                          : wave_instr_op(exit) == WAVE_OP_CONTINUE ? &continue_rewrite
+                                                                    : &halt_rewrite;
   wave_pass_stat_add(l->ctx, r->stat, r->stat_help, 1);
   wave_remark_passed(l->ctx, r->remark, loc, "%s at %u:%u rewritten for %s: %s", mnemonic(exit),
                      loc.line, loc.col, l->target->name, r->effect);

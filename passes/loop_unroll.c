@@ -56,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -195,13 +196,13 @@ static bool is_gpr(const wave_operand *o) { return o->kind == WAVE_OPERAND_GPR; 
 static bool constant_at(const wave_unroll_env *env, uint32_t r, const wave_node *loop,
                         uint32_t *value) {
   const wave_instr *w = r <= WAVE_MAX_GPR && env->writes[r] == 1 ? env->writer[r] : NULL;
-  if (!w || w->op != WAVE_OP_MOV_IMM || w->guard != WAVE_NO_GUARD)
+  if (!w || wave_instr_op(w) != WAVE_OP_MOV_IMM || wave_instr_guard(w) != WAVE_NO_GUARD)
     return false;
   size_t k = wave_key_index_find(&env->loop_index, loop);
   if (k == WAVE_KEY_NOT_FOUND || env->loop_at[k] <= env->writer_at[r] ||
       env->loop_at[k] >= env->writer_until[r])
     return false;
-  *value = wave_instr_operand(w, 1)->value;
+  *value = wave_instr_slot(w, 1).value;
   return true;
 }
 
@@ -211,13 +212,13 @@ static bool start_value(const wave_node *loop, uint32_t r, uint32_t *value) {
   const wave_node *before = loop->prev;
   if (!before || before->kind != WAVE_NODE_BLOCK)
     return false;
-  for (const wave_instr *in = before->u.block.last; in; in = in->prev) {
+  for (const wave_instr *in = before->u.block.last; in; in = wave_instr_prev(in)) {
     if (!wave_regset_test(wave_xform_may_write(in), WAVE_REG_GPR(r)))
       continue;
-    if (in->op != WAVE_OP_MOV_IMM || in->guard != WAVE_NO_GUARD ||
-        wave_instr_operand(in, 0)->value != r)
+    if (wave_instr_op(in) != WAVE_OP_MOV_IMM || wave_instr_guard(in) != WAVE_NO_GUARD ||
+        wave_instr_slot(in, 0).value != r)
       return false;
-    *value = wave_instr_operand(in, 1)->value;
+    *value = wave_instr_slot(in, 1).value;
     return true;
   }
   return false;
@@ -231,7 +232,7 @@ static bool read_compare(const wave_instr *cmp, uint32_t *counter, uint32_t *bou
   if (wave_instr_num_operands(cmp) != 3 || !is_gpr(a) || !is_gpr(b))
     return false;
   *strict = *equal = false;
-  switch ((wave_opcode)cmp->op) {
+  switch (wave_instr_op(cmp)) {
   case WAVE_OP_ICMP_GT: *strict = true; /* fall through */
   case WAVE_OP_ICMP_GE: *counter = a->value; *bound = b->value; return true;
   case WAVE_OP_ICMP_LT:
@@ -247,7 +248,7 @@ static bool read_compare(const wave_instr *cmp, uint32_t *counter, uint32_t *bou
 static const wave_instr *find_step(const wave_node *loop, uint32_t counter, uint32_t *step_reg) {
   const wave_node *last = loop->u.loop.body.last;
   const wave_instr *in = last && last->kind == WAVE_NODE_BLOCK ? last->u.block.last : NULL;
-  if (!in || in->op != WAVE_OP_IADD || in->guard != WAVE_NO_GUARD ||
+  if (!in || wave_instr_op(in) != WAVE_OP_IADD || wave_instr_guard(in) != WAVE_NO_GUARD ||
       wave_instr_num_operands(in) != 3)
     return NULL;
   const wave_operand *d = wave_instr_operand(in, 0), *a = wave_instr_operand(in, 1),
@@ -301,17 +302,18 @@ static bool check_body(const wave_node *loop, const wave_instr *cmp, const wave_
     default:
       continue;
     }
-    for (const wave_instr *in = w.node->u.block.first; in; in = in->next) {
+    for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
       if (in == cmp || in == brk)
         continue;
       (*size)++;
-      wave_loc l = in->src.loc;
-      const char *name = wave_opcode_get((wave_opcode)in->op)->mnemonic;
-      if (wave_opcode_has((wave_opcode)in->op, never_copied)) {
+      wave_loc l = wave_instr_loc(in);
+      const char *name = wave_opcode_get(wave_instr_op(in))->mnemonic;
+      if (wave_opcode_has(wave_instr_op(in), never_copied)) {
         refuse(r, "it holds %s at %u:%u, which must not be copied", name, l.line, l.col);
         return false;
       }
-      if ((in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE) && inner_loops == 0) {
+      if ((wave_instr_op(in) == WAVE_OP_BREAK || wave_instr_op(in) == WAVE_OP_CONTINUE) &&
+          inner_loops == 0) {
         refuse(r, "it has another exit, %s at %u:%u", name, l.line, l.col);
         return false;
       }
@@ -319,7 +321,7 @@ static bool check_body(const wave_node *loop, const wave_instr *cmp, const wave_
         refuse(r, "its counter r%u is also written at %u:%u", counter, l.line, l.col);
         return false;
       }
-      if (in->guard == (int8_t)pred || wave_instr_reads_reg(in, pred_reg) ||
+      if (wave_instr_guard(in) == (int8_t)pred || wave_instr_reads_reg(in, pred_reg) ||
           wave_instr_writes_reg(in, pred_reg)) {
         refuse(r, "its break's predicate p%u is used at %u:%u", pred, l.line, l.col);
         return false;
@@ -354,18 +356,18 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   r->why[0] = '\0';
   const wave_node *first = loop->u.loop.body.first;
   wave_instr *cmp = first && first->kind == WAVE_NODE_BLOCK ? first->u.block.first : NULL;
-  wave_instr *brk = cmp ? cmp->next : NULL;
+  wave_instr *brk = cmp ? wave_instr_next(cmp) : NULL;
   uint32_t counter, bound_reg;
   bool strict, equal;
   /* read_compare first: it makes sure cmp has the operands the other tests read. */
-  if (!brk || brk->op != WAVE_OP_BREAK || cmp->guard != WAVE_NO_GUARD ||
-      brk->guard != WAVE_NO_GUARD || !read_compare(cmp, &counter, &bound_reg, &strict, &equal) ||
-      wave_instr_operand(cmp, 0)->kind != WAVE_OPERAND_PRED ||
-      wave_instr_operand(brk, 0)->kind != WAVE_OPERAND_PRED ||
-      wave_instr_operand(brk, 0)->negated ||
-      wave_instr_operand(brk, 0)->value != wave_instr_operand(cmp, 0)->value)
+  if (!brk || wave_instr_op(brk) != WAVE_OP_BREAK || wave_instr_guard(cmp) != WAVE_NO_GUARD ||
+      wave_instr_guard(brk) != WAVE_NO_GUARD ||
+      !read_compare(cmp, &counter, &bound_reg, &strict, &equal) ||
+      wave_instr_slot(cmp, 0).kind != WAVE_OPERAND_PRED ||
+      wave_instr_slot(brk, 0).kind != WAVE_OPERAND_PRED || wave_instr_slot(brk, 0).negated ||
+      wave_instr_slot(brk, 0).value != wave_instr_slot(cmp, 0).value)
     return WAVE_UNROLL_NOT_SHAPE;
-  uint32_t pred = wave_instr_operand(cmp, 0)->value;
+  uint32_t pred = wave_instr_slot(cmp, 0).value;
   uint32_t step_reg;
   const wave_instr *step = find_step(loop, counter, &step_reg);
   if (!step && equal) {
@@ -421,7 +423,7 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   }
   for (uint32_t i = 0; i + 1 < trips; i++) {
     wave_node *head = copies[i].first;
-    wave_instr_remove(head->u.block.first->next);
+    wave_instr_remove(wave_instr_next(head->u.block.first));
     wave_instr_remove(head->u.block.first);
     if (!head->u.block.first)
       wave_node_remove(head);

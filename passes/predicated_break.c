@@ -104,6 +104,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -113,11 +114,11 @@
 #include "xform/xform.h"
 
 static const char *mnemonic(const wave_instr *in) {
-  return wave_opcode_get((wave_opcode)in->op)->mnemonic;
+  return wave_opcode_get(wave_instr_op(in))->mnemonic;
 }
 
 static bool is_exit(const wave_instr *in) {
-  return in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE;
+  return wave_instr_op(in) == WAVE_OP_BREAK || wave_instr_op(in) == WAVE_OP_CONTINUE;
 }
 
 static wave_cond operand_cond(const wave_operand *o) {
@@ -167,13 +168,13 @@ static wave_instr *defining_compare(const wave_node *node, uint32_t pred) {
   if (!prev || prev->kind != WAVE_NODE_BLOCK)
     return NULL;
   unsigned reg = WAVE_REG_PRED(pred);
-  for (wave_instr *in = prev->u.block.last; in; in = in->prev) {
+  for (wave_instr *in = prev->u.block.last; in; in = wave_instr_prev(in)) {
     if (wave_instr_writes_reg(in, reg))
-      return in->guard == WAVE_NO_GUARD &&
-                     wave_opcode_get((wave_opcode)in->op)->category == WAVE_CAT_CMP
+      return wave_instr_guard(in) == WAVE_NO_GUARD &&
+                     wave_opcode_get(wave_instr_op(in))->category == WAVE_CAT_CMP
                  ? in
                  : NULL;
-    if (wave_instr_reads_reg(in, reg) || wave_opcode_has((wave_opcode)in->op, WAVE_F_CONTROL))
+    if (wave_instr_reads_reg(in, reg) || wave_opcode_has(wave_instr_op(in), WAVE_F_CONTROL))
       return NULL;
   }
   return NULL;
@@ -193,9 +194,11 @@ static wave_instr *compare_to_invert(const wave_exit_if_env *env, wave_node *if_
   wave_instr probe = *cmp;
   if (wave_compare_invert(&probe))
     return cmp;
-  bool ordered = wave_opcode_get((wave_opcode)cmp->op)->mnemonic[0] == 'f';
-  snprintf(r->note, sizeof(r->note), "%s at %u:%u not inverted: %s; the negation is computed "
-           "instead", mnemonic(cmp), cmp->src.loc.line, cmp->src.loc.col,
+  bool ordered = wave_opcode_get(wave_instr_op(cmp))->mnemonic[0] == 'f';
+  snprintf(r->note, sizeof(r->note),
+           "%s at %u:%u not inverted: %s; the negation is computed "
+           "instead",
+           mnemonic(cmp), wave_instr_loc(cmp).line, wave_instr_loc(cmp).col,
            ordered ? "it has no exact negation (it and its swap are both false on NaN)"
                    : "the assembler has no compare that is its exact negation");
   r->note_at = cmp;
@@ -236,25 +239,25 @@ static const wave_node *first_region_node(const wave_node_list *list) {
 static wave_exit_if_status check_body(const wave_exit_if_env *env, wave_exit_if_result *r,
                                       const wave_instr *exit, const char *side, uint32_t pred,
                                       wave_regset *mentioned, bool *writes_pred) {
-  for (const wave_instr *in = exit->block->u.block.first; in; in = in->next) {
+  for (const wave_instr *in = wave_instr_node(exit)->u.block.first; in; in = wave_instr_next(in)) {
     wave_regset uses, defs;
     wave_instr_uses(in, &uses);
     wave_instr_defs(in, &defs);
     *mentioned = wave_regset_union(*mentioned, wave_regset_union(uses, defs));
     if (in == exit)
       continue;
-    wave_loc loc = in->src.loc;
+    wave_loc loc = wave_instr_loc(in);
     if (is_exit(in))
       return refuse(r, "its %s-side holds a second %s at %u:%u", side, mnemonic(in), loc.line,
                     loc.col);
-    if (in->guard != WAVE_NO_GUARD)
+    if (wave_instr_guard(in) != WAVE_NO_GUARD)
       return refuse(r, "%s at %u:%u is guarded already", mnemonic(in), loc.line, loc.col);
     if (wave_instr_is_convergent(in))
       return refuse(r, "%s at %u:%u is convergent and may not gain a guard", mnemonic(in),
                     loc.line, loc.col);
-    if (wave_opcode_has((wave_opcode)in->op, WAVE_F_EXIT))
+    if (wave_opcode_has(wave_instr_op(in), WAVE_F_EXIT))
       return refuse(r, "%s at %u:%u ends lanes", mnemonic(in), loc.line, loc.col);
-    if (!wave_target_honours_guard(env->target, (wave_opcode)in->op, 1, false))
+    if (!wave_target_honours_guard(env->target, wave_instr_op(in), 1, false))
       return refuse(r, "%s at %u:%u cannot take a guard on %s", mnemonic(in), loc.line, loc.col,
                     env->target->name);
     *writes_pred = *writes_pred || wave_regset_test(defs, WAVE_REG_PRED(pred));
@@ -264,9 +267,9 @@ static wave_exit_if_status check_body(const wave_exit_if_env *env, wave_exit_if_
 
 /* Whether every instruction of the block but the exit takes the guard on this target. */
 static bool guards_honoured(const wave_exit_if_env *env, const wave_instr *exit, wave_cond g) {
-  for (const wave_instr *in = exit->block->u.block.first; in; in = in->next) {
-    if (in != exit && !wave_target_honours_guard(env->target, (wave_opcode)in->op, (int)g.pred,
-                                                 g.negated))
+  for (const wave_instr *in = wave_instr_node(exit)->u.block.first; in; in = wave_instr_next(in)) {
+    if (in != exit &&
+        !wave_target_honours_guard(env->target, wave_instr_op(in), (int)g.pred, g.negated))
       return false;
   }
   return true;
@@ -315,10 +318,10 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
   if (!exit)
     return r->status;
   r->exit = exit;
-  bool in_then = exit->block->list == then_list;
+  bool in_then = wave_instr_node(exit)->list == then_list;
   wave_node_list *side = in_then ? then_list : else_list;
   const char *side_name = in_then ? "then" : "else";
-  wave_loc xloc = exit->src.loc;
+  wave_loc xloc = wave_instr_loc(exit);
   if (!wave_node_list_is_empty(in_then ? else_list : then_list))
     return refuse(r, "both sides hold code (the %s at %u:%u is in the %s-side)", mnemonic(exit),
                   xloc.line, xloc.col, side_name);
@@ -385,8 +388,8 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
     c = guard;   /* the copy holds the very test the exit makes */
   uint32_t dst = 0;
   unsigned gprs = 0;
-  bool a_in_place_ok = !exit->next && (copy || !live(env, wave_cursor_after_node(if_node),
-                                                     guard.pred));
+  bool a_in_place_ok =
+      !wave_instr_next(exit) && (copy || !live(env, wave_cursor_after_node(if_node), guard.pred));
   if (!pick_destination(env, if_node, &s, guard, a_in_place_ok, c, &dst, &gprs))
     return refuse(r, "no predicate is free for the %s's condition: p%u and p%u stay live after "
                      "the if and the others are taken",
@@ -398,20 +401,20 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                   copy_gprs + gprs, left, s.limit);
 
   wave_module *module = kernel->module;
-  wave_instr *s_last = exit->prev, *t_first = exit->next;
-  wave_instr *s_first = s_last ? exit->block->u.block.first : NULL;
+  wave_instr *s_last = wave_instr_prev(exit), *t_first = wave_instr_next(exit);
+  wave_instr *s_first = s_last ? wave_instr_node(exit)->u.block.first : NULL;
   if (copy) {
-    wave_builder b =
-        wave_builder_at(module, wave_cursor_before_instr(exit->block->u.block.first), xloc);
+    wave_builder b = wave_builder_at(
+        module, wave_cursor_before_instr(wave_instr_node(exit)->u.block.first), xloc);
     if (!wave_cond_emit_copy(&b, env->target, &s, guard.pred, g))
       return no_memory(r);
   }
   wave_builder b = wave_builder_at(module, wave_cursor_before_instr(exit), xloc);
   if (!wave_cond_emit(&b, env->target, &s, dst, guard, WAVE_COND_AND, c))
     return no_memory(r);
-  for (wave_instr *in = s_first; in; in = in == s_last ? NULL : in->next)
+  for (wave_instr *in = s_first; in; in = in == s_last ? NULL : wave_instr_next(in))
     wave_instr_set_guard(in, (int)guard.pred, guard.negated);
-  for (wave_instr *in = t_first; in; in = in->next)
+  for (wave_instr *in = t_first; in; in = wave_instr_next(in))
     wave_instr_set_guard(in, (int)guard.pred, guard.negated);
   wave_instr_set_operand(exit, 0, wave_pred(dst));
   if (invert)
@@ -522,7 +525,7 @@ typedef struct state {
 
 static void note_inversion(state *st, const wave_exit_if_result *r) {
   if (r->note[0])
-    wave_remark_missed(st->ctx, "compare-kept", r->note_at->src.loc, "%s", r->note);
+    wave_remark_missed(st->ctx, "compare-kept", wave_instr_loc(r->note_at), "%s", r->note);
   if (!r->inverted)
     return;
   wave_pass_stat_add(st->ctx, "compares-inverted",
@@ -532,8 +535,8 @@ static void note_inversion(state *st, const wave_exit_if_result *r) {
 static const char *inverted_text(const wave_exit_if_result *r, char *buf, size_t size) {
   if (!r->inverted)
     return "";
-  snprintf(buf, size, " (compare at %u:%u inverted)", r->inverted->src.loc.line,
-           r->inverted->src.loc.col);
+  snprintf(buf, size, " (compare at %u:%u inverted)", wave_instr_loc(r->inverted).line,
+           wave_instr_loc(r->inverted).col);
   return buf;
 }
 
@@ -555,7 +558,7 @@ static bool try_hoist(state *st, wave_node *node) {
   if (status != WAVE_EXIT_IF_DONE)
     return not_done(st, status, &r, loc, "exit-if-kept", "not converted");
   char inv[48];
-  bool brk = r.exit->op == WAVE_OP_BREAK;
+  bool brk = wave_instr_op(r.exit) == WAVE_OP_BREAK;
   st->changed = true;
   note_inversion(st, &r);
   wave_pass_stat_add(st->ctx, brk ? "breaks-hoisted" : "continues-hoisted",
@@ -564,7 +567,7 @@ static bool try_hoist(state *st, wave_node *node) {
                      1);
   wave_remark_passed(st->ctx, brk ? "break-hoisted" : "continue-hoisted", loc,
                      "if at %u:%u removed: its %s at %u:%u now %s on %s%s", loc.line, loc.col,
-                     mnemonic(r.exit), r.exit->src.loc.line, r.exit->src.loc.col,
+                     mnemonic(r.exit), wave_instr_loc(r.exit).line, wave_instr_loc(r.exit).col,
                      brk ? "breaks" : "continues", r.what, inverted_text(&r, inv, sizeof(inv)));
   return true;
 }

@@ -48,6 +48,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ir/code.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
@@ -104,38 +105,38 @@ static void simplify_if(simplify *s, wave_node *node) {
 }
 
 static bool is_unguarded_halt(const wave_instr *in) {
-  return in->op == WAVE_OP_HALT && in->guard == WAVE_NO_GUARD;
+  return wave_instr_op(in) == WAVE_OP_HALT && wave_instr_guard(in) == WAVE_NO_GUARD;
 }
 
 /* The first unguarded halt of `block` with something after it in its list, else NULL. */
 static wave_instr *halt_with_code_after(wave_node *block) {
   wave_instr *halt = block->u.block.first;
   while (halt && !is_unguarded_halt(halt))
-    halt = halt->next;
-  return halt && (halt->next || block->next) ? halt : NULL;
+    halt = wave_instr_next(halt);
+  return halt && (wave_instr_next(halt) || block->next) ? halt : NULL;
 }
 
 /* Reports what remove_after_halt will remove after `halt`, the statements counted as they
  * stand: the walk reports while it goes and removes once it is over. */
 static void report_after_halt(simplify *s, wave_node *block, const wave_instr *halt) {
   uint64_t removed = 0;
-  for (const wave_instr *in = halt->next; in; in = in->next)
+  for (const wave_instr *in = wave_instr_next(halt); in; in = wave_instr_next(in))
     removed++;
   for (const wave_node *n = block->next; n; n = n->next)
     removed++;
   s->changed = true;
   wave_pass_stat_add(s->ctx, "unreachable-removed",
                      "Number of statements removed after an unguarded halt", removed);
-  wave_remark_passed(s->ctx, "unreachable-removed", halt->src.loc,
+  wave_remark_passed(s->ctx, "unreachable-removed", wave_instr_loc(halt),
                      "%llu statement%s after halt at %u:%u removed: unreachable",
-                     (unsigned long long)removed, removed == 1 ? "" : "s", halt->src.loc.line,
-                     halt->src.loc.col);
+                     (unsigned long long)removed, removed == 1 ? "" : "s",
+                     wave_instr_loc(halt).line, wave_instr_loc(halt).col);
 }
 
 /* Removes what follows `halt` in its block and the block's list. */
 static bool remove_after_halt(simplify *s, wave_node *block, wave_instr *halt) {
-  while (halt->next)
-    wave_instr_remove(halt->next);
+  while (wave_instr_next(halt))
+    wave_instr_remove(wave_instr_next(halt));
   if (!block->next)
     return true;
   /* The removed statements need a list to hang in; the arena keeps it as long as they. */
@@ -153,19 +154,19 @@ static wave_instr *scan_block(simplify *s, wave_node *block) {
   bool explain = wave_remark_enabled(s->ctx, WAVE_REMARK_MISSED);
   wave_instr *first = NULL;
   wave_foreach_instr(in, block) {
-    if (in->op != WAVE_OP_HALT)
+    if (wave_instr_op(in) != WAVE_OP_HALT)
       continue;
-    if (in->guard == WAVE_NO_GUARD) {
+    if (wave_instr_guard(in) == WAVE_NO_GUARD) {
       first = first ? first : in;
       if (!explain)
         break;
-    } else if (explain && (in->next || block->next)) {
-      wave_remark_missed(s->ctx, "guarded-halt-kept", in->src.loc,
+    } else if (explain && (wave_instr_next(in) || block->next)) {
+      wave_remark_missed(s->ctx, "guarded-halt-kept", wave_instr_loc(in),
                          "code after halt at %u:%u kept: lanes its guard leaves out go on",
-                         in->src.loc.line, in->src.loc.col);
+                         wave_instr_loc(in).line, wave_instr_loc(in).col);
     }
   }
-  return first && (first->next || block->next) ? first : NULL;
+  return first && (wave_instr_next(first) || block->next) ? first : NULL;
 }
 
 /* What the walk found: the blocks whose tails go after an unguarded halt, and the ifs that stay

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/code.h"
+
 enum { MAX_INDENT = 16, VERDICT_SIZE = 2048 };
 
 typedef struct listing {
@@ -61,9 +63,10 @@ int wave_print_annotated(const wave_kernel *kernel, const wave_annotator *a, wav
       const wave_node *n = w.node;
       switch (w.event) {
       case WAVE_WALK_BLOCK:
-        for (const wave_instr *i = n->u.block.first; i && !l.failed; i = i->next) {
+        for (const wave_instr *i = n->u.block.first; i && !l.failed; i = wave_instr_next(i)) {
           wave_format_instr(i, text, sizeof(text));
-          line(&l, w.depth, text, &i->src, a->instr(a->ctx, i, l.verdict, sizeof(l.verdict)));
+          line(&l, w.depth, text, wave_instr_origin(i),
+               a->instr(a->ctx, i, l.verdict, sizeof(l.verdict)));
         }
         break;
       case WAVE_WALK_IF:

@@ -9,6 +9,7 @@
 #ifndef WAVE_ANNOTATE_H
 #define WAVE_ANNOTATE_H
 
+#include "ir/code.h"
 #include "waveopt/waveopt.h"
 
 /* Each callback returns the verdict for one line, or NULL for none. It may write the text into

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "asm/parser_stream.h"
+#include "ir/code.h"
 
 enum { DEFAULT_ERROR_LIMIT = 20 };
 
@@ -571,8 +572,8 @@ static bool parse_instruction(wave_parser *p) {
   wave_node *block = instr ? wave_node_list_tail_block(p->module, current_list(p)) : NULL;
   if (!block)
     return wave_parser_out_of_memory(p);
-  instr->cache_hint = (uint8_t)hint;
-  wave_parser_place_src(p, &instr->src, &src);
+  wave_instr_set_cache_hint(instr, (uint8_t)hint);
+  wave_parser_place_src(p, wave_code_instr_src(instr), &src);
   wave_block_append(block, instr);
   return true;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "support/strbuf.h"
 #include "waveopt/waveopt.h"
 
@@ -199,21 +200,21 @@ static void put_operand(printer *p, const wave_operand *o, char slot_kind) {
 static const char *const hint_names[] = {"", ".cached", ".uncached", ".streaming"};
 
 static void put_instr(printer *p, const wave_instr *instr) {
-  wave_opcode op = (wave_opcode)instr->op;
+  wave_opcode op = wave_instr_op(instr);
   if (op >= WAVE_OP_COUNT) {
     p->unprintable = true;
     return;
   }
   if (wave_opcode_has(op, WAVE_F_PSEUDO) && p->dialect == WAVE_DIALECT_ASM)
     p->unprintable = true;
-  if (instr->guard != WAVE_NO_GUARD) {
-    put(p, instr->guard_negated ? "@!p" : "@p", instr->guard_negated ? 3 : 2);
-    put_u32(p, (uint32_t)instr->guard);
+  if (wave_instr_guard(instr) != WAVE_NO_GUARD) {
+    put(p, wave_instr_guard_negated(instr) ? "@!p" : "@p", wave_instr_guard_negated(instr) ? 3 : 2);
+    put_u32(p, (uint32_t)wave_instr_guard(instr));
     put_char(p, ' ');
   }
   put_str(p, wave_opcode_table[op].mnemonic);
-  if (instr->cache_hint < sizeof(hint_names) / sizeof(hint_names[0]))
-    put_str(p, hint_names[instr->cache_hint]);
+  if (wave_instr_cache_hint(instr) < sizeof(hint_names) / sizeof(hint_names[0]))
+    put_str(p, hint_names[wave_instr_cache_hint(instr)]);
   else
     p->unprintable = true;
   bool first = true;
@@ -281,10 +282,10 @@ static void put_node_list(printer *p, wave_node_list *list) {
     unsigned level = w.depth + 1;
     switch (w.event) {
     case WAVE_WALK_BLOCK:
-      for (const wave_instr *i = n->u.block.first; i && !stopped(p); i = i->next) {
-        begin_stmt(p, &i->src, level);
+      for (const wave_instr *i = n->u.block.first; i && !stopped(p); i = wave_instr_next(i)) {
+        begin_stmt(p, wave_instr_origin(i), level);
         put_instr(p, i);
-        end_stmt(p, &i->src);
+        end_stmt(p, wave_instr_origin(i));
       }
       break;
     case WAVE_WALK_IF:

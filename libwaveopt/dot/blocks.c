@@ -105,14 +105,14 @@ static bool push(builder *b, frame f) {
 
 static void add_instr(builder *b, const wave_instr *i) {
   add_row(b, (dot_row){.instr = i});
-  if (i->op != WAVE_OP_BREAK && i->op != WAVE_OP_CONTINUE)
+  if (wave_instr_op(i) != WAVE_OP_BREAK && wave_instr_op(i) != WAVE_OP_CONTINUE)
     return;
   const frame *f = top(b);
   if (!f || f->loop == NONE)
     return;   /* the verifier rejects it; nothing to draw */
   frame *loop = &b->frames[f->loop];
   bool divergent = wave_uniformity_branch_divergent(b->u, i);
-  if (i->op == WAVE_OP_CONTINUE) {
+  if (wave_instr_op(i) == WAVE_OP_CONTINUE) {
     add_edge(b, b->current, loop->header, DOT_EDGE_CONTINUE, divergent);
   } else {
     size_t e = add_edge(b, b->current, NONE, DOT_EDGE_BREAK, divergent);
@@ -121,7 +121,7 @@ static void add_instr(builder *b, const wave_instr *i) {
       loop->pending = e;
     }
   }
-  if (i->next) {
+  if (wave_instr_next(i)) {
     size_t before = b->current;
     size_t after = new_block(b, DOT_BLOCK_SPLIT, NULL);
     b->cfg->blocks[after].split = i;
@@ -134,7 +134,7 @@ static void walk_event(builder *b, const wave_const_walker *w) {
   frame *f = b->num_frames ? &b->frames[b->num_frames - 1] : NULL;
   switch (w->event) {
   case WAVE_WALK_BLOCK:
-    for (const wave_instr *i = n->u.block.first; i && !b->failed; i = i->next)
+    for (const wave_instr *i = n->u.block.first; i && !b->failed; i = wave_instr_next(i))
       add_instr(b, i);
     return;
   case WAVE_WALK_IF: {
@@ -202,7 +202,8 @@ static bool falls_through(const wave_region *r) {
   if (!last || last->kind != WAVE_NODE_BLOCK || !last->u.block.last)
     return true;
   const wave_instr *i = last->u.block.last;
-  return !((i->op == WAVE_OP_HALT || i->op == WAVE_OP_RETURN) && i->guard == WAVE_NO_GUARD);
+  return !((wave_instr_op(i) == WAVE_OP_HALT || wave_instr_op(i) == WAVE_OP_RETURN) &&
+           wave_instr_guard(i) == WAVE_NO_GUARD);
 }
 
 bool dot_cfg_build(dot_cfg *cfg, const wave_kernel *kernel, const wave_uniformity *u) {

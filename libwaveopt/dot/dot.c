@@ -314,7 +314,7 @@ static void put_block_depth(wave_strbuf *b, const facts *f, const dot_block *blk
 /* Where a row's line came from: its line number and the comment written on it. */
 static const wave_src *row_src(const dot_row *row) {
   if (row->instr)
-    return &row->instr->src;
+    return wave_instr_origin(row->instr);
   const wave_node *n = row->node;
   switch (row->event) {
   case WAVE_WALK_IF: return &n->u.if_.if_src;
@@ -356,10 +356,11 @@ static void put_deadlock(wave_strbuf *b, const facts *f, const wave_node *loop) 
       v = wave_deadlock_loop(f->deadlock, i);
   const wave_node *p = v->parker;
   char why[256];
-  snprintf(why, sizeof(why), "it waits for the %s at line %u; the %s at line %u that may write "
+  snprintf(why, sizeof(why),
+           "it waits for the %s at line %u; the %s at line %u that may write "
            "it runs only in lanes parked by the %s at line %u",
-           wave_opcode_get((wave_opcode)v->read->op)->mnemonic, v->read->src.loc.line,
-           wave_opcode_get((wave_opcode)v->writer->op)->mnemonic, v->writer->src.loc.line,
+           wave_opcode_get(wave_instr_op(v->read))->mnemonic, wave_instr_loc(v->read).line,
+           wave_opcode_get(wave_instr_op(v->writer))->mnemonic, wave_instr_loc(v->writer).line,
            p->kind == WAVE_NODE_IF ? "if" : "loop",
            p->kind == WAVE_NODE_IF ? p->u.if_.if_src.loc.line : p->u.loop.loop_src.loc.line);
   put_finding(b, "possible SIMT deadlock", why);
@@ -429,7 +430,7 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, row_mark
     put_escaped(b, comment);
     wave_strbuf_puts(b, "</FONT>");
   }
-  if (i && (i->op == WAVE_OP_BREAK || i->op == WAVE_OP_CONTINUE)) {
+  if (i && (wave_instr_op(i) == WAVE_OP_BREAK || wave_instr_op(i) == WAVE_OP_CONTINUE)) {
     wave_uniformity_explain_instr(f->u, i, why, sizeof(why));
     put_verdict(b, wave_uniformity_branch_divergent(f->u, i), why);
   } else if (n && (row->event == WAVE_WALK_IF || row->event == WAVE_WALK_LOOP)) {
@@ -441,10 +442,11 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, row_mark
   if (i) {
     const wave_barrier_finding *found = wave_barriers_find(f->barriers, i);
     if (found) {
-      put_finding(b, i->op == WAVE_OP_BARRIER ? "barrier not converged" : "not converged",
+      put_finding(b,
+                  wave_instr_op(i) == WAVE_OP_BARRIER ? "barrier not converged" : "not converged",
                   found->why);
       marks->finding = true;
-    } else if (i->op == WAVE_OP_BARRIER) {
+    } else if (wave_instr_op(i) == WAVE_OP_BARRIER) {
       wave_strbuf_puts(b, "  <B>[barrier]</B>");
     }
   }
@@ -452,7 +454,7 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, row_mark
     put_deadlock(b, f, n);
     marks->finding = true;
   }
-  if ((i && i->op == WAVE_OP_CALL && ptr_set_has(&f->deepest, i)) ||
+  if ((i && wave_instr_op(i) == WAVE_OP_CALL && ptr_set_has(&f->deepest, i)) ||
       (n && (row->event == WAVE_WALK_IF || row->event == WAVE_WALK_LOOP) &&
        ptr_set_has(&f->deepest, n))) {
     wave_strbuf_printf(b, "  <FONT COLOR=\"%s\"><B>deepest path</B></FONT>", DEEPEST_COLOR);
@@ -469,9 +471,9 @@ static void put_title(wave_strbuf *b, const dot_cfg *cfg, size_t index,
     wave_strbuf_puts(b, " of ");
     put_escaped(b, region->label);
   } else if (blk->kind == DOT_BLOCK_SPLIT) {
-    wave_strbuf_printf(b, " after %s (line %u)", blk->split->op == WAVE_OP_BREAK ? "break"
-                                                                                 : "continue",
-                       blk->split->src.loc.line);
+    wave_strbuf_printf(b, " after %s (line %u)",
+                       wave_instr_op(blk->split) == WAVE_OP_BREAK ? "break" : "continue",
+                       wave_instr_loc(blk->split).line);
   } else if (blk->opener) {
     uint32_t line = blk->opener->kind == WAVE_NODE_IF ? blk->opener->u.if_.if_src.loc.line
                                                       : blk->opener->u.loop.loop_src.loc.line;

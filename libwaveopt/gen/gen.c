@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "support/strbuf.h"
 #include "waveopt/gen.h"
 #include "waveopt/waveopt.h"
@@ -922,7 +923,8 @@ static unsigned gen_common(gen *g, wave_instr **out) {
 static bool ends_in_halt(const wave_node_list *list) {
   const wave_node *last = list->last;
   return last && last->kind == WAVE_NODE_BLOCK && last->u.block.last &&
-         last->u.block.last->op == WAVE_OP_HALT && last->u.block.last->guard == WAVE_NO_GUARD;
+         wave_instr_op(last->u.block.last) == WAVE_OP_HALT &&
+         wave_instr_guard(last->u.block.last) == WAVE_NO_GUARD;
 }
 
 /* if p { C1 M C2 } else { C1 N C2 }: both sides begin with the same instructions C1 and end

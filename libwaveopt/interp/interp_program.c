@@ -18,6 +18,7 @@
 
 #include "interp/interp_program.h"
 
+#include "ir/code.h"
 #include "support/grow.h"
 
 enum { NO_FRAG = -1, CONST_HASH_MIN = 64 };
@@ -163,8 +164,8 @@ static bool const_offset(builder *b, uint32_t value, uint32_t *offset) {
 static bool gpr_row(builder *b, const wave_instr *instr, uint32_t reg, unsigned width,
                     uint32_t *row) {
   if ((uint64_t)reg + width > b->prog->num_gprs) {
-    const char *what = wave_opcode_table[instr->op].mnemonic;
-    return fail(b, instr->src.loc, "%s: register r%u is beyond .registers %u", what,
+    const char *what = wave_opcode_table[wave_instr_op(instr)].mnemonic;
+    return fail(b, wave_instr_loc(instr), "%s: register r%u is beyond .registers %u", what,
                 (unsigned)(reg + width - 1), (unsigned)b->prog->num_gprs);
   }
   *row = reg;
@@ -188,7 +189,7 @@ static bool source_row(builder *b, const wave_instr *instr, unsigned slot,
     return true;
   case WAVE_OPERAND_SREG:
     /* mov from a special register is mov_sr, as the assembler encodes it */
-    if (kind == 's' || instr->op == WAVE_OP_MOV) {
+    if (kind == 's' || wave_instr_op(instr) == WAVE_OP_MOV) {
       if (o->value >= WAVE_NUM_SREGS)
         break;
       *row = b->prog->sreg_row + o->value;
@@ -200,15 +201,15 @@ static bool source_row(builder *b, const wave_instr *instr, unsigned slot,
   default:
     break;
   }
-  return fail(b, instr->src.loc, "%s: operand %u has the wrong kind",
-              wave_opcode_table[instr->op].mnemonic, slot + 1);
+  return fail(b, wave_instr_loc(instr), "%s: operand %u has the wrong kind",
+              wave_opcode_table[wave_instr_op(instr)].mnemonic, slot + 1);
 }
 
 static bool pred_operand(builder *b, const wave_instr *instr, unsigned slot,
                          const wave_operand *o, uint8_t *pred, uint8_t *neg) {
   if (o->kind != WAVE_OPERAND_PRED || o->value >= WAVE_NUM_PREDS)
-    return fail(b, instr->src.loc, "%s: operand %u must be a predicate register",
-                wave_opcode_table[instr->op].mnemonic, slot + 1);
+    return fail(b, wave_instr_loc(instr), "%s: operand %u must be a predicate register",
+                wave_opcode_table[wave_instr_op(instr)].mnemonic, slot + 1);
   *pred = (uint8_t)o->value;
   if (neg)
     *neg = o->negated;
@@ -218,8 +219,8 @@ static bool pred_operand(builder *b, const wave_instr *instr, unsigned slot,
 static bool fragment_slot(builder *b, const wave_instr *instr, unsigned slot,
                           const wave_operand *o, uint32_t *frag) {
   if ((o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_SREG) || o->value > 255)
-    return fail(b, instr->src.loc, "%s: operand %u must name a fragment",
-                wave_opcode_table[instr->op].mnemonic, slot + 1);
+    return fail(b, wave_instr_loc(instr), "%s: operand %u must name a fragment",
+                wave_opcode_table[wave_instr_op(instr)].mnemonic, slot + 1);
   if (b->frag_slot[o->value] == NO_FRAG)
     b->frag_slot[o->value] = (int16_t)b->prog->num_frags++;
   *frag = (uint32_t)b->frag_slot[o->value];
@@ -230,7 +231,7 @@ static bool fragment_slot(builder *b, const wave_instr *instr, unsigned slot,
  * either as a NONE operand or left out of the list. */
 static const wave_operand *slot_operand(const wave_instr *instr, unsigned slot, unsigned slots) {
   static const wave_operand none = {0};
-  bool shifted = wave_opcode_slot_kind((wave_opcode)instr->op, 0) == 'o' &&
+  bool shifted = wave_opcode_slot_kind(wave_instr_op(instr), 0) == 'o' &&
                  wave_instr_num_operands(instr) + 1u == slots;
   if (shifted && slot == 0)
     return &none;
@@ -239,20 +240,20 @@ static const wave_operand *slot_operand(const wave_instr *instr, unsigned slot, 
 }
 
 static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
-  wave_opcode op = (wave_opcode)instr->op;
+  wave_opcode op = wave_instr_op(instr);
   const char *name = wave_opcode_table[op].mnemonic;
-  if (instr->guard != WAVE_NO_GUARD) {
-    if (instr->guard < 0 || instr->guard >= WAVE_NUM_PREDS)
-      return fail(b, instr->src.loc, "%s: bad guard predicate", name);
+  if (wave_instr_guard(instr) != WAVE_NO_GUARD) {
+    if (wave_instr_guard(instr) < 0 || wave_instr_guard(instr) >= WAVE_NUM_PREDS)
+      return fail(b, wave_instr_loc(instr), "%s: bad guard predicate", name);
     if (op == WAVE_OP_CALL)
-      return fail(b, instr->src.loc, "%s: a guard on call is not supported", name);
-    in->guard = instr->guard;
-    in->guard_neg = instr->guard_negated;
+      return fail(b, wave_instr_loc(instr), "%s: a guard on call is not supported", name);
+    in->guard = wave_instr_guard(instr);
+    in->guard_neg = wave_instr_guard_negated(instr);
   }
   unsigned slots = wave_opcode_num_slots(op);
   unsigned num_operands = wave_instr_num_operands(instr);
   if (num_operands != slots && !(wave_opcode_slot_kind(op, 0) == 'o' && num_operands + 1u == slots))
-    return fail(b, instr->src.loc, "%s: expected %u operands, found %u", name, slots,
+    return fail(b, wave_instr_loc(instr), "%s: expected %u operands, found %u", name, slots,
                 num_operands);
   unsigned nsrc = 0, npred = 0, nfrag = 0;
   for (unsigned i = 0; i < slots; i++) {
@@ -262,7 +263,7 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
     switch (kind) {
     case 'd':
       if (o->kind != WAVE_OPERAND_GPR && o->kind != WAVE_OPERAND_SREG)
-        return fail(b, instr->src.loc, "%s: operand %u must be a register", name, i + 1);
+        return fail(b, wave_instr_loc(instr), "%s: operand %u must be a register", name, i + 1);
       if (!gpr_row(b, instr, o->value, width, &in->d))
         return false;
       break;
@@ -293,7 +294,7 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
       break;
     case 'l':
       if (o->kind != WAVE_OPERAND_LABEL || !o->label)
-        return fail(b, instr->src.loc, "%s: operand %u must be a label", name, i + 1);
+        return fail(b, wave_instr_loc(instr), "%s: operand %u must be a label", name, i + 1);
       break;
     default: /* scope: the interpreter has no caches or reordering to scope */
       break;
@@ -302,21 +303,21 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
   if (op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE) {
     in->target = innermost_loop(b);
     if (in->target == INTERP_NO_TARGET)
-      return fail(b, instr->src.loc, "%s outside a loop", name);
+      return fail(b, wave_instr_loc(instr), "%s outside a loop", name);
   }
   if (op == WAVE_OP_IF || op == WAVE_OP_ELSE || op == WAVE_OP_ENDIF || op == WAVE_OP_LOOP ||
       op == WAVE_OP_ENDLOOP)
-    return fail(b, instr->src.loc, "%s outside the region tree", name);
+    return fail(b, wave_instr_loc(instr), "%s outside the region tree", name);
   return true;
 }
 
 /* ---- the walk ------------------------------------------------------------------------- */
 
 static bool flatten_block(builder *b, const wave_node *block) {
-  for (const wave_instr *instr = block->u.block.first; instr; instr = instr->next) {
-    if (instr->op >= WAVE_OP_COUNT)
-      return fail(b, instr->src.loc, "unknown opcode %u", (unsigned)instr->op);
-    uint32_t index = emit(b, instr->op, instr->src.loc, instr);
+  for (const wave_instr *instr = block->u.block.first; instr; instr = wave_instr_next(instr)) {
+    if (wave_instr_op(instr) >= WAVE_OP_COUNT)
+      return fail(b, wave_instr_loc(instr), "unknown opcode %u", (unsigned)wave_instr_op(instr));
+    uint32_t index = emit(b, wave_instr_op(instr), wave_instr_loc(instr), instr);
     if (index == UINT32_MAX || !decode(b, instr, &b->prog->code[index]))
       return false;
   }
@@ -403,10 +404,10 @@ static bool resolve_calls(builder *b, const wave_label_table *labels, const uint
       continue;
     const wave_instr *instr = p->entries[i].instr;
     /* decode() checked that a call's one operand is a label */
-    const char *label = wave_instr_operand(instr, 0)->label;
+    const char *label = wave_instr_slot(instr, 0).label;
     size_t region = wave_label_table_find(labels, label);
     if (region == WAVE_NO_REGION)
-      return fail(b, instr->src.loc, "call: label '%s' is not in this kernel", label);
+      return fail(b, wave_instr_loc(instr), "call: label '%s' is not in this kernel", label);
     p->code[i].target = starts[region];
   }
   return true;

@@ -9,6 +9,7 @@
  * one visit per node, at any depth. A copy is complete before anything links it anywhere: when
  * memory runs out the partial copy is simply abandoned in the arena.
  */
+#include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "waveopt/waveopt.h"
 

@@ -10,6 +10,7 @@
  * leaves the tree as it was. Stitching keeps the normal form: no adjacent blocks, and since
  * only non-empty blocks are ever inserted, no empty ones.
  */
+#include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "waveopt/waveopt.h"
 

@@ -7,15 +7,16 @@
  */
 #include <string.h>
 
+#include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "waveopt/instr.h"
 
 static bool op_has(const wave_instr *instr, uint32_t flags) {
-  return wave_opcode_has((wave_opcode)instr->op, flags);
+  return wave_opcode_has(wave_instr_op(instr), flags);
 }
 
 bool wave_instr_can_speculate(const wave_instr *instr) {
-  return wave_opcode_can_speculate((wave_opcode)instr->op);
+  return wave_opcode_can_speculate(wave_instr_op(instr));
 }
 
 bool wave_instr_can_guard(const wave_instr *instr) { return op_has(instr, WAVE_F_GUARD_OK); }
@@ -56,7 +57,7 @@ void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num
     }
   }
   /* Lanes the guard turns off keep the old value: it is an input. */
-  if (instr->guard != WAVE_NO_GUARD)
+  if (wave_instr_guard(instr) != WAVE_NO_GUARD)
     for (unsigned i = 0; i < *num_defs; i++)
       insert_reg(uses, num_uses, defs[i]);
 }
@@ -64,8 +65,8 @@ void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num
 /* The registers of an instruction's references as sets, straight from the references: every
  * analysis and pass asks this of every instruction, and the sorted lists of
  * wave_instr_reg_lists would only be turned into sets again. defs_only skips the reads. */
-static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *defs,
-                     bool defs_only) {
+static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *defs, bool defs_only,
+                     bool guarded_defs_read) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = defs_only ? wave_instr_def_refs(instr, refs) : wave_instr_reg_refs(instr, refs);
   *defs = wave_regset_empty();
@@ -79,21 +80,26 @@ static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *de
       wave_regset_set(into, base + refs[i].first + k);
   }
   /* Lanes the guard turns off keep the old value: it is an input. */
-  if (uses && instr->guard != WAVE_NO_GUARD)
+  if (uses && guarded_defs_read && wave_instr_guard(instr) != WAVE_NO_GUARD)
     *uses = wave_regset_union(*uses, *defs);
 }
 
 void wave_instr_uses_defs(const wave_instr *instr, wave_regset *uses, wave_regset *defs) {
-  ref_sets(instr, uses, defs, false);
+  ref_sets(instr, uses, defs, false, true);
 }
 
 void wave_instr_uses(const wave_instr *instr, wave_regset *uses) {
   wave_regset defs;
-  ref_sets(instr, uses, &defs, false);
+  ref_sets(instr, uses, &defs, false, true);
+}
+
+void wave_instr_operand_reads(const wave_instr *instr, wave_regset *uses) {
+  wave_regset defs;
+  ref_sets(instr, uses, &defs, false, false);
 }
 
 void wave_instr_defs(const wave_instr *instr, wave_regset *defs) {
-  ref_sets(instr, NULL, defs, true);
+  ref_sets(instr, NULL, defs, true, true);
 }
 
 static bool same_operand(const wave_operand *a, const wave_operand *b) {
@@ -103,11 +109,12 @@ static bool same_operand(const wave_operand *a, const wave_operand *b) {
 }
 
 bool wave_instr_equal(const wave_instr *a, const wave_instr *b) {
-  if (a->op != b->op || a->guard != b->guard || a->guard_negated != b->guard_negated ||
-      a->num_operands != b->num_operands)
+  if (wave_instr_op(a) != wave_instr_op(b) || wave_instr_guard(a) != wave_instr_guard(b) ||
+      wave_instr_guard_negated(a) != wave_instr_guard_negated(b) ||
+      wave_instr_num_operands(a) != wave_instr_num_operands(b))
     return false;
-  for (unsigned i = 0; i < a->num_operands; i++)
-    if (!same_operand(&a->operands[i], &b->operands[i]))
+  for (unsigned i = 0; i < wave_instr_num_operands(a); i++)
+    if (!same_operand(wave_instr_operand(a, i), wave_instr_operand(b, i)))
       return false;
   return true;
 }
@@ -128,7 +135,7 @@ bool wave_instr_writes_reg(const wave_instr *instr, unsigned reg) {
 
 /* Whether the shape starts with a written slot (d, o or q): the destination. */
 static bool has_dest_slot(const wave_instr *instr) {
-  char kind = wave_opcode_slot_kind((wave_opcode)instr->op, 0);
+  char kind = wave_opcode_slot_kind(wave_instr_op(instr), 0);
   return kind == 'd' || kind == 'o' || kind == 'q';
 }
 
@@ -138,19 +145,19 @@ static unsigned src_index(const wave_instr *instr, unsigned i) {
 }
 
 const wave_operand *wave_instr_dest(const wave_instr *instr) {
-  if (!has_dest_slot(instr) || instr->num_operands == 0 ||
-      instr->operands[0].kind == WAVE_OPERAND_NONE)
+  if (!has_dest_slot(instr) || wave_instr_num_operands(instr) == 0 ||
+      wave_instr_slot(instr, 0).kind == WAVE_OPERAND_NONE)
     return NULL;
-  return &instr->operands[0];
+  return wave_instr_operand(instr, 0);
 }
 
 unsigned wave_instr_num_srcs(const wave_instr *instr) {
   unsigned first = src_index(instr, 0);
-  return instr->num_operands > first ? instr->num_operands - first : 0;
+  return wave_instr_num_operands(instr) > first ? wave_instr_num_operands(instr) - first : 0;
 }
 
 const wave_operand *wave_instr_src(const wave_instr *instr, unsigned i) {
-  return i < wave_instr_num_srcs(instr) ? &instr->operands[src_index(instr, i)] : NULL;
+  return i < wave_instr_num_srcs(instr) ? wave_instr_operand(instr, src_index(instr, i)) : NULL;
 }
 
 void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses) {
@@ -161,7 +168,7 @@ void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses) {
   const wave_operand *src = wave_instr_src(instr, 0);
   if (!src || (src->kind != WAVE_OPERAND_GPR && src->kind != WAVE_OPERAND_SREG))
     return;
-  unsigned width = wave_opcode_slot_width((wave_opcode)instr->op, src_index(instr, 0));
+  unsigned width = wave_opcode_slot_width(wave_instr_op(instr), src_index(instr, 0));
   for (unsigned k = 0; k < width && src->value + k <= WAVE_MAX_GPR; k++)
     wave_regset_set(uses, WAVE_REG_GPR(src->value + k));
 }

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "support/arena.h"
 #include "waveopt/waveopt.h"

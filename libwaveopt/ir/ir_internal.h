@@ -10,6 +10,7 @@
 #ifndef WAVEOPT_IR_INTERNAL_H
 #define WAVEOPT_IR_INTERNAL_H
 
+#include "ir/code.h"
 #include "waveopt/ir.h"
 
 /* The node after `node` in text order, entering node's own lists first. The walk ends (NULL)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "ir/layout.h"
 #include "support/grow.h"
@@ -40,8 +41,8 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
     b->failed = true;
     return;
   }
-  item->op = instr->op;
-  item->guard = instr->guard;
+  item->op = wave_instr_op(instr);
+  item->guard = wave_instr_guard(instr);
   item->regs = (uint32_t)l->num_regs;
   uint16_t defs[WAVE_MAX_INSTR_REGS];
   unsigned num_uses, num_defs;
@@ -50,13 +51,15 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
   l->num_regs += num_uses + num_defs;
   item->num_uses = (uint8_t)num_uses;
   item->num_defs = (uint8_t)num_defs;
-  if ((instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) && instr->num_operands)
-    item->branch_pred = (uint8_t)(instr->operands[0].value < WAVE_LAYOUT_LARGE_PRED
-                                      ? instr->operands[0].value
+  if ((wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE) &&
+      wave_instr_num_operands(instr))
+    item->branch_pred = (uint8_t)(wave_instr_slot(instr, 0).value < WAVE_LAYOUT_LARGE_PRED
+                                      ? wave_instr_slot(instr, 0).value
                                       : WAVE_LAYOUT_LARGE_PRED);
-  for (unsigned i = 0; i < instr->num_operands; i++) {
-    const wave_operand *o = &instr->operands[i];
-    if (o->kind == WAVE_OPERAND_SREG && o->value < 8 && wave_opcode_reads_sreg(instr->op, i))
+  for (unsigned i = 0; i < wave_instr_num_operands(instr); i++) {
+    const wave_operand *o = wave_instr_operand(instr, i);
+    if (o->kind == WAVE_OPERAND_SREG && o->value < 8 &&
+        wave_opcode_reads_sreg(wave_instr_op(instr), i))
       item->low_sregs |= (uint8_t)(1u << o->value);
   }
 }

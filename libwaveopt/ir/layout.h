@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ir/code.h"
 #include "waveopt/ir.h"
 #include "waveopt/regset.h"
 
@@ -61,7 +62,7 @@ typedef struct wave_layout_item {
 static inline uint32_t wave_layout_branch_pred(const wave_layout_item *item) {
   return item->branch_pred < WAVE_LAYOUT_LARGE_PRED
              ? item->branch_pred
-             : ((const wave_instr *)item->what)->operands[0].value;
+             : wave_instr_slot(((const wave_instr *)item->what), 0).value;
 }
 
 typedef struct wave_layout {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ir/code.h"
 #include "waveopt/waveopt.h"
 
 /* ---- visited pointers --------------------------------------------------------------------- */
@@ -143,7 +144,7 @@ static const char *region_name(const wave_region *r) {
 static wave_loc node_loc(const wave_node *n) {
   switch (n->kind) {
   case WAVE_NODE_BLOCK:
-    return n->u.block.first ? n->u.block.first->src.loc : (wave_loc){0};
+    return n->u.block.first ? wave_instr_loc(n->u.block.first) : (wave_loc){0};
   case WAVE_NODE_IF:
     return n->u.if_.if_src.loc;
   case WAVE_NODE_LOOP:
@@ -155,39 +156,39 @@ static wave_loc node_loc(const wave_node *n) {
 /* ---- instructions ------------------------------------------------------------------------- */
 
 static void check_registers(validator *v, const wave_instr *instr) {
-  const char *name = wave_opcode_table[instr->op].mnemonic;
+  const char *name = wave_opcode_table[wave_instr_op(instr)].mnemonic;
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(instr, refs);
   for (unsigned i = 0; i < n; i++) {
     uint64_t end = (uint64_t)refs[i].first + refs[i].count;
     if (refs[i].is_pred && end > WAVE_NUM_PREDS)
-      problem(v, instr->src.loc, "'%s' uses p%u, which does not exist", name,
+      problem(v, wave_instr_loc(instr), "'%s' uses p%u, which does not exist", name,
               (unsigned)(end - 1));
     else if (!refs[i].is_pred && end > WAVE_MAX_GPR + 1)
-      problem(v, instr->src.loc, "'%s' uses r%u, which does not exist", name,
+      problem(v, wave_instr_loc(instr), "'%s' uses r%u, which does not exist", name,
               (unsigned)(end - 1));
     else if (!refs[i].is_pred && end > v->kernel->registers)
-      problem(v, instr->src.loc, "'%s' uses r%u, beyond .registers %u", name,
+      problem(v, wave_instr_loc(instr), "'%s' uses r%u, beyond .registers %u", name,
               (unsigned)(end - 1), v->kernel->registers);
   }
 }
 
 static void check_instr(validator *v, const wave_node *block, const wave_instr *instr,
                         const wave_instr *prev) {
-  if (instr->op >= WAVE_OP_COUNT) {
-    problem(v, instr->src.loc, "instruction with opcode number %u, which does not exist",
-            (unsigned)instr->op);
+  if (wave_instr_op(instr) >= WAVE_OP_COUNT) {
+    problem(v, wave_instr_loc(instr), "instruction with opcode number %u, which does not exist",
+            (unsigned)wave_instr_op(instr));
     return;
   }
-  const char *name = wave_opcode_table[instr->op].mnemonic;
-  if (instr->block != block)
-    problem(v, instr->src.loc, "'%s' names another block than the one holding it", name);
-  if (instr->prev != prev)
-    problem(v, instr->src.loc, "'%s' has a previous-instruction link to another instruction",
+  const char *name = wave_opcode_table[wave_instr_op(instr)].mnemonic;
+  if (wave_instr_node(instr) != block)
+    problem(v, wave_instr_loc(instr), "'%s' names another block than the one holding it", name);
+  if (wave_instr_prev(instr) != prev)
+    problem(v, wave_instr_loc(instr), "'%s' has a previous-instruction link to another instruction",
             name);
-  if (instr->num_operands > WAVE_MAX_OPERANDS)
-    problem(v, instr->src.loc, "'%s' has %u operands (at most %d)", name,
-            (unsigned)instr->num_operands, WAVE_MAX_OPERANDS);
+  if (wave_instr_num_operands(instr) > WAVE_MAX_OPERANDS)
+    problem(v, wave_instr_loc(instr), "'%s' has %u operands (at most %d)", name,
+            (unsigned)wave_instr_num_operands(instr), WAVE_MAX_OPERANDS);
   else
     check_registers(v, instr);
 }
@@ -201,10 +202,11 @@ static void check_block(validator *v, const wave_node *block) {
     return;
   }
   const wave_instr *prev = NULL;
-  for (const wave_instr *i = block->u.block.first; i; prev = i, i = i->next) {
+  for (const wave_instr *i = block->u.block.first; i; prev = i, i = wave_instr_next(i)) {
     if (!first_visit(v, i)) {
       if (!v->out_of_memory)
-        problem(v, i->src.loc, "an instruction is reached twice (a cycle, or shared by two "
+        problem(v, wave_instr_loc(i),
+                "an instruction is reached twice (a cycle, or shared by two "
                 "blocks)");
       return;
     }

@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 
+#include "ir/code.h"
 #include "waveopt/edit.h"
 #include "waveopt/target.h"
 #include "waveopt/waveopt.h"
@@ -27,25 +28,25 @@ static void found(const scan *s, wave_target_hazard hazard, const wave_instr *in
 
 static void scan_instr(const scan *s, const wave_instr *in, const wave_node *parent) {
   const wave_target *t = s->target;
-  wave_opcode op = (wave_opcode)in->op;
+  wave_opcode op = wave_instr_op(in);
   const char *mnemonic = wave_opcode_get(op)->mnemonic;
-  if (in->guard != WAVE_NO_GUARD &&
-      !wave_target_honours_guard(t, op, in->guard, in->guard_negated)) {
+  if (wave_instr_guard(in) != WAVE_NO_GUARD &&
+      !wave_target_honours_guard(t, op, wave_instr_guard(in), wave_instr_guard_negated(in))) {
     char what[64];
-    snprintf(what, sizeof(what), "guard '@%sp%d' on '%s'", in->guard_negated ? "!" : "",
-             in->guard, mnemonic);
-    found(s, WAVE_HAZARD_GUARD, in, NULL, in->src.loc, what);
+    snprintf(what, sizeof(what), "guard '@%sp%d' on '%s'", wave_instr_guard_negated(in) ? "!" : "",
+             wave_instr_guard(in), mnemonic);
+    found(s, WAVE_HAZARD_GUARD, in, NULL, wave_instr_loc(in), what);
   }
   if (op == WAVE_OP_CONTINUE && !t->continue_ok)
-    found(s, WAVE_HAZARD_CONTINUE, in, NULL, in->src.loc, "'continue'");
+    found(s, WAVE_HAZARD_CONTINUE, in, NULL, wave_instr_loc(in), "'continue'");
   else if (op == WAVE_OP_BREAK && parent && parent->kind == WAVE_NODE_IF && !t->break_in_if_ok)
-    found(s, WAVE_HAZARD_BREAK_IN_IF, in, NULL, in->src.loc, "'break' nested in an 'if'");
+    found(s, WAVE_HAZARD_BREAK_IN_IF, in, NULL, wave_instr_loc(in), "'break' nested in an 'if'");
   else if (wave_opcode_has(op, WAVE_F_EXIT) && parent && !t->halt_per_lane)
-    found(s, WAVE_HAZARD_EXIT_IN_REGION, in, NULL, in->src.loc,
+    found(s, WAVE_HAZARD_EXIT_IN_REGION, in, NULL, wave_instr_loc(in),
           op == WAVE_OP_HALT ? "'halt' inside an 'if' or 'loop'"
                              : "'return' inside an 'if' or 'loop'");
   else if (op == WAVE_OP_CALL && !t->calls_ok)
-    found(s, WAVE_HAZARD_CALL, in, NULL, in->src.loc, "'call'");
+    found(s, WAVE_HAZARD_CALL, in, NULL, wave_instr_loc(in), "'call'");
 }
 
 void wave_target_scan(const wave_kernel *kernel, const wave_target *target,
@@ -59,7 +60,7 @@ void wave_target_scan(const wave_kernel *kernel, const wave_target *target,
     while (wave_const_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
         const wave_node *parent = wave_node_parent(w.node);
-        for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
+        for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
           scan_instr(&s, in, parent);
         continue;
       }

@@ -14,13 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "verify/verify_state.h"
 
 #define VERIFY_ERROR(v, loc, ...) \
   wave_module_report((v)->module, (v)->diags, WAVE_SEV_ERROR, NULL, (loc), __VA_ARGS__)
 
 static const char *mnemonic_of(const wave_instr *instr) {
-  return wave_opcode_table[instr->op].mnemonic;
+  return wave_opcode_table[wave_instr_op(instr)].mnemonic;
 }
 
 /* ---- the kernel's labels ------------------------------------------------------------------ */
@@ -58,7 +59,7 @@ static bool operand_fits(const wave_instr *instr, unsigned slot, char kind) {
     return gpr;
   case 'u':
     return gpr || (o->kind == WAVE_OPERAND_IMM &&
-                   wave_opcode_accepts_docs_immediate((wave_opcode)instr->op, slot));
+                   wave_opcode_accepts_docs_immediate(wave_instr_op(instr), slot));
   case 'q': case 'p':
     return o->kind == WAVE_OPERAND_PRED;
   case 's':
@@ -108,10 +109,10 @@ static void check_call_target(wave_verify *v, wave_loc loc, const char *label) {
 }
 
 static void check_operand(wave_verify *v, const wave_instr *instr, unsigned slot) {
-  wave_opcode op = (wave_opcode)instr->op;
+  wave_opcode op = wave_instr_op(instr);
   const wave_operand *o = wave_instr_operand(instr, slot);
   char kind = wave_opcode_slot_kind(op, slot);
-  wave_loc loc = wave_verify_operand_loc(instr->src.loc, o);
+  wave_loc loc = wave_verify_operand_loc(wave_instr_loc(instr), o);
   if (!operand_fits(instr, slot, kind)) {
     VERIFY_ERROR(v, loc, "expected %s as operand %u of '%s'", wave_slot_kind_noun(kind), slot + 1,
                  mnemonic_of(instr));
@@ -158,22 +159,22 @@ static bool is_tree_opcode(wave_opcode op) {
 
 /* Reports every error of one instruction; the toolchain checks assume a well-formed one. */
 static void check_instr(wave_verify *v, const wave_instr *instr) {
-  wave_loc loc = instr->src.loc;
-  if (instr->op >= WAVE_OP_COUNT) {
-    VERIFY_ERROR(v, loc, "invalid opcode %u", (unsigned)instr->op);
+  wave_loc loc = wave_instr_loc(instr);
+  if (wave_instr_op(instr) >= WAVE_OP_COUNT) {
+    VERIFY_ERROR(v, loc, "invalid opcode %u", (unsigned)wave_instr_op(instr));
     return;
   }
-  wave_opcode op = (wave_opcode)instr->op;
+  wave_opcode op = wave_instr_op(instr);
   const char *m = mnemonic_of(instr);
   if (is_tree_opcode(op)) {
     VERIFY_ERROR(v, loc, "'%s' cannot be an instruction in a block: structured control flow "
                  "is represented by if and loop nodes", m);
     return;
   }
-  if (instr->guard != WAVE_NO_GUARD) {
-    if (instr->guard < 0 || instr->guard >= WAVE_NUM_PREDS)
+  if (wave_instr_guard(instr) != WAVE_NO_GUARD) {
+    if (wave_instr_guard(instr) < 0 || wave_instr_guard(instr) >= WAVE_NUM_PREDS)
       VERIFY_ERROR(v, loc, "guard predicate p%d does not exist (predicates are p0-p3)",
-                   instr->guard);
+                   wave_instr_guard(instr));
     else if (op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE || op == WAVE_OP_CALL)
       VERIFY_ERROR(v, loc, "guard on a structured control-flow instruction '%s' (the emulator "
                    "mishandles its masks; wave-ptx rejects it)", m);
@@ -200,7 +201,7 @@ static void check_if(wave_verify *v, const wave_node *node) {
 }
 
 static void check_block(wave_verify *v, const wave_node *block) {
-  for (const wave_instr *instr = block->u.block.first; instr; instr = instr->next) {
+  for (const wave_instr *instr = block->u.block.first; instr; instr = wave_instr_next(instr)) {
     size_t errors = v->diags->num_errors;
     check_instr(v, instr);
     wave_verify_toolchain_flow(v, instr);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ir/code.h"
 #include "waveopt/waveopt.h"
 
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ir/code.h"
 #include "verify/verify_state.h"
 
 #define TOOLCHAIN_WARN(v, loc, ...) \
@@ -118,10 +119,10 @@ void wave_verify_toolchain_event(wave_verify *v, const wave_walker *w) {
 void wave_verify_toolchain_flow(wave_verify *v, const wave_instr *instr) {
   if (v->out_of_memory)
     return;
-  if (instr->op == WAVE_OP_BREAK && v->loop_frame != WAVE_VERIFY_NONE)
+  if (wave_instr_op(instr) == WAVE_OP_BREAK && v->loop_frame != WAVE_VERIFY_NONE)
     v->frames[v->loop_frame].has_break = true;
-  if ((instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN) &&
-      instr->guard == WAVE_NO_GUARD)
+  if ((wave_instr_op(instr) == WAVE_OP_HALT || wave_instr_op(instr) == WAVE_OP_RETURN) &&
+      wave_instr_guard(instr) == WAVE_NO_GUARD)
     v->reachable = false;
 }
 
@@ -146,11 +147,11 @@ void wave_verify_toolchain_kernel_end(wave_verify *v) {
 /* ---- instructions ------------------------------------------------------------------------- */
 
 static void warn_guard(wave_verify *v, const wave_instr *instr) {
-  const wave_opcode_info *info = wave_opcode_get((wave_opcode)instr->op);
-  wave_loc loc = instr->src.loc;
-  if (instr->guard == WAVE_NO_GUARD)
+  const wave_opcode_info *info = wave_opcode_get(wave_instr_op(instr));
+  wave_loc loc = wave_instr_loc(instr);
+  if (wave_instr_guard(instr) == WAVE_NO_GUARD)
     return;
-  if (instr->guard == 0 && !instr->guard_negated)
+  if (wave_instr_guard(instr) == 0 && !wave_instr_guard_negated(instr))
     TOOLCHAIN_WARN(v, loc, "'@p0' is not a guard: every real tool runs '%s' unguarded (guard "
                    "with p1-p3)", info->mnemonic);
   else if (!(info->flags & WAVE_F_GUARD_OK) && info->category == WAVE_CAT_CONTROL)
@@ -160,17 +161,17 @@ static void warn_guard(wave_verify *v, const wave_instr *instr) {
     TOOLCHAIN_WARN(v, loc, "guard on '%s' is dropped by wave-ptx, which runs it in all lanes "
                    "(guards survive only on ALU work, compares, select, moves and halt)",
                    info->mnemonic);
-  else if (instr->guard == 0)
+  else if (wave_instr_guard(instr) == 0)
     TOOLCHAIN_WARN(v, loc, "'@!p0' guard is dropped by wave-ptx (guard with p1-p3)");
 }
 
 static void warn_operands(wave_verify *v, const wave_instr *instr) {
   static const char *const half_names[] = {"", "lo", "hi"};
-  wave_opcode op = (wave_opcode)instr->op;
+  wave_opcode op = wave_instr_op(instr);
   for (unsigned slot = 0; slot < wave_instr_num_operands(instr); slot++) {
     const wave_operand *o = wave_instr_operand(instr, slot);
     char kind = wave_opcode_slot_kind(op, slot);
-    wave_loc loc = wave_verify_operand_loc(instr->src.loc, o);
+    wave_loc loc = wave_verify_operand_loc(wave_instr_loc(instr), o);
     bool reg = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
     if (o->kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(op, slot))
       TOOLCHAIN_WARN(v, loc, "special register '%s' outside mov_sr is encoded as register r%u "
@@ -186,8 +187,8 @@ static void warn_operands(wave_verify *v, const wave_instr *instr) {
 
 void wave_verify_toolchain_instr(wave_verify *v, const wave_node *block,
                                  const wave_instr *instr) {
-  wave_opcode op = (wave_opcode)instr->op;
-  wave_loc loc = instr->src.loc;
+  wave_opcode op = wave_instr_op(instr);
+  wave_loc loc = wave_instr_loc(instr);
   warn_guard(v, instr);
   warn_operands(v, instr);
   const wave_node *parent = wave_node_parent(block);

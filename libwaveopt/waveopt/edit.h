@@ -34,6 +34,7 @@
 #include <stdbool.h>
 
 #include "waveopt/diag.h"
+#include "waveopt/instr.h"
 #include "waveopt/ir.h"
 
 #ifdef __cplusplus
@@ -51,11 +52,12 @@ extern "C" {
   for (wave_node *n = (list)->first, *n##_next_ = n ? n->next : NULL; n;          \
        n = n##_next_, n##_next_ = n ? n->next : NULL)
 
-#define wave_foreach_instr(i, blk) for (wave_instr *i = (blk)->u.block.first; i; i = i->next)
+#define wave_foreach_instr(i, blk)                                                                 \
+  for (wave_instr *i = wave_block_first(blk); i; i = wave_instr_next(i))
 /* The body may unlink (or move) i itself; it must leave the instructions after i in place. */
-#define wave_foreach_instr_safe(i, blk)                                         \
-  for (wave_instr *i = (blk)->u.block.first, *i##_next_ = i ? i->next : NULL; i; \
-       i = i##_next_, i##_next_ = i ? i->next : NULL)
+#define wave_foreach_instr_safe(i, blk)                                                            \
+  for (wave_instr *i = wave_block_first(blk), *i##_next_ = i ? wave_instr_next(i) : NULL; i;       \
+       i = i##_next_, i##_next_ = i ? wave_instr_next(i) : NULL)
 
 /* The blocks of a region or of a whole kernel (its regions in order), in text order. The body
  * may edit the instructions of the current block but not restructure the tree. */
@@ -108,7 +110,10 @@ static inline wave_region *wave_node_region(const wave_node *node) {
   return node->list ? node->list->region : NULL;
 }
 /* The block holding instr, or NULL when it is detached. */
-static inline wave_node *wave_instr_node(const wave_instr *instr) { return instr->block; }
+WAVE_API wave_node *wave_instr_node(const wave_instr *instr);
+/* A block's first and last instructions, NULL for an empty block. */
+WAVE_API wave_instr *wave_block_first(const wave_node *block);
+WAVE_API wave_instr *wave_block_last(const wave_node *block);
 
 static inline bool wave_block_is_empty(const wave_node *block) {
   return block->u.block.first == NULL;

@@ -43,6 +43,9 @@ WAVE_API bool wave_instr_is_convergent(const wave_instr *instr);
  * destinations too: lanes the guard turns off keep the old value, so the old value is an
  * input. Registers that cannot exist (r255, p4) are left out; the verifier reports them. */
 WAVE_API void wave_instr_uses(const wave_instr *instr, wave_regset *uses);
+/* wave_instr_uses without the destinations a guard makes inputs: what its operands and its
+ * guard read. */
+WAVE_API void wave_instr_operand_reads(const wave_instr *instr, wave_regset *uses);
 /* The registers it writes, pairs and quads expanded; an atomic whose destination is r0 or
  * omitted writes none. */
 WAVE_API void wave_instr_defs(const wave_instr *instr, wave_regset *defs);
@@ -62,30 +65,44 @@ WAVE_API bool wave_instr_equal(const wave_instr *a, const wave_instr *b);
 WAVE_API bool wave_instr_reads_reg(const wave_instr *instr, unsigned reg);
 WAVE_API bool wave_instr_writes_reg(const wave_instr *instr, unsigned reg);
 
+/* ---- the instruction itself --------------------------------------------------------------- */
+
+WAVE_API wave_opcode wave_instr_op(const wave_instr *instr);
+/* Changes the opcode in place; the operands must already fit the new opcode's shape (the
+ * validator checks that). */
+WAVE_API void wave_instr_set_op(wave_instr *instr, wave_opcode op);
+/* WAVE_NO_GUARD or the guarding predicate 0..3, and whether the guard is negated (`@!p1`). */
+WAVE_API int wave_instr_guard(const wave_instr *instr);
+WAVE_API bool wave_instr_guard_negated(const wave_instr *instr);
+/* pred is WAVE_NO_GUARD (negated ignored) or 0..3. */
+WAVE_API void wave_instr_set_guard(wave_instr *instr, int pred, bool negated);
+WAVE_API wave_cache_hint wave_instr_cache_hint(const wave_instr *instr);
+WAVE_API void wave_instr_set_cache_hint(wave_instr *instr, wave_cache_hint hint);
+
+/* The instructions before and after it in its block, NULL at either end (and when detached). */
+WAVE_API wave_instr *wave_instr_prev(const wave_instr *instr);
+WAVE_API wave_instr *wave_instr_next(const wave_instr *instr);
+
+/* Where it came from and the comments that travel with it. The pointer holds until the
+ * instruction is next changed; wave_instr_set_origin replaces all three. */
+WAVE_API const wave_src *wave_instr_origin(const wave_instr *instr);
+WAVE_API wave_loc wave_instr_loc(const wave_instr *instr);
+WAVE_API void wave_instr_set_origin(wave_instr *instr, const wave_src *origin);
+
 /* ---- operands ----------------------------------------------------------------------------- */
 
-static inline unsigned wave_instr_num_operands(const wave_instr *instr) {
-  return instr->num_operands;
-}
-
-/* Operand i in source order, or NULL past the last one. */
-static inline const wave_operand *wave_instr_operand(const wave_instr *instr, unsigned i) {
-  return i < instr->num_operands ? &instr->operands[i] : NULL;
-}
-
+WAVE_API unsigned wave_instr_num_operands(const wave_instr *instr);
+/* Operand i in source order, or NULL past the last one. The pointer holds until the
+ * instruction is next changed. */
+WAVE_API const wave_operand *wave_instr_operand(const wave_instr *instr, unsigned i);
+/* Operand i by value, or an empty operand (kind WAVE_OPERAND_NONE, value 0) past the last: what
+ * a caller that asks about a slot the shape may lack wants. */
+WAVE_API wave_operand wave_instr_slot(const wave_instr *instr, unsigned i);
+/* Makes it n operands long, for a new opcode of another shape: slots past the old last one are
+ * empty (WAVE_OPERAND_NONE) until set. False, with nothing changed, beyond WAVE_MAX_OPERANDS. */
+WAVE_API bool wave_instr_set_num_operands(wave_instr *instr, unsigned n);
 /* Replaces operand i; false (nothing changed) past the last one. */
-static inline bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand) {
-  if (i >= instr->num_operands)
-    return false;
-  instr->operands[i] = operand;
-  return true;
-}
-
-/* pred is WAVE_NO_GUARD (negated ignored) or 0..3. */
-static inline void wave_instr_set_guard(wave_instr *instr, int pred, bool negated) {
-  instr->guard = (int8_t)pred;
-  instr->guard_negated = pred != WAVE_NO_GUARD && negated;
-}
+WAVE_API bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand);
 
 /* The register the instruction's shape writes first (rd, or pd of a compare), or NULL when the
  * shape has none or an atomic's destination is omitted. */

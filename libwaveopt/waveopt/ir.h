@@ -225,17 +225,9 @@ struct wave_module;
 
 #define WAVE_NO_GUARD (-1)
 
-typedef struct wave_instr {
-  struct wave_instr *prev, *next;
-  struct wave_node *block;    /* the block holding it, NULL when detached */
-  uint16_t op;                /* wave_opcode */
-  int8_t guard;               /* WAVE_NO_GUARD or a predicate 0..3 */
-  uint8_t guard_negated;
-  uint8_t cache_hint;         /* wave_cache_hint */
-  uint8_t num_operands;       /* slots as written; the verifier checks it against the shape */
-  wave_operand operands[WAVE_MAX_OPERANDS];
-  wave_src src;
-} wave_instr;
+/* An instruction: opaque, read and changed through waveopt/instr.h, so that its storage can
+ * change without breaking a caller. */
+typedef struct wave_instr wave_instr;
 
 typedef enum wave_node_kind { WAVE_NODE_BLOCK, WAVE_NODE_IF, WAVE_NODE_LOOP } wave_node_kind;
 

@@ -6,6 +6,7 @@
  * (ir/node_index.h), which the passes of a round share until one changes the kernel. And the
  * registers an instruction may write, a call counted as writing all.
  */
+#include "ir/code.h"
 #include "pm/builtin.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -35,7 +36,7 @@ static wave_regset all_registers(void) {
 }
 
 wave_regset wave_xform_may_write(const wave_instr *in) {
-  if (wave_opcode_has(in->op, WAVE_F_CALL))
+  if (wave_opcode_has(wave_instr_op(in), WAVE_F_CALL))
     return all_registers();
   wave_regset defs;
   wave_instr_defs(in, &defs);

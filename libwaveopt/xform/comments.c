@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
+
 #define NONE UINT32_MAX
 
 typedef struct piece {
@@ -36,7 +38,7 @@ struct wave_comment_moves {
 wave_src *wave_line_after(wave_node *node) {
   wave_node *next = node->next;
   if (next && next->kind == WAVE_NODE_BLOCK)
-    return &next->u.block.first->src;
+    return wave_code_instr_src(next->u.block.first);
   if (next)
     return next->kind == WAVE_NODE_IF ? &next->u.if_.if_src : &next->u.loop.loop_src;
   wave_node *parent = wave_node_parent(node);

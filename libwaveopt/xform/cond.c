@@ -21,6 +21,7 @@
  */
 #include "xform/xform.h"
 
+#include "ir/code.h"
 #include "waveopt/instr.h"
 
 static bool guard_ok(const wave_target *t, wave_cond c) {
@@ -121,13 +122,13 @@ bool wave_compare_invert(wave_instr *compare) {
       {WAVE_OP_FCMP_UNORD, WAVE_OP_FCMP_ORD, false},
   };
   for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-    if (compare->op != pairs[i].op)
+    if (wave_instr_op(compare) != pairs[i].op)
       continue;
-    compare->op = pairs[i].inverse;
+    wave_instr_set_op(compare, pairs[i].inverse);
     if (pairs[i].swap) {
-      wave_operand x = compare->operands[1];
-      compare->operands[1] = compare->operands[2];
-      compare->operands[2] = x;
+      wave_operand x = wave_instr_slot(compare, 1);
+      wave_instr_set_operand(compare, 1, wave_instr_slot(compare, 2));
+      wave_instr_set_operand(compare, 2, x);
     }
     return true;
   }

@@ -71,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "support/grow.h"
 #include "waveopt/instr.h"
@@ -134,16 +135,17 @@ typedef struct lowering {
 } lowering;
 
 static const char *exit_name(const wave_instr *exit) {
-  return wave_opcode_get((wave_opcode)exit->op)->mnemonic;
+  return wave_opcode_get(wave_instr_op(exit))->mnemonic;
 }
 
 static bool env_wants(const wave_exit_flags_env *env, const wave_instr *in) {
-  if (in->op == WAVE_OP_CONTINUE)
+  if (wave_instr_op(in) == WAVE_OP_CONTINUE)
     return env->continues;
-  if (in->op == WAVE_OP_BREAK)
-    return env->breaks && in->block->list->parent &&
-           in->block->list->parent->kind == WAVE_NODE_IF && !in->operands[0].negated;
-  return (in->op == WAVE_OP_HALT || in->op == WAVE_OP_RETURN) && env->halts;
+  if (wave_instr_op(in) == WAVE_OP_BREAK)
+    return env->breaks && wave_instr_node(in)->list->parent &&
+           wave_instr_node(in)->list->parent->kind == WAVE_NODE_IF &&
+           !wave_instr_slot(in, 0).negated;
+  return (wave_instr_op(in) == WAVE_OP_HALT || wave_instr_op(in) == WAVE_OP_RETURN) && env->halts;
 }
 
 bool wave_exit_flags_wanted(const wave_exit_flags_env *env, const wave_node *top) {
@@ -267,9 +269,9 @@ static bool pop_frame(lowering *l) {
  * only where the halted lanes would reach it parked (the target decides whether that matters:
  * wave-ptx makes it a full-warp .sync that waits for every thread that has not exited). */
 static void note_convergent(lowering *l, const wave_instr *in) {
-  if (!wave_opcode_has((wave_opcode)in->op, WAVE_F_CONVERGENT))
+  if (!wave_opcode_has(wave_instr_op(in), WAVE_F_CONVERGENT))
     return;
-  if (in->op == WAVE_OP_BARRIER || in->op == WAVE_OP_CALL) {
+  if (wave_instr_op(in) == WAVE_OP_BARRIER || wave_instr_op(in) == WAVE_OP_CALL) {
     if (!l->sync)
       l->sync = in;
     return;
@@ -295,8 +297,8 @@ static bool plan_block(lowering *l, wave_node *block) {
       continue;
     if (!l->first_exit)
       l->first_exit = in;
-    bool cont = in->op == WAVE_OP_CONTINUE, brk = in->op == WAVE_OP_BREAK;
-    uint8_t brk_pred = brk ? (uint8_t)(1u << in->operands[0].value) : 0;
+    bool cont = wave_instr_op(in) == WAVE_OP_CONTINUE, brk = wave_instr_op(in) == WAVE_OP_BREAK;
+    uint8_t brk_pred = brk ? (uint8_t)(1u << wave_instr_slot(in, 0).value) : 0;
     if (cont && f->node->kind == WAVE_NODE_LOOP)
       f->target = true;
     else if (cont)
@@ -308,7 +310,7 @@ static bool plan_block(lowering *l, wave_node *block) {
     if (!cont && !brk)
       note_exit(l);
     l->need_rb |= brk;
-    if (in->op == WAVE_OP_HALT && in_subroutine(block) && !l->refused_by)
+    if (wave_instr_op(in) == WAVE_OP_HALT && in_subroutine(block) && !l->refused_by)
       l->refused_by = in;
     item it = {in, NULL, cont, !cont && !brk, brk_pred, false,
                with_kernel(l, wave_regset_union(wave_liveness_out(lv, in), f->loop_top))};
@@ -342,10 +344,10 @@ static bool plan(lowering *l, wave_node *top) {
 
 static wave_exit_flags_status no_gpr(lowering *l) {
   const wave_instr *e = l->first_exit;
-  return say(l, WAVE_EXIT_FLAGS_FAILED, e->src.loc,
+  return say(l, WAVE_EXIT_FLAGS_FAILED, wave_instr_loc(e),
              "cannot rewrite the %s at %u:%u for %s: no register free for its flags within "
              "%u registers (raise -max-registers); legalize must rewrite it on this target",
-             exit_name(e), e->src.loc.line, e->src.loc.col, l->env->target->name,
+             exit_name(e), wave_instr_loc(e).line, wave_instr_loc(e).col, l->env->target->name,
              l->scratch.limit);
 }
 
@@ -411,13 +413,14 @@ static bool set_flag(lowering *l, wave_builder *b, uint32_t flag, const wave_ope
 /* Replaces the exit (alone in its block) with the code that sets its flags. */
 static wave_exit_flags_status lower_exit(lowering *l, const item *it) {
   wave_instr *e = it->exit;
-  wave_builder b = wave_builder_at(l->module, wave_cursor_before_instr(e), e->src.loc);
-  wave_operand guard = wave_pred(e->guard >= 0 ? (uint32_t)e->guard : 0);
-  guard.negated = e->guard_negated;
+  wave_builder b = wave_builder_at(l->module, wave_cursor_before_instr(e), wave_instr_loc(e));
+  wave_operand guard = wave_pred(wave_instr_guard(e) >= 0 ? (uint32_t)wave_instr_guard(e) : 0);
+  guard.negated = wave_instr_guard_negated(e);
   const wave_operand *cond = NULL;
   if (it->cont || it->brk)
-    cond = &e->operands[0];
-  else if (e->guard != WAVE_NO_GUARD && !(e->guard == 0 && !e->guard_negated))
+    cond = wave_instr_operand(e, 0);
+  else if (wave_instr_guard(e) != WAVE_NO_GUARD &&
+           !(wave_instr_guard(e) == 0 && !wave_instr_guard_negated(e)))
     cond = &guard;
   if (it->brk && !scratch_gpr(l, &l->rt))
     return no_gpr(l);
@@ -448,9 +451,9 @@ static void run_add(run *r, wave_node *n) {
 /* Ends the block at `last` (built code), whatever followed going to a block of its own, which
  * *next becomes: built code is never part of a run. */
 static bool end_block_at(lowering *l, wave_instr *last, wave_node **next) {
-  if (last->next && !wave_block_split(l->module, last->next))
+  if (wave_instr_next(last) && !wave_block_split(l->module, wave_instr_next(last)))
     return false;
-  *next = last->block->next;
+  *next = wave_instr_node(last)->next;
   return true;
 }
 
@@ -508,7 +511,7 @@ static wave_exit_flags_status break_on_done(lowering *l, const item *it, wave_cu
       !(last = wave_build(&b, WAVE_OP_BREAK, wave_pred(c.p))) || !restore_pred(l, &b, &c))
     return WAVE_EXIT_FLAGS_NO_MEMORY;
   if (c.saved)
-    last = last->next;
+    last = wave_instr_next(last);
   *tail = wave_cursor_after_instr(last);
   return end_block_at(l, last, next) ? WAVE_EXIT_FLAGS_DONE : WAVE_EXIT_FLAGS_NO_MEMORY;
 }
@@ -535,7 +538,7 @@ static wave_exit_flags_status break_on_brk(lowering *l, const item *it, wave_cur
         !(last = wave_build(&b, WAVE_OP_BREAK, wave_pred(p))) || !restore_pred(l, &b, &c))
       return WAVE_EXIT_FLAGS_NO_MEMORY;
     if (c.saved)
-      last = last->next;
+      last = wave_instr_next(last);
   }
   return end_block_at(l, last, next) ? WAVE_EXIT_FLAGS_DONE : WAVE_EXIT_FLAGS_NO_MEMORY;
 }
@@ -556,14 +559,15 @@ static bool reset_after(lowering *l, wave_cursor at, wave_loc loc, wave_instr **
  *   select rT, pB, rK, rO ; icmp_eq pB, rT, rZ ; break pB     (break !pB: rO, rK ; icmp_ne) */
 static wave_exit_flags_status combine_break(lowering *l, wave_instr *brk, wave_regset loop_top) {
   const wave_liveness *lv = l->env->liveness;
-  wave_operand pb = brk->operands[0];
+  wave_operand pb = wave_instr_slot(brk, 0);
   check_pred c = {pb.value,
                   wave_regset_test(wave_regset_union(wave_liveness_out(lv, brk), loop_top),
                                    WAVE_REG_PRED(pb.value))};
   if (!scratch_gpr(l, &l->rt) || (c.saved && !scratch_gpr(l, &l->rs)))
     return no_gpr(l);
-  wave_builder b = wave_builder_at(l->module, wave_cursor_before_instr(brk), brk->src.loc);
-  wave_builder after = wave_builder_at(l->module, wave_cursor_after_instr(brk), brk->src.loc);
+  wave_builder b = wave_builder_at(l->module, wave_cursor_before_instr(brk), wave_instr_loc(brk));
+  wave_builder after =
+      wave_builder_at(l->module, wave_cursor_after_instr(brk), wave_instr_loc(brk));
   bool ok = save_pred(l, &b, &c) &&
             (pb.negated ? build_select(&b, l->rt, pb.value, l->ro, l->rk)
                         : build_select(&b, l->rt, pb.value, l->rk, l->ro)) &&
@@ -576,18 +580,18 @@ static wave_exit_flags_status combine_break(lowering *l, wave_instr *brk, wave_r
 /* Makes `in` the only instruction of its block; returns that block (NULL: out of memory). The
  * halves stay adjacent blocks until the caller's edits or the final normalization. */
 static wave_node *isolate(lowering *l, wave_instr *in) {
-  if (in->next && !wave_block_split(l->module, in->next))
+  if (wave_instr_next(in) && !wave_block_split(l->module, wave_instr_next(in)))
     return NULL;
   return wave_block_split(l->module, in);
 }
 
 static wave_node_list *item_list(const item *it) {
-  return it->exit ? it->exit->block->list : it->node->list;
+  return it->exit ? wave_instr_node(it->exit)->list : it->node->list;
 }
 
 static wave_loc item_loc(const item *it) {
   if (it->exit)
-    return it->exit->src.loc;
+    return wave_instr_loc(it->exit);
   return it->node->kind == WAVE_NODE_IF ? it->node->u.if_.endif_src.loc
                                         : it->node->u.loop.endloop_src.loc;
 }
@@ -609,8 +613,7 @@ static wave_exit_flags_status lower_list(lowering *l, const job *j, wave_node_li
     wave_instr *cut = NULL;
     if (node->kind == WAVE_NODE_BLOCK) {
       wave_foreach_instr(in, node) {
-        if ((it && it->exit == in) ||
-            (zone && loop && in->op == WAVE_OP_BREAK)) {
+        if ((it && it->exit == in) || (zone && loop && wave_instr_op(in) == WAVE_OP_BREAK)) {
           cut = in;
           break;
         }
@@ -637,7 +640,7 @@ static wave_exit_flags_status lower_list(lowering *l, const job *j, wave_node_li
           return s;
         r.busy = with_kernel(l, wave_regset_union(wave_liveness_out(l->env->liveness, cut),
                                                   j->loop_top));
-        r.at = cut->src.loc;
+        r.at = wave_instr_loc(cut);
         node = next;
         continue;
       }
@@ -656,7 +659,7 @@ static wave_exit_flags_status lower_list(lowering *l, const job *j, wave_node_li
     if (it->reset) {
       if (!reset_after(l, wave_cursor_after_node(node), at, &last) || !end_block_at(l, last, &next))
         return WAVE_EXIT_FLAGS_NO_MEMORY;
-      reset = last->block;
+      reset = wave_instr_node(last);
     }
     wave_cursor tail = wave_cursor_after_node(reset ? reset : node);
     if (zone) {
@@ -711,8 +714,9 @@ static wave_instr *subroutine_end(wave_node *top) {
     if (n->kind != WAVE_NODE_BLOCK)
       continue;
     wave_foreach_instr(in, n) {
-      if (wave_opcode_has((wave_opcode)in->op, WAVE_F_EXIT) &&
-          (in->guard == WAVE_NO_GUARD || (in->guard == 0 && !in->guard_negated)))
+      if (wave_opcode_has(wave_instr_op(in), WAVE_F_EXIT) &&
+          (wave_instr_guard(in) == WAVE_NO_GUARD ||
+           (wave_instr_guard(in) == 0 && !wave_instr_guard_negated(in))))
         return in;
     }
   }
@@ -818,29 +822,30 @@ static wave_exit_flags_status lower(lowering *l, wave_node *top) {
     return WAVE_EXIT_FLAGS_NONE;
   const char *target = l->env->target->name;
   if (l->refused_by)
-    return say(l, WAVE_EXIT_FLAGS_REFUSED, l->refused_by->src.loc,
+    return say(l, WAVE_EXIT_FLAGS_REFUSED, wave_instr_loc(l->refused_by),
                "halt at %u:%u not rewritten for %s: it is in a subroutine, and only a halt at "
                "the kernel's top level ends exactly its lanes",
-               l->refused_by->src.loc.line, l->refused_by->src.loc.col, target);
+               wave_instr_loc(l->refused_by).line, wave_instr_loc(l->refused_by).col, target);
   if (l->need_rd && in_subroutine(top))
-    return say(l, WAVE_EXIT_FLAGS_REFUSED, e->src.loc,
+    return say(l, WAVE_EXIT_FLAGS_REFUSED, wave_instr_loc(e),
                "%s at %u:%u not rewritten for %s: it is inside a loop of a subroutine, whose "
                "lanes must return with every predicate as it was",
-               exit_name(e), e->src.loc.line, e->src.loc.col, target);
+               exit_name(e), wave_instr_loc(e).line, wave_instr_loc(e).col, target);
   if (l->top_done && in_subroutine(top))
     note_convergent_after(l, top);
   if (l->top_done && l->sync)
-    return say(l, WAVE_EXIT_FLAGS_REFUSED, e->src.loc,
+    return say(l, WAVE_EXIT_FLAGS_REFUSED, wave_instr_loc(e),
                "%s at %u:%u not rewritten for %s: the lanes it ends would wait, not end, at "
                "the %s at %u:%u",
-               exit_name(e), e->src.loc.line, e->src.loc.col, target, exit_name(l->sync),
-               l->sync->src.loc.line, l->sync->src.loc.col);
+               exit_name(e), wave_instr_loc(e).line, wave_instr_loc(e).col, target,
+               exit_name(l->sync), wave_instr_loc(l->sync).line, wave_instr_loc(l->sync).col);
   if (l->top_done && l->parked_at && !l->env->target->divergent_wave_ops_ok)
-    return say(l, WAVE_EXIT_FLAGS_REFUSED, e->src.loc,
+    return say(l, WAVE_EXIT_FLAGS_REFUSED, wave_instr_loc(e),
                "%s at %u:%u not rewritten for %s: the lanes it ends would reach the %s at "
                "%u:%u parked, not ended, where the wave is not converged",
-               exit_name(e), e->src.loc.line, e->src.loc.col, target, exit_name(l->parked_at),
-               l->parked_at->src.loc.line, l->parked_at->src.loc.col);
+               exit_name(e), wave_instr_loc(e).line, wave_instr_loc(e).col, target,
+               exit_name(l->parked_at), wave_instr_loc(l->parked_at).line,
+               wave_instr_loc(l->parked_at).col);
   const wave_exit_flags_env *env = l->env;
   wave_scratch_init(&l->scratch, l->kernel,
                     wave_xform_taken_with(env->liveness, top, *env->reserved),
@@ -849,7 +854,7 @@ static wave_exit_flags_status lower(lowering *l, wave_node *top) {
   if (!scratch_gpr(l, &l->rk) || !scratch_gpr(l, &l->rz) || !scratch_gpr(l, &l->ro) ||
       (l->need_rd && !scratch_gpr(l, &l->rd)) || (l->need_rb && !scratch_gpr(l, &l->rb)))
     return no_gpr(l);
-  wave_loc first = e->src.loc;
+  wave_loc first = wave_instr_loc(e);
   char first_name[16];
   snprintf(first_name, sizeof(first_name), "%s", exit_name(e));
   wave_exit_flags_status s = WAVE_EXIT_FLAGS_DONE;

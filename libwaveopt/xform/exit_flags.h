@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ir/code.h"
 #include "waveopt/edit.h"
 #include "waveopt/liveness.h"
 #include "waveopt/regset.h"

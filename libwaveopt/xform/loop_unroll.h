@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ir/code.h"
 #include "support/key_index.h"
 #include "waveopt/liveness.h"
 #include "waveopt/pass.h"

@@ -55,9 +55,11 @@
  */
 #include "xform/lower_docs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/code.h"
 #include "support/grow.h"
 #include "waveopt/liveness.h"
 #include "waveopt/waveopt.h"
@@ -93,8 +95,8 @@ typedef struct lowering {
 typedef struct emitter {
   lowering *lw;
   wave_builder b;
-  wave_src *src;          /* the rewritten statement: its location and comments */
-  const wave_instr *text; /* the statement as written, for diagnostics */
+  wave_src src;           /* the rewritten statement: its location and comments */
+  char text[96];          /* the statement as written, for diagnostics */
   wave_instr *in;         /* the statement: an instruction, or else an if */
   wave_node *if_node;
   unsigned next_scratch;
@@ -102,10 +104,8 @@ typedef struct emitter {
 } emitter;
 
 static void report(emitter *e, const char *reason) {
-  char text[96];
-  wave_format_instr(e->text, text, sizeof(text));
-  wave_module_report(e->lw->module, e->lw->diags, WAVE_SEV_ERROR, NULL, e->src->loc,
-                     "cannot lower '%s': %s", text, reason);
+  wave_module_report(e->lw->module, e->lw->diags, WAVE_SEV_ERROR, NULL, e->src.loc,
+                     "cannot lower '%s': %s", e->text, reason);
   e->lw->ok = false;
 }
 
@@ -134,9 +134,15 @@ static bool emitted(emitter *e, wave_instr *in) {
     return false;
   }
   if (!e->emitted) {
-    in->src.comment = e->src->comment;
-    in->src.leading = e->src->leading;
-    e->src->comment = e->src->leading = NULL;
+    wave_src origin = *wave_instr_origin(in);
+    origin.comment = e->src.comment;
+    origin.leading = e->src.leading;
+    wave_instr_set_origin(in, &origin);
+    e->src.comment = e->src.leading = NULL;
+    if (e->in)
+      wave_instr_set_origin(e->in, &e->src);
+    else
+      e->if_node->u.if_.if_src = e->src;
     e->emitted = true;
   }
   return true;
@@ -199,10 +205,10 @@ static void swap_operands(wave_instr *in, unsigned i, unsigned j) {
 
 static bool operands_are_preds(const wave_instr *in) {
   unsigned n = wave_instr_num_operands(in);
-  if (n != wave_opcode_num_slots((wave_opcode)in->op))
+  if (n != wave_opcode_num_slots(wave_instr_op(in)))
     return false;
   for (unsigned i = 0; i < n; i++) {
-    if (wave_instr_operand(in, i)->kind != WAVE_OPERAND_PRED)
+    if (wave_instr_slot(in, i).kind != WAVE_OPERAND_PRED)
       return false;
   }
   return true;
@@ -217,7 +223,7 @@ static void lower_pred_logic(emitter *e, wave_instr *in) {
     report(e, "its operands are not predicate registers");
     return;
   }
-  wave_opcode op = (wave_opcode)in->op;
+  wave_opcode op = wave_instr_op(in);
   if (!reserve_scratch(e, shared_bool_constants(e->lw) + (op == WAVE_OP_PXOR ? 2 : 1)))
     return;
   bool_regs c;
@@ -245,8 +251,8 @@ static void lower_pred_logic(emitter *e, wave_instr *in) {
   }
   if (!done)
     return;
-  in->op = WAVE_OP_ICMP_NE;
-  in->num_operands = 3;
+  wave_instr_set_op(in, WAVE_OP_ICMP_NE);
+  wave_instr_set_num_operands(in, 3);
   wave_instr_set_src(in, 0, rt);
   wave_instr_set_src(in, 1, c.zero);
 }
@@ -304,8 +310,8 @@ static bool lower_negated_pred(emitter *e, wave_operand *pred) {
 }
 
 static bool is_docs_immediate(const wave_instr *in, unsigned slot) {
-  return wave_instr_operand(in, slot)->kind == WAVE_OPERAND_IMM &&
-         wave_opcode_slot_kind((wave_opcode)in->op, slot) != 'i';
+  return wave_instr_slot(in, slot).kind == WAVE_OPERAND_IMM &&
+         wave_opcode_slot_kind(wave_instr_op(in), slot) != 'i';
 }
 
 static bool is_negated_pred(const wave_operand *o) {
@@ -313,7 +319,7 @@ static bool is_negated_pred(const wave_operand *o) {
 }
 
 static bool needs_lowering(const wave_instr *in) {
-  if (wave_opcode_has((wave_opcode)in->op, WAVE_F_PSEUDO))
+  if (wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return true;
   for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
     if (is_docs_immediate(in, i) || is_negated_pred(wave_instr_operand(in, i)))
@@ -327,7 +333,7 @@ static bool needs_lowering(const wave_instr *in) {
 static void lower_missing_compare(wave_instr *in) {
   wave_opcode to;
   bool swap = true;
-  switch ((wave_opcode)in->op) {
+  switch (wave_instr_op(in)) {
   case WAVE_OP_UCMP_GE: to = WAVE_OP_UCMP_LE; break;
   case WAVE_OP_UCMP_GT: to = WAVE_OP_UCMP_LT; break;
   case WAVE_OP_FCMP_GE: to = WAVE_OP_FCMP_LE; break;
@@ -335,7 +341,7 @@ static void lower_missing_compare(wave_instr *in) {
   case WAVE_OP_UCMP_NE: to = WAVE_OP_ICMP_NE; swap = false; break;
   default: return;
   }
-  in->op = (uint16_t)to;
+  wave_instr_set_op(in, (uint16_t)to);
   if (swap && wave_instr_num_operands(in) == 3)
     swap_operands(in, 1, 2);
 }
@@ -343,7 +349,7 @@ static void lower_missing_compare(wave_instr *in) {
 /* Immediates of ALU instructions go through scratch registers; negated predicate operands of
  * real instructions (break, continue, wave votes) through the free predicate. */
 static void lower_operands(emitter *e, wave_instr *in) {
-  wave_opcode op = (wave_opcode)in->op;
+  wave_opcode op = wave_instr_op(in);
   unsigned n = wave_instr_num_operands(in);
   unsigned shared_imms = 0, negated = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -352,7 +358,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
         report(e, "this operand cannot be an immediate");
         return;
       }
-      shared_imms += !own_constant(e->lw, wave_instr_operand(in, i)->value);
+      shared_imms += !own_constant(e->lw, wave_instr_slot(in, i).value);
     }
     negated += is_negated_pred(wave_instr_operand(in, i));
   }
@@ -383,17 +389,23 @@ static void lower_operands(emitter *e, wave_instr *in) {
 }
 
 static void lower_instr(lowering *lw, wave_instr *in) {
-  wave_instr as_written = *in;
-  emitter e = {lw, wave_builder_at(lw->module, wave_cursor_before_instr(in), in->src.loc),
-               &in->src, &as_written, in, NULL, 0, false};
-  wave_opcode op = (wave_opcode)in->op;
+  emitter e = {lw,
+               wave_builder_at(lw->module, wave_cursor_before_instr(in), wave_instr_loc(in)),
+               *wave_instr_origin(in),
+               "",
+               in,
+               NULL,
+               0,
+               false};
+  wave_format_instr(in, e.text, sizeof(e.text));
+  wave_opcode op = wave_instr_op(in);
   if (wave_opcode_get(op)->category == WAVE_CAT_PRED) {
     lower_pred_logic(&e, in);
     return;
   }
   unsigned n = wave_instr_num_operands(in);
-  if (op == WAVE_OP_MOV && n == 2 && wave_instr_operand(in, 1)->kind == WAVE_OPERAND_IMM) {
-    in->op = WAVE_OP_MOV_IMM;
+  if (op == WAVE_OP_MOV && n == 2 && wave_instr_slot(in, 1).kind == WAVE_OPERAND_IMM) {
+    wave_instr_set_op(in, WAVE_OP_MOV_IMM);
     return;
   }
   if (op == WAVE_OP_SELECT && n == 4 && is_negated_pred(wave_instr_operand(in, 1))) {
@@ -409,11 +421,12 @@ static void lower_instr(lowering *lw, wave_instr *in) {
 /* `if !p`: the inverse goes into the free predicate, computed in the block before the if (a new
  * one when the if has none). */
 static void lower_if_condition(lowering *lw, wave_node *node) {
-  wave_instr text = {.op = WAVE_OP_IF, .guard = WAVE_NO_GUARD, .num_operands = 1,
-                     .operands = {node->u.if_.cond}};
-  wave_src *src = &node->u.if_.if_src;
-  emitter e = {lw, wave_builder_at(lw->module, wave_cursor_before_node(node), src->loc), src,
-               &text, NULL, node, 0, false};
+  wave_src src = node->u.if_.if_src;
+  emitter e = {lw,   wave_builder_at(lw->module, wave_cursor_before_node(node), src.loc),
+               src,  "",
+               NULL, node,
+               0,    false};
+  snprintf(e.text, sizeof(e.text), "if !p%u", node->u.if_.cond.value);
   if (reserve_scratch(&e, shared_bool_constants(lw) + 1))
     lower_negated_pred(&e, &node->u.if_.cond);
 }
@@ -436,7 +449,7 @@ static void note_instr(usage *u, const wave_instr *in) {
     else if (last > u->highest_gpr)
       u->highest_gpr = last;
   }
-  u->calls |= in->op == WAVE_OP_CALL;
+  u->calls |= wave_instr_op(in) == WAVE_OP_CALL;
 }
 
 /* Calls visit on every instruction (with a NULL if) and every if (with a NULL instruction) of
@@ -451,7 +464,7 @@ static bool each_statement(wave_kernel *k, statement_fn *visit, void *arg) {
     while (wave_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
         for (wave_instr *in = w.node->u.block.first, *next; in; in = next) {
-          next = in->next;
+          next = wave_instr_next(in);
           if (!visit(arg, in, NULL))
             return false;
         }
@@ -589,14 +602,14 @@ static void need_bool_constants(needs *n, unsigned temporaries) {
 
 static needs needs_of(const wave_instr *in) {
   needs n = {{0}, 0, 0};
-  wave_opcode op = (wave_opcode)in->op;
+  wave_opcode op = wave_instr_op(in);
   unsigned count = wave_instr_num_operands(in);
   if (wave_opcode_get(op)->category == WAVE_CAT_PRED) {
     if (operands_are_preds(in))
       need_bool_constants(&n, op == WAVE_OP_PXOR ? 2 : 1);
     return n;
   }
-  if (op == WAVE_OP_MOV && count == 2 && wave_instr_operand(in, 1)->kind == WAVE_OPERAND_IMM)
+  if (op == WAVE_OP_MOV && count == 2 && wave_instr_slot(in, 1).kind == WAVE_OPERAND_IMM)
     return n;
   unsigned negated = 0;
   for (unsigned i = 0; i < count; i++) {
@@ -661,11 +674,11 @@ static bool walk_needs(const lowering *lw, wave_kernel *k, tally *t, bool record
         if (!tally_statement(lw, t, &n, w.node->u.if_.if_src.loc, loops, record))
           return false;
       } else if (w.event == WAVE_WALK_BLOCK) {
-        for (const wave_instr *in = w.node->u.block.first; in; in = in->next) {
+        for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
           if (!needs_lowering(in))
             continue;
           needs n = needs_of(in);
-          if (!tally_statement(lw, t, &n, in->src.loc, loops, record))
+          if (!tally_statement(lw, t, &n, wave_instr_loc(in), loops, record))
             return false;
         }
       }

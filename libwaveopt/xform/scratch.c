@@ -10,6 +10,7 @@
  */
 #include "xform/xform.h"
 
+#include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "waveopt/instr.h"
 
@@ -84,9 +85,10 @@ static void scan_kernel(const wave_kernel *kernel, bool *call, bool *negated) {
         if (n->kind != WAVE_NODE_BLOCK)
           continue;
         wave_foreach_instr(i, n) {
-          *call |= i->op == WAVE_OP_CALL;
+          *call |= wave_instr_op(i) == WAVE_OP_CALL;
           for (unsigned k = 0; k < wave_instr_num_operands(i); k++)
-            *negated |= i->operands[k].kind == WAVE_OPERAND_PRED && i->operands[k].negated;
+            *negated |=
+                wave_instr_slot(i, k).kind == WAVE_OPERAND_PRED && wave_instr_slot(i, k).negated;
         }
       }
     }

@@ -191,7 +191,7 @@ static void observe(void *ctx, const wave_observe *o) {
   }
   const wave_instr *in = o->instr;
   if (in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE)
-    note_branch(w, o, (unsigned)wave_instr_operand(in, 0)->value);
+    note_branch(w, o, (unsigned)wave_instr_slot(in, 0).value);
   /* Lanes the guard turns off read the guard and nothing else. */
   wave_instr plain = *in;
   plain.guard = WAVE_NO_GUARD;

@@ -96,9 +96,9 @@ static void find_constructs(wave_hazard_set *set, const wave_kernel *kernel) {
         add_construct(set, WAVE_BARRIER_CAUSE_LOOP, w.node->u.loop.loop_src.loc.line);
       if (w.event != WAVE_WALK_BLOCK)
         continue;
-      for (const wave_instr *in = w.node->u.block.first; in; in = in->next) {
-        if (in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE)
-          add_construct(set, WAVE_BARRIER_CAUSE_BRANCH, in->src.loc.line);
+      for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
+        if (wave_instr_op(in) == WAVE_OP_BREAK || wave_instr_op(in) == WAVE_OP_CONTINUE)
+          add_construct(set, WAVE_BARRIER_CAUSE_BRANCH, wave_instr_loc(in).line);
       }
     }
   }
@@ -115,13 +115,13 @@ wave_hazard_set *wave_hazards_find(const wave_kernel *kernel, const wave_target 
     set->out_of_memory = true;
   for (size_t i = 0; b && i < wave_barriers_num_findings(b); i++) {
     const wave_barrier_finding *f = wave_barriers_finding(b, i);
-    const char *name = wave_opcode_get((wave_opcode)f->instr->op)->mnemonic;
+    const char *name = wave_opcode_get(wave_instr_op(f->instr))->mnemonic;
     construct why = {f->cause, f->line};
-    if (f->instr->op == WAVE_OP_BARRIER)
-      add(set, DIVERGENT_BARRIER, f->instr->src.loc.line, why,
+    if (wave_instr_op(f->instr) == WAVE_OP_BARRIER)
+      add(set, DIVERGENT_BARRIER, wave_instr_loc(f->instr).line, why,
           "'%s' at line %u where lanes diverge", name);
     else if (!target->divergent_wave_ops_ok)
-      add(set, DIVERGENT_WAVE_OP, f->instr->src.loc.line, why,
+      add(set, DIVERGENT_WAVE_OP, wave_instr_loc(f->instr).line, why,
           "'%s' at line %u where the wave is not converged", name);
   }
   wave_barriers_destroy(b);

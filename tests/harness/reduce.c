@@ -69,10 +69,8 @@ static bool collect(wave_module *m, items *it) {
 
 static bool has_wave_ops(wave_module *m) {
   for (wave_kernel *k = m->first_kernel; k; k = k->next)
-    wave_foreach_block(b, k)
-      wave_foreach_instr(i, b)
-        if (wave_opcode_get((wave_opcode)i->op)->category == WAVE_CAT_WAVE)
-          return true;
+    wave_foreach_block(b, k) wave_foreach_instr(
+        i, b) if (wave_opcode_get(wave_instr_op(i))->category == WAVE_CAT_WAVE) return true;
   return false;
 }
 
@@ -149,9 +147,9 @@ static bool remove_exits(wave_node_list *body) {
     if (w.event == WAVE_WALK_LOOP || w.event == WAVE_WALK_ENDLOOP) {
       nested += w.event == WAVE_WALK_LOOP ? 1 : -1;
     } else if (w.event == WAVE_WALK_BLOCK && nested == 0) {
-      wave_foreach_instr(in, w.node)
-        if (ok && (in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE))
-          ok = push(&exits, NULL, in);
+      wave_foreach_instr(in, w.node) if (ok && (wave_instr_op(in) == WAVE_OP_BREAK ||
+                                                wave_instr_op(in) == WAVE_OP_CONTINUE)) ok =
+          push(&exits, NULL, in);
     }
   }
   for (size_t i = 0; ok && i < exits.n; i++)

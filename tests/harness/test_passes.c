@@ -18,7 +18,7 @@ static wave_pass_result remove_nops(wave_kernel *kernel, wave_analysis_manager *
   uint64_t removed = 0;
   wave_foreach_block(b, kernel) {
     wave_foreach_instr_safe(i, b) {
-      if (i->op == WAVE_OP_NOP) {
+      if (wave_instr_op(i) == WAVE_OP_NOP) {
         wave_instr_remove(i);
         removed++;
       }
@@ -38,7 +38,7 @@ static wave_pass_result drop_first_store(wave_kernel *kernel, wave_analysis_mana
   (void)am, (void)ctx;
   wave_foreach_block(b, kernel) {
     wave_foreach_instr_safe(i, b) {
-      if (wave_opcode_get((wave_opcode)i->op)->category == WAVE_CAT_STORE) {
+      if (wave_opcode_get(wave_instr_op(i))->category == WAVE_CAT_STORE) {
         wave_instr_remove(i);
         wave_normalize_kernel(kernel);
         return wave_pass_done(true, WAVE_PRESERVE_NONE);

@@ -23,7 +23,7 @@ static wave_barriers *compute(const wave_kernel *k) {
 static const wave_instr *nth_op(const wave_kernel *k, wave_opcode op, unsigned n) {
   wave_foreach_block(block, (wave_kernel *)k) {
     wave_foreach_instr(i, block) {
-      if (i->op == op && n-- == 0)
+      if (wave_instr_op(i) == op && n-- == 0)
         return i;
     }
   }
@@ -185,7 +185,8 @@ static const wave_instr *last_instr(const wave_machine *m, const watch *w, uint3
 }
 
 static bool flagged(const gate *g, const wave_barriers *b, const wave_instr *instr) {
-  return !g->blind && instr && instr->op == WAVE_OP_BARRIER && wave_barriers_find(b, instr);
+  return !g->blind && instr && wave_instr_op(instr) == WAVE_OP_BARRIER &&
+         wave_barriers_find(b, instr);
 }
 
 /* Runs the kernel once and checks any barrier error against the findings. */
@@ -278,9 +279,9 @@ Test(barriers, generator_places_divergent_barriers) {
       loops -= w.event == WAVE_WALK_ENDLOOP;
       if (w.event != WAVE_WALK_BLOCK)
         continue;
-      for (const wave_instr *i = w.node->u.block.first; i; i = i->next) {
-        nested += i->op == WAVE_OP_BARRIER && w.depth > 0;
-        cr_assert(!(i->op == WAVE_OP_HALT && loops), "seed %llu: a halt in a loop",
+      for (const wave_instr *i = w.node->u.block.first; i; i = wave_instr_next(i)) {
+        nested += wave_instr_op(i) == WAVE_OP_BARRIER && w.depth > 0;
+        cr_assert(!(wave_instr_op(i) == WAVE_OP_HALT && loops), "seed %llu: a halt in a loop",
                   (unsigned long long)seed);
       }
     }

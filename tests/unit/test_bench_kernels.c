@@ -135,8 +135,9 @@ static bool small_side(const wave_node_list *list) {
   for (const wave_node *node = list->first; node; node = node->next) {
     if (node->kind != WAVE_NODE_BLOCK)
       return false;
-    for (const wave_instr *i = node->u.block.first; i; i = i->next, n++)
-      if (!wave_instr_can_speculate(i) && i->op != WAVE_OP_BREAK && i->op != WAVE_OP_CONTINUE)
+    for (const wave_instr *i = node->u.block.first; i; i = wave_instr_next(i), n++)
+      if (!wave_instr_can_speculate(i) && wave_instr_op(i) != WAVE_OP_BREAK &&
+          wave_instr_op(i) != WAVE_OP_CONTINUE)
         return false;
   }
   return n <= bk_small_if_limit;

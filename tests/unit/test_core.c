@@ -172,18 +172,18 @@ Test(builder, instruction_list_edits) {
   wave_instr *c = tu_add(m, b, WAVE_OP_HALT, 0, NULL);
   wave_instr *mid = wave_instr_create(m, WAVE_OP_WAIT, WAVE_NO_GUARD, false, 0, NULL);
   wave_instr_insert_after(a, mid);
-  cr_assert_eq(a->next, mid);
-  cr_assert_eq(mid->next, c);
-  cr_assert_eq(c->prev, mid);
+  cr_assert_eq(wave_instr_next(a), mid);
+  cr_assert_eq(wave_instr_next(mid), c);
+  cr_assert_eq(wave_instr_prev(c), mid);
   wave_instr *first = wave_instr_create(m, WAVE_OP_BARRIER, WAVE_NO_GUARD, false, 0, NULL);
   wave_instr_insert_before(a, first);
   cr_assert_eq(b->u.block.first, first);
   wave_instr_remove(c);
   cr_assert_eq(b->u.block.last, mid);
-  cr_assert_null(c->block);
+  cr_assert_null(wave_instr_node(c));
   wave_block_prepend(b, c);
   cr_assert_eq(b->u.block.first, c);
-  cr_assert_eq(c->next, first);
+  cr_assert_eq(wave_instr_next(c), first);
   cr_assert_eq(wave_node_list_tail_block(m, &k->first_region->body), b, "reuses a tail block");
   wave_module_destroy(m);
 }

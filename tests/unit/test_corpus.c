@@ -138,7 +138,7 @@ static item stream_next(item_stream *s) {
   for (;;) {
     if (s->pending) {
       item it = {ITEM_INSTR, s->walker.node, s->pending, s->walker.depth};
-      s->pending = s->pending->next;
+      s->pending = wave_instr_next(s->pending);
       return it;
     }
     if (!wave_const_walk_next(&s->walker))
@@ -195,16 +195,19 @@ static bool same_operand(const wave_operand *a, const wave_operand *b) {
 }
 
 static bool same_instr(const wave_instr *a, const wave_instr *b, mismatch *m) {
-  unsigned line = a->src.loc.line;
-  if (a->op != b->op)
-    return differ(m, "line %u: '%s' became '%s'", line, op_name(a->op), op_name(b->op));
-  const char *mn = op_name(a->op);
-  if (a->guard != b->guard || a->guard_negated != b->guard_negated)
-    return differ(m, "line %u: the guard of '%s' changed (%d%s -> %d%s)", line, mn, a->guard,
-                  a->guard_negated ? " negated" : "", b->guard, b->guard_negated ? " negated" : "");
-  if (a->cache_hint != b->cache_hint)
+  unsigned line = wave_instr_loc(a).line;
+  if (wave_instr_op(a) != wave_instr_op(b))
+    return differ(m, "line %u: '%s' became '%s'", line, op_name(wave_instr_op(a)),
+                  op_name(wave_instr_op(b)));
+  const char *mn = op_name(wave_instr_op(a));
+  if (wave_instr_guard(a) != wave_instr_guard(b) ||
+      wave_instr_guard_negated(a) != wave_instr_guard_negated(b))
+    return differ(m, "line %u: the guard of '%s' changed (%d%s -> %d%s)", line, mn,
+                  wave_instr_guard(a), wave_instr_guard_negated(a) ? " negated" : "",
+                  wave_instr_guard(b), wave_instr_guard_negated(b) ? " negated" : "");
+  if (wave_instr_cache_hint(a) != wave_instr_cache_hint(b))
     return differ(m, "line %u: the cache hint of '%s' changed (%u -> %u)", line, mn,
-                  a->cache_hint, b->cache_hint);
+                  wave_instr_cache_hint(a), wave_instr_cache_hint(b));
   if (wave_instr_num_operands(a) != wave_instr_num_operands(b))
     return differ(m, "line %u: '%s' had %u operands, now %u", line, mn, wave_instr_num_operands(a),
                   wave_instr_num_operands(b));
@@ -238,7 +241,7 @@ static bool same_region(const wave_region *a, const wave_region *b, bool blocks,
     if (x.kind != y.kind || x.depth != y.depth)
       return differ(m, "region '%s': %s at depth %u (line %u) became %s at depth %u",
                     a->label ? a->label : "(entry)", item_name(x.kind), x.depth,
-                    x.instr ? x.instr->src.loc.line : 0, item_name(y.kind), y.depth);
+                    x.instr ? wave_instr_loc(x.instr).line : 0, item_name(y.kind), y.depth);
     switch (x.kind) {
     case ITEM_END:
       return true;
@@ -292,13 +295,13 @@ static bool same_module(const wave_module *a, const wave_module *b, bool blocks,
 /* Whether an instruction is written in the documentation dialect: a pseudo opcode, a negated
  * predicate operand, or an immediate outside mov_imm's immediate slot. */
 static bool is_docs_form(const wave_instr *in) {
-  if (wave_opcode_has((wave_opcode)in->op, WAVE_F_PSEUDO))
+  if (wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return true;
   for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
     const wave_operand *o = wave_instr_operand(in, i);
     if (o->negated)
       return true;
-    if (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind((wave_opcode)in->op, i) != 'i')
+    if (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind(wave_instr_op(in), i) != 'i')
       return true;
   }
   return false;
@@ -505,16 +508,17 @@ static const wave_node *enclosing_loop(const wave_node *node) {
 }
 
 static void count_instr(coverage *c, const wave_instr *in, const wave_node *block) {
-  count_op(c, (wave_opcode)in->op);
-  if (in->guard != WAVE_NO_GUARD && in->guard >= 0 && in->guard < WAVE_NUM_PREDS)
-    c->guards[in->guard_negated ? 1 : 0][in->guard]++;
-  if (in->src.comment)
+  count_op(c, wave_instr_op(in));
+  if (wave_instr_guard(in) != WAVE_NO_GUARD && wave_instr_guard(in) >= 0 &&
+      wave_instr_guard(in) < WAVE_NUM_PREDS)
+    c->guards[wave_instr_guard_negated(in) ? 1 : 0][wave_instr_guard(in)]++;
+  if (wave_instr_origin(in)->comment)
     c->trailing_comments++;
-  if (in->src.leading)
+  if (wave_instr_origin(in)->leading)
     c->line_comments++;
   const wave_node *parent = enclosing(block);
   bool in_if = parent && parent->kind == WAVE_NODE_IF;
-  switch (in->op) {
+  switch (wave_instr_op(in)) {
   case WAVE_OP_BREAK: {
     const wave_node *loop = enclosing_loop(block);
     if (in_if)
@@ -1153,7 +1157,8 @@ static bool uses_wave_ops(const wave_kernel *k) {
     item_stream s;
     stream_init(&s, r, false);
     for (item it = stream_next(&s); it.kind != ITEM_END; it = stream_next(&s))
-      if (it.kind == ITEM_INSTR && wave_opcode_table[it.instr->op].category == WAVE_CAT_WAVE)
+      if (it.kind == ITEM_INSTR &&
+          wave_opcode_table[wave_instr_op(it.instr)].category == WAVE_CAT_WAVE)
         return true;
   }
   return false;

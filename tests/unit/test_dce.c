@@ -62,7 +62,7 @@ Test(dce, nesting_100000_deep_does_not_recurse) {
   /* What is left: one if per level, each then-side the next if and the add. */
   unsigned num_ifs = 0, num_adds = 0;
   wave_foreach_block(blk, k) {
-    wave_foreach_instr(in, blk) num_adds += in->op == WAVE_OP_IADD;
+    wave_foreach_instr(in, blk) num_adds += wave_instr_op(in) == WAVE_OP_IADD;
   }
   wave_walker w;
   wave_walk_init(&w, &k->first_region->body);

@@ -20,7 +20,7 @@
 static const wave_instr *instr_at_line(const wave_kernel *k, uint32_t line) {
   wave_foreach_block(b, (wave_kernel *)k) {
     wave_foreach_instr(i, b) {
-      if (i->src.loc.line == line)
+      if (wave_instr_loc(i).line == line)
         return i;
     }
   }

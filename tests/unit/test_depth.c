@@ -57,9 +57,9 @@ static void way_text(const wave_depth *d, wave_depth_kind kind, char *buf, size_
   for (size_t i = 0; i < p.length; i++) {
     const wave_depth_step *s = &p.steps[i];
     cr_assert((s->node == NULL) != (s->call == NULL), "step %zu sets both or neither", i);
-    unsigned line = s->call ? s->call->src.loc.line
+    unsigned line = s->call                         ? wave_instr_loc(s->call).line
                     : s->node->kind == WAVE_NODE_IF ? s->node->u.if_.if_src.loc.line
-                                                     : s->node->u.loop.loop_src.loc.line;
+                                                    : s->node->u.loop.loop_src.loc.line;
     const char *word = s->call ? "call" : s->node->kind == WAVE_NODE_IF ? "if" : "loop";
     used += (size_t)snprintf(buf + used, size - used, "%s%s%s%u", i ? " " : "",
                              i == p.cycle ? "[" : "", word, line);

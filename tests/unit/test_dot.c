@@ -34,7 +34,8 @@ static bool region_falls_through(const wave_region *r) {
   if (!n || n->kind != WAVE_NODE_BLOCK || !n->u.block.last)
     return true;
   const wave_instr *i = n->u.block.last;
-  return !((i->op == WAVE_OP_HALT || i->op == WAVE_OP_RETURN) && i->guard == WAVE_NO_GUARD);
+  return !((wave_instr_op(i) == WAVE_OP_HALT || wave_instr_op(i) == WAVE_OP_RETURN) &&
+           wave_instr_guard(i) == WAVE_NO_GUARD);
 }
 
 /* What the graph must hold, from the region tree and the uniformity verdicts alone. */
@@ -53,13 +54,13 @@ static counts expected_counts(const wave_kernel *k, const wave_uniformity *u) {
       bool div = w.event != WAVE_WALK_BLOCK && wave_uniformity_node_divergent(u, n);
       switch (w.event) {
       case WAVE_WALK_BLOCK:
-        for (const wave_instr *i = n->u.block.first; i; i = i->next) {
-          if (i->op != WAVE_OP_BREAK && i->op != WAVE_OP_CONTINUE)
+        for (const wave_instr *i = n->u.block.first; i; i = wave_instr_next(i)) {
+          if (wave_instr_op(i) != WAVE_OP_BREAK && wave_instr_op(i) != WAVE_OP_CONTINUE)
             continue;
-          int kind = i->op == WAVE_OP_BREAK ? BREAK : CONTINUE;
+          int kind = wave_instr_op(i) == WAVE_OP_BREAK ? BREAK : CONTINUE;
           c.edges[kind]++;
           c.divergent_edges[kind] += wave_uniformity_branch_divergent(u, i);
-          if (i->next) {
+          if (wave_instr_next(i)) {
             c.blocks++;
             c.divergent_blocks += outer;
             c.edges[FALL]++;

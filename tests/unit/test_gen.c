@@ -68,12 +68,13 @@ static bool in_if_inside_loop(const wave_node *block) {
 static void count_instr(features *f, const wave_instr *in, const wave_node *block,
                         unsigned depth, bool after_halt) {
   bool allowed_below_top = depth == 1 && after_halt;
-  wave_opcode op = (wave_opcode)in->op;
+  wave_opcode op = wave_instr_op(in);
   const wave_opcode_info *info = wave_opcode_get(op);
   f->instrs++;
-  if (in->guard != WAVE_NO_GUARD) {
+  if (wave_instr_guard(in) != WAVE_NO_GUARD) {
     f->guards++;
-    cr_assert(in->guard >= 1 && in->guard <= 3, "guard @p%d", in->guard);
+    cr_assert(wave_instr_guard(in) >= 1 && wave_instr_guard(in) <= 3, "guard @p%d",
+              wave_instr_guard(in));
     cr_assert(info->flags & WAVE_F_GUARD_OK, "guard on %s", info->mnemonic);
     cr_assert_not(info->flags & (WAVE_F_READS_MEM | WAVE_F_WRITES_MEM | WAVE_F_CONVERGENT),
                   "guard on %s", info->mnemonic);
@@ -87,7 +88,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
       f->continues++;
       f->continues_in_ifs += in_if;
     }
-    f->negated_exits += wave_instr_operand(in, 0)->negated;
+    f->negated_exits += wave_instr_slot(in, 0).negated;
   }
   if (info->category == WAVE_CAT_WAVE) {
     f->wave_ops++;
@@ -98,7 +99,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
   }
   if (op == WAVE_OP_HALT) {
     f->halts++;
-    f->guarded_halts += in->guard != WAVE_NO_GUARD;
+    f->guarded_halts += wave_instr_guard(in) != WAVE_NO_GUARD;
   }
   if (op == WAVE_OP_BARRIER) {
     f->barriers++;
@@ -107,7 +108,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
   f->convergent_after_halts += after_halt && (info->flags & WAVE_F_CONVERGENT);
   if (info->category == WAVE_CAT_ATOMIC) {
     f->atomics++;
-    f->atomic_returns += wave_instr_operand(in, 0)->kind == WAVE_OPERAND_GPR;
+    f->atomic_returns += wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR;
   }
   f->loads += info->category == WAVE_CAT_LOAD;
   f->stores += info->category == WAVE_CAT_STORE;
@@ -140,9 +141,9 @@ static features count_features(wave_module *m) {
       f.loops++;
     } else if (w.event == WAVE_WALK_BLOCK) {
       bool after_halt = false;
-      for (const wave_instr *in = w.node->u.block.first; in; in = in->next) {
+      for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
         count_instr(&f, in, w.node, w.depth, after_halt);
-        after_halt |= in->op == WAVE_OP_HALT && in->guard != WAVE_NO_GUARD;
+        after_halt |= wave_instr_op(in) == WAVE_OP_HALT && wave_instr_guard(in) != WAVE_NO_GUARD;
       }
     }
   }
@@ -299,7 +300,7 @@ typedef struct pass_shapes {
 } pass_shapes;
 
 static bool is_speculable(const wave_instr *in) {
-  unsigned flags = wave_opcode_get((wave_opcode)in->op)->flags;
+  unsigned flags = wave_opcode_get(wave_instr_op(in))->flags;
   return (flags & WAVE_F_PURE) && !(flags & (WAVE_F_CONVERGENT | WAVE_F_OTHER_LANES));
 }
 
@@ -315,7 +316,7 @@ static bool only_block(const wave_node_list *list, unsigned max_len, const wave_
   *first = list->first->u.block.first;
   *last = list->first->u.block.last;
   unsigned n = 0;
-  for (const wave_instr *in = *first; in; in = in->next, n++)
+  for (const wave_instr *in = *first; in; in = wave_instr_next(in), n++)
     if (max_len && !is_speculable(in))
       return false;
   return !max_len || (n >= 1 && n <= max_len);
@@ -326,11 +327,13 @@ static bool same_operand(const wave_operand *a, const wave_operand *b) {
 }
 
 static bool same_instr(const wave_instr *a, const wave_instr *b) {
-  if (!a || !b || a->op != b->op || a->guard != b->guard ||
-      a->guard_negated != b->guard_negated || a->num_operands != b->num_operands)
+  if (!a || !b || wave_instr_op(a) != wave_instr_op(b) ||
+      wave_instr_guard(a) != wave_instr_guard(b) ||
+      wave_instr_guard_negated(a) != wave_instr_guard_negated(b) ||
+      wave_instr_num_operands(a) != wave_instr_num_operands(b))
     return false;
-  for (unsigned s = 0; s < a->num_operands; s++)
-    if (!same_operand(&a->operands[s], &b->operands[s]))
+  for (unsigned s = 0; s < wave_instr_num_operands(a); s++)
+    if (!same_operand(wave_instr_operand(a, s), wave_instr_operand(b, s)))
       return false;
   return true;
 }
@@ -354,7 +357,7 @@ static bool same_lists(const wave_node_list *a, const wave_node_list *b) {
     if (wa.event != WAVE_WALK_BLOCK)
       continue;
     const wave_instr *x = wa.node->u.block.first, *y = wb.node->u.block.first;
-    for (; x && y; x = x->next, y = y->next)
+    for (; x && y; x = wave_instr_next(x), y = wave_instr_next(y))
       if (!same_instr(x, y))
         return false;
     if (x || y)
@@ -363,13 +366,13 @@ static bool same_lists(const wave_node_list *a, const wave_node_list *b) {
 }
 
 static bool writes_gpr(const wave_instr *in, uint32_t r) {
-  return in->num_operands && wave_opcode_slot_kind((wave_opcode)in->op, 0) == 'd' &&
-         in->operands[0].kind == WAVE_OPERAND_GPR && in->operands[0].value == r;
+  return wave_instr_num_operands(in) && wave_opcode_slot_kind(wave_instr_op(in), 0) == 'd' &&
+         wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR && wave_instr_slot(in, 0).value == r;
 }
 
 static bool reads_gpr(const wave_instr *in, uint32_t r) {
-  for (unsigned s = 1; s < in->num_operands; s++)
-    if (in->operands[s].kind == WAVE_OPERAND_GPR && in->operands[s].value == r)
+  for (unsigned s = 1; s < wave_instr_num_operands(in); s++)
+    if (wave_instr_slot(in, s).kind == WAVE_OPERAND_GPR && wave_instr_slot(in, s).value == r)
       return true;
   return false;
 }
@@ -392,19 +395,20 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
     s->small_uniform_ifs += !wave_uniformity_node_divergent(u, n);
     if (else_list->first) {
       s->small_elses++;
-      s->same_register_sides += t1->num_operands && e1->num_operands &&
-                                t1->operands[0].kind == WAVE_OPERAND_GPR &&
-                                same_operand(&t1->operands[0], &e1->operands[0]);
+      s->same_register_sides += wave_instr_num_operands(t1) && wave_instr_num_operands(e1) &&
+                                wave_instr_slot(t1, 0).kind == WAVE_OPERAND_GPR &&
+                                same_operand(wave_instr_operand(t1, 0), wave_instr_operand(e1, 0));
     }
   }
   /* A division right inside the if by a register compared with zero just before it. */
   const wave_node *prev = n->prev;
   const wave_instr *cmp = prev && prev->kind == WAVE_NODE_BLOCK ? prev->u.block.last : NULL;
-  if (cmp && (cmp->op == WAVE_OP_ICMP_NE || cmp->op == WAVE_OP_ICMP_EQ) &&
-      cmp->operands[0].value == cond) {
-    const wave_node_list *side = cmp->op == WAVE_OP_ICMP_NE ? then_list : else_list;
-    if (only_block(side, 0, &t0, &t1) && t0 && (t0->op == WAVE_OP_IDIV || t0->op == WAVE_OP_IMOD) &&
-        same_operand(&t0->operands[2], &cmp->operands[1]))
+  if (cmp && (wave_instr_op(cmp) == WAVE_OP_ICMP_NE || wave_instr_op(cmp) == WAVE_OP_ICMP_EQ) &&
+      wave_instr_slot(cmp, 0).value == cond) {
+    const wave_node_list *side = wave_instr_op(cmp) == WAVE_OP_ICMP_NE ? then_list : else_list;
+    if (only_block(side, 0, &t0, &t1) && t0 &&
+        (wave_instr_op(t0) == WAVE_OP_IDIV || wave_instr_op(t0) == WAVE_OP_IMOD) &&
+        same_operand(wave_instr_operand(t0, 2), wave_instr_operand(cmp, 1)))
       s->protected_divisions++;
   }
   /* if pA { [compare] if pB { S } } */
@@ -416,10 +420,10 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
     } else if (before->next == inner && before->kind == WAVE_NODE_BLOCK) {
       /* The compare, with the constant it may need. */
       const wave_instr *last = before->u.block.last;
-      s->nested_with_compare += wave_opcode_get((wave_opcode)last->op)->category == WAVE_CAT_CMP &&
-                                last->operands[0].value == inner->u.if_.cond.value &&
+      s->nested_with_compare += wave_opcode_get(wave_instr_op(last))->category == WAVE_CAT_CMP &&
+                                wave_instr_slot(last, 0).value == inner->u.if_.cond.value &&
                                 (before->u.block.first == last ||
-                                 before->u.block.first->op == WAVE_OP_MOV_IMM);
+                                 wave_instr_op(before->u.block.first) == WAVE_OP_MOV_IMM);
     }
   }
   /* if pA { S } else { [compare] if pB { S } } */
@@ -430,13 +434,13 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
     s->else_if_same++;
   /* if pA { [S] break/continue pB } in a loop */
   if (!n->u.if_.has_else && inside_loop(n) && only_block(then_list, 0, &t0, &t1) && t1 &&
-      (t1->op == WAVE_OP_BREAK || t1->op == WAVE_OP_CONTINUE)) {
+      (wave_instr_op(t1) == WAVE_OP_BREAK || wave_instr_op(t1) == WAVE_OP_CONTINUE)) {
     bool pure = true;
-    for (const wave_instr *in = t0; in != t1; in = in->next)
+    for (const wave_instr *in = t0; in != t1; in = wave_instr_next(in))
       pure &= is_speculable(in);
     if (t0 != t1)
       s->if_pure_exits += pure;
-    else if (t1->op == WAVE_OP_BREAK)
+    else if (wave_instr_op(t1) == WAVE_OP_BREAK)
       s->if_breaks++;
     else
       s->if_continues++;
@@ -453,26 +457,29 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
 }
 
 static void count_block_shapes(pass_shapes *s, const wave_node *block) {
-  for (const wave_instr *in = block->u.block.first; in; in = in->next) {
+  for (const wave_instr *in = block->u.block.first; in; in = wave_instr_next(in)) {
     /* Value registers only: r8 and r9 are the generator's address temporaries. */
-    uint32_t d = in->operands[0].value;
-    bool value = in->num_operands && in->operands[0].kind == WAVE_OPERAND_GPR && d >= 13;
-    if (value && is_speculable(in) && writes_gpr(in, d) && in->next &&
-        in->next->guard == WAVE_NO_GUARD && writes_gpr(in->next, d) && !reads_gpr(in->next, d))
+    uint32_t d = wave_instr_slot(in, 0).value;
+    bool value =
+        wave_instr_num_operands(in) && wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR && d >= 13;
+    if (value && is_speculable(in) && writes_gpr(in, d) && wave_instr_next(in) &&
+        wave_instr_guard(wave_instr_next(in)) == WAVE_NO_GUARD &&
+        writes_gpr(wave_instr_next(in), d) && !reads_gpr(wave_instr_next(in), d))
       s->dead++;
-    if (in->op == WAVE_OP_MOV_IMM && value) {
+    if (wave_instr_op(in) == WAVE_OP_MOV_IMM && value) {
       unsigned distance = 0;
-      for (const wave_instr *later = in->next; later && distance < 4; later = later->next) {
+      for (const wave_instr *later = wave_instr_next(in); later && distance < 4;
+           later = wave_instr_next(later)) {
         distance++;
-        if (later->op == WAVE_OP_MOV_IMM && later->operands[0].value >= 13 &&
-            later->operands[1].value == in->operands[1].value) {
+        if (wave_instr_op(later) == WAVE_OP_MOV_IMM && wave_instr_slot(later, 0).value >= 13 &&
+            wave_instr_slot(later, 1).value == wave_instr_slot(in, 1).value) {
           s->repeated_constants++;
           break;
         }
       }
     }
-    s->equal_selects += in->op == WAVE_OP_SELECT &&
-                        same_operand(&in->operands[2], &in->operands[3]);
+    s->equal_selects += wave_instr_op(in) == WAVE_OP_SELECT &&
+                        same_operand(wave_instr_operand(in, 2), wave_instr_operand(in, 3));
   }
 }
 
@@ -482,11 +489,11 @@ static bool is_counted_loop(const wave_node *loop) {
   const wave_node *first = loop->u.loop.body.first, *last = loop->u.loop.body.last;
   const wave_instr *cmp = first && first->kind == WAVE_NODE_BLOCK ? first->u.block.first : NULL;
   const wave_instr *step = last && last->kind == WAVE_NODE_BLOCK ? last->u.block.last : NULL;
-  if (!cmp || !step || cmp->num_operands != 3 || step->op != WAVE_OP_IADD)
+  if (!cmp || !step || wave_instr_num_operands(cmp) != 3 || wave_instr_op(step) != WAVE_OP_IADD)
     return false;
-  uint32_t a = cmp->operands[1].value, b = cmp->operands[2].value;
+  uint32_t a = wave_instr_slot(cmp, 1).value, b = wave_instr_slot(cmp, 2).value;
   uint32_t counter = a == 27 ? b : a;
-  return (a == 27 || b == 27) && step->operands[0].value == counter;
+  return (a == 27 || b == 27) && wave_instr_slot(step, 0).value == counter;
 }
 
 static pass_shapes count_pass_shapes(wave_module *m) {
@@ -722,21 +729,22 @@ static wave_instr *last_instr(wave_module *m, bool (*match)(const wave_instr *))
   wave_walk_init(&w, &m->first_kernel->first_region->body);
   while (wave_walk_next(&w))
     if (w.event == WAVE_WALK_BLOCK)
-      for (wave_instr *in = w.node->u.block.first; in; in = in->next)
+      for (wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
         if (match(in))
           found = in;
   return found;
 }
 
 static bool is_store(const wave_instr *in) {
-  return wave_opcode_get((wave_opcode)in->op)->category == WAVE_CAT_STORE;
+  return wave_opcode_get(wave_instr_op(in))->category == WAVE_CAT_STORE;
 }
 /* r13 and up hold values in generated kernels (gen.c); the others are pointers and counters. */
 static bool is_iadd_of_values(const wave_instr *in) {
-  return in->op == WAVE_OP_IADD && wave_instr_operand(in, 0)->value >= 13;
+  return wave_instr_op(in) == WAVE_OP_IADD && wave_instr_slot(in, 0).value >= 13;
 }
 static bool is_final_halt(const wave_instr *in) {
-  return in->op == WAVE_OP_HALT && in->guard == WAVE_NO_GUARD && !in->block->list->parent;
+  return wave_instr_op(in) == WAVE_OP_HALT && wave_instr_guard(in) == WAVE_NO_GUARD &&
+         !wave_instr_node(in)->list->parent;
 }
 
 /* Removes the last instruction that `match` picks, if any: a wrong transformation. */
@@ -754,7 +762,7 @@ static bool drop_last_store(wave_module *m, void *ctx, wave_diags *d) {
 static bool flip_last_iadd(wave_module *m, void *ctx, wave_diags *d) {
   wave_instr *in = last_instr(m, is_iadd_of_values);
   if (in)
-    in->op = WAVE_OP_ISUB;
+    wave_instr_set_op(in, WAVE_OP_ISUB);
   return true;
 }
 
@@ -986,12 +994,12 @@ static const char counted_loop[] = ".kernel counted\n.registers 8\n.workgroup_si
                                    "        icmp_ge p1, r1, r2\n        break p1\n"
                                    "        iadd r1, r1, r3\n    endloop\n    halt\n.end\n";
 
-static bool is_iadd(const wave_instr *in) { return in->op == WAVE_OP_IADD; }
+static bool is_iadd(const wave_instr *in) { return wave_instr_op(in) == WAVE_OP_IADD; }
 
 /* `continue p3` before the iadd, at its line: no lane takes it, nothing changes at run time. */
 static bool add_dead_continue(wave_module *m, void *ctx, wave_diags *d) {
   wave_instr *iadd = last_instr(m, is_iadd);
-  wave_builder b = wave_builder_at(m, wave_cursor_before_instr(iadd), iadd->src.loc);
+  wave_builder b = wave_builder_at(m, wave_cursor_before_instr(iadd), wave_instr_loc(iadd));
   return wave_build(&b, WAVE_OP_CONTINUE, wave_pred(3)) != NULL;
 }
 
@@ -1013,7 +1021,7 @@ static const char narrowed_if[] = ".kernel narrowed\n.registers 10\n.workgroup_s
                                   "    endif\n    halt\n.end\n";
 
 static bool is_mov_1000(const wave_instr *in) {
-  return in->op == WAVE_OP_MOV_IMM && wave_instr_operand(in, 1)->value == 1000;
+  return wave_instr_op(in) == WAVE_OP_MOV_IMM && wave_instr_slot(in, 1).value == 1000;
 }
 
 static bool narrow_to_4(wave_module *m, void *ctx, wave_diags *d) {

@@ -111,7 +111,7 @@ Test(hoist_common, nesting_100000_deep_in_one_run) {
    * read afresh: the manager may have laid the code out anew (wave_module_compact). */
   wave_node *top = k->first_region->body.first;
   cr_assert_eq(top->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(top->u.block.last->op, WAVE_OP_MOV_IMM);
+  cr_assert_eq(wave_instr_op(top->u.block.last), WAVE_OP_MOV_IMM);
   wave_node *level = top->next;
   for (unsigned d = 0; d < DEPTH; d++) {
     cr_assert(level && level->kind == WAVE_NODE_IF && (d == 0 || !level->next), "level %u", d);

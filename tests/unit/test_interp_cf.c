@@ -773,7 +773,7 @@ static void observe_and_write(void *ctx, const wave_observe *o) {
     return;
   }
   const wave_operand *d = wave_instr_dest(o->instr);
-  if (o->instr->op != WAVE_OP_MOV_IMM || !d || d->value != 2)
+  if (wave_instr_op(o->instr) != WAVE_OP_MOV_IMM || !d || d->value != 2)
     return;
   for (unsigned lane = 0; lane < 64; lane++) {
     if (!(o->active >> lane & 1))

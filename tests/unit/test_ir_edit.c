@@ -99,7 +99,7 @@ Test(walkers, const_walker_reports_the_mutable_walkers_events) {
     cr_assert_eq(w.event, events[n], "event %u", n);
     cr_assert_eq(w.depth, depths[n], "depth %u", n);
     if (w.event == WAVE_WALK_BLOCK)
-      cr_assert_eq(w.node->u.block.first->op, first_op[n], "block at event %u", n);
+      cr_assert_eq(wave_instr_op(w.node->u.block.first), first_op[n], "block at event %u", n);
     n++;
   }
   cr_assert_eq(n, 9);
@@ -369,7 +369,7 @@ Test(facts, uses_and_defs_sets_match_the_references) {
             wave_regset_set(refs[i].is_def ? &want_d : &want_u,
                             refs[i].is_pred ? WAVE_REG_PRED(refs[i].first + k)
                                             : WAVE_REG_GPR(refs[i].first + k));
-        if (in->guard != WAVE_NO_GUARD)
+        if (wave_instr_guard(in) != WAVE_NO_GUARD)
           want_u = wave_regset_union(want_u, want_d);
         wave_regset u, d, u_only, d_only;
         wave_instr_uses_defs(in, &u, &d);
@@ -378,8 +378,8 @@ Test(facts, uses_and_defs_sets_match_the_references) {
         cr_assert(wave_regset_equal(u, want_u) && wave_regset_equal(d, want_d) &&
                       wave_regset_equal(u_only, want_u) && wave_regset_equal(d_only, want_d),
                   "seed %llu: '%s' at %u:%u", (unsigned long long)seed,
-                  wave_opcode_get((wave_opcode)in->op)->mnemonic, in->src.loc.line,
-                  in->src.loc.col);
+                  wave_opcode_get(wave_instr_op(in))->mnemonic, wave_instr_loc(in).line,
+                  wave_instr_loc(in).col);
         checked++;
       }
     }
@@ -436,7 +436,7 @@ Test(operands, destination_and_sources_by_role) {
   cr_assert_not(wave_instr_set_src(iadd, 2, wave_gpr(9)));
   cr_assert_not(wave_instr_set_operand(iadd, 3, wave_gpr(9)));
   cr_assert(wave_instr_set_dest(iadd, wave_gpr(7)));
-  cr_assert_eq(wave_instr_operand(iadd, 0)->value, 7);
+  cr_assert_eq(wave_instr_slot(iadd, 0).value, 7);
 
   wave_instr *st = INSTR(m, WAVE_NO_GUARD, DEVICE_STORE_U32, wave_gpr(5), wave_gpr(6));
   cr_assert_null(wave_instr_dest(st), "a store writes no register");
@@ -460,9 +460,9 @@ Test(operands, destination_and_sources_by_role) {
   cr_assert_null(wave_instr_src(barrier, 0));
 
   wave_instr_set_guard(iadd, 2, true);
-  cr_assert(iadd->guard == 2 && iadd->guard_negated);
+  cr_assert(wave_instr_guard(iadd) == 2 && wave_instr_guard_negated(iadd));
   wave_instr_set_guard(iadd, WAVE_NO_GUARD, true);
-  cr_assert(iadd->guard == WAVE_NO_GUARD && !iadd->guard_negated);
+  cr_assert(wave_instr_guard(iadd) == WAVE_NO_GUARD && !wave_instr_guard_negated(iadd));
   wave_module_destroy(m);
 }
 
@@ -512,16 +512,16 @@ static sample new_sample(void) {
   sample s;
   s.t = new_tree();
   tree *t = &s.t;
-  s.b1 = tu_tag(t->m, t->body, 1)->block;
+  s.b1 = wave_instr_node(tu_tag(t->m, t->body, 1));
   s.outer_if = add_if(t, t->body, 1);
-  s.b2 = tu_tag(t->m, THEN(s.outer_if), 2)->block;
+  s.b2 = wave_instr_node(tu_tag(t->m, THEN(s.outer_if), 2));
   s.inner_loop = add_loop(t, THEN(s.outer_if));
-  s.b3 = tu_tag(t->m, BODY(s.inner_loop), 3)->block;
-  s.b4 = tu_tag(t->m, ELSE(s.outer_if), 4)->block;
+  s.b3 = wave_instr_node(tu_tag(t->m, BODY(s.inner_loop), 3));
+  s.b4 = wave_instr_node(tu_tag(t->m, ELSE(s.outer_if), 4));
   s.inner_if = add_if(t, ELSE(s.outer_if), 2);
-  s.b5 = tu_tag(t->m, ELSE(s.inner_if), 5)->block;
+  s.b5 = wave_instr_node(tu_tag(t->m, ELSE(s.inner_if), 5));
   s.empty_loop = add_loop(t, t->body);
-  s.b6 = tu_tag(t->m, t->body, 6)->block;
+  s.b6 = wave_instr_node(tu_tag(t->m, t->body, 6));
   tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
   return s;
 }
@@ -594,14 +594,14 @@ Test(navigation, foreach_block_visits_regions_in_order) {
   uint32_t seen[16], n = 0;
   wave_foreach_block(b, t->k) {
     cr_assert_lt(n, 16);
-    seen[n++] = wave_instr_operand(b->u.block.first, 1)->value;
+    seen[n++] = wave_instr_slot(b->u.block.first, 1).value;
   }
   cr_assert_eq(n, 8);
   for (uint32_t i = 0; i < n; i++)
     cr_assert_eq(seen[i], i + 1);
 
   n = 0;
-  wave_foreach_block_in_region(b, sub) seen[n++] = wave_instr_operand(b->u.block.first, 1)->value;
+  wave_foreach_block_in_region(b, sub) seen[n++] = wave_instr_slot(b->u.block.first, 1).value;
   cr_assert(n == 2 && seen[0] == 7 && seen[1] == 8);
   n = 0;
   wave_foreach_block_in_region(b, empty) n++;
@@ -629,7 +629,7 @@ Test(navigation, safe_iteration_survives_removing_the_current_item) {
     tu_tag(t->m, t->body, k);
   tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6 10 11 12 13 14]");
   wave_foreach_instr_safe(i, s.b6) {
-    if (wave_instr_operand(i, 1)->value % 2 == 0)
+    if (wave_instr_slot(i, 1).value % 2 == 0)
       wave_instr_remove(i);
   }
   wave_foreach_node_safe(n, t->body) {
@@ -658,7 +658,7 @@ Test(surgery, extract_stitches_the_gap_and_keeps_the_region) {
   cr_assert_eq(out.region, t->k->first_region);
   cr_assert_eq(s.outer_if->list, &out);
   cr_assert_eq(s.empty_loop->list, &out);
-  cr_assert_eq(i6->block, s.b1, "the instruction moved to the merged block");
+  cr_assert_eq(wave_instr_node(i6), s.b1, "the instruction moved to the merged block");
   cr_assert_null(s.b6->u.block.first);
   cr_assert_null(s.b6->list, "the emptied block left the tree");
   tu_assert_valid(t->k);
@@ -709,7 +709,7 @@ Test(surgery, reinsert_at_every_kind_of_cursor) {
   /* A then-list moved to the end of the region: it is any list the cursor is not in. */
   cr_assert(wave_node_list_reinsert(t.m, wave_cursor_list_end(t.body), THEN(iff)));
   tu_assert_shape(t.body, "[1] if{}{} [2 7] loop{} [8 3 9]");
-  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_block_start(i1->block), &nodes),
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_block_start(wave_instr_node(i1)), &nodes),
             "an empty list changes nothing");
   tu_assert_shape(t.body, "[1] if{}{} [2 7] loop{} [8 3 9]");
   tu_assert_valid(t.k);
@@ -773,18 +773,19 @@ Test(surgery, split_and_merge) {
   wave_instr *i1 = tu_tag(t.m, t.body, 1);
   wave_instr *i2 = tu_tag(t.m, t.body, 2);
   wave_instr *i3 = tu_tag(t.m, t.body, 3);
-  wave_node *b = i1->block;
+  wave_node *b = wave_instr_node(i1);
   cr_assert_eq(wave_block_split(t.m, i1), b, "nothing to split before the first");
   wave_node *tail = wave_block_split(t.m, i2);
   cr_assert(tail && tail != b);
   tu_assert_shape(t.body, "[1] [2 3]");
-  cr_assert(i2->block == tail && i3->block == tail && i1->block == b);
-  cr_assert(b->u.block.last == i1 && i1->next == NULL && i2->prev == NULL);
+  cr_assert(wave_instr_node(i2) == tail && wave_instr_node(i3) == tail && wave_instr_node(i1) == b);
+  cr_assert(b->u.block.last == i1 && wave_instr_next(i1) == NULL && wave_instr_prev(i2) == NULL);
   cr_assert_eq(b->next, tail);
   cr_assert_not(wave_block_merge(tail, b), "wrong order");
   cr_assert(wave_block_merge(b, tail));
   tu_assert_shape(t.body, "[1 2 3]");
-  cr_assert(i2->block == b && i1->next == i2 && i2->prev == i1 && b->u.block.last == i3);
+  cr_assert(wave_instr_node(i2) == b && wave_instr_next(i1) == i2 && wave_instr_prev(i2) == i1 &&
+            b->u.block.last == i3);
   cr_assert_null(tail->list);
   tu_assert_valid(t.k);
   wave_node *loop = add_loop(&t, t.body);
@@ -872,15 +873,15 @@ Test(builder, emits_in_order_with_the_given_location) {
   cr_assert_not_null(wave_build_instr(&b, WAVE_OP_BARRIER, 0, NULL));
   tu_assert_shape(t.body, "[1 10] if{[11]}{} [12] loop{[break barrier]} [2]");
   tu_assert_valid(t.k);
-  cr_assert(i10->src.loc.line == 7 && i10->src.loc.col == 3);
-  cr_assert_str_eq(i10->src.loc.file, "orig.wave");
-  cr_assert_eq(brk->src.loc.line, 7);
+  cr_assert(wave_instr_loc(i10).line == 7 && wave_instr_loc(i10).col == 3);
+  cr_assert_str_eq(wave_instr_loc(i10).file, "orig.wave");
+  cr_assert_eq(wave_instr_loc(brk).line, 7);
   const wave_operand *cond = wave_instr_operand(brk, 0);
   cr_assert(cond->kind == WAVE_OPERAND_PRED && cond->value == 3);
   cr_assert(iff->u.if_.if_src.loc.line == 7 && iff->u.if_.endif_src.loc.line == 7);
   cr_assert(iff->u.if_.cond.kind == WAVE_OPERAND_PRED && iff->u.if_.cond.value == 2);
   cr_assert(loop->u.loop.loop_src.loc.line == 7 && loop->u.loop.endloop_src.loc.line == 7);
-  cr_assert_eq(i10->guard, WAVE_NO_GUARD);
+  cr_assert_eq(wave_instr_guard(i10), WAVE_NO_GUARD);
 
   wave_builder stuck = wave_builder_at(t.m, wave_cursor_after_node(wave_loop_create(t.m)), loc);
   cr_assert_null(wave_build(&stuck, WAVE_OP_MOV_IMM, wave_gpr(1), wave_imm(13)));
@@ -911,12 +912,15 @@ static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_lis
     if (a.event != WAVE_WALK_BLOCK)
       continue;
     const wave_instr *x = a.node->u.block.first, *y = b.node->u.block.first;
-    for (; x && y; x = x->next, y = y->next) {
+    for (; x && y; x = wave_instr_next(x), y = wave_instr_next(y)) {
       cr_assert_neq(x, y, "an instruction is shared");
-      cr_assert_eq(y->block, b.node);
-      cr_assert(x->op == y->op && wave_instr_num_operands(x) == wave_instr_num_operands(y));
-      cr_assert_eq(memcmp(x->operands, y->operands, sizeof(x->operands)), 0);
-      cr_assert_eq(x->src.comment, y->src.comment);
+      cr_assert_eq(wave_instr_node(y), b.node);
+      cr_assert(wave_instr_op(x) == wave_instr_op(y) &&
+                wave_instr_num_operands(x) == wave_instr_num_operands(y));
+      for (unsigned k = 0; k < wave_instr_num_operands(x); k++)
+        cr_assert_eq(
+            memcmp(wave_instr_operand(x, k), wave_instr_operand(y, k), sizeof(wave_operand)), 0);
+      cr_assert_eq(wave_instr_origin(x)->comment, wave_instr_origin(y)->comment);
     }
     cr_assert(!x && !y);
   }
@@ -925,7 +929,7 @@ static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_lis
 Test(clone, a_list_and_a_node_with_everything_nested) {
   sample s = new_sample();
   tree *t = &s.t;
-  s.b3->u.block.first->src.comment = "; three";
+  tu_set_origin(s.b3->u.block.first, wave_instr_loc(s.b3->u.block.first), NULL, "; three");
   wave_node_list copy;
   cr_assert(wave_node_list_clone(t->m, t->body, &copy));
   tu_assert_shape(&copy, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
@@ -953,9 +957,9 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
 
   wave_instr *orig = s.b3->u.block.first;
   wave_instr *i = wave_instr_clone(t->m, orig);
-  cr_assert(i && i != orig && !i->block && !i->prev && !i->next);
-  cr_assert(i->op == orig->op && wave_instr_operand(i, 1)->value == 3);
-  cr_assert_str_eq(i->src.comment, "; three");
+  cr_assert(i && i != orig && !wave_instr_node(i) && !wave_instr_prev(i) && !wave_instr_next(i));
+  cr_assert(wave_instr_op(i) == wave_instr_op(orig) && wave_instr_slot(i, 1).value == 3);
+  cr_assert_str_eq(wave_instr_origin(i)->comment, "; three");
   wave_module_destroy(t->m);
 }
 
@@ -1019,8 +1023,8 @@ Test(compact, corpus_text_kernels_and_regions_stay_code_moves) {
     cr_assert_eq(fresh.count, old.count, "%s", path);
     for (size_t i = 0; i < fresh.count; i++) {
       cr_assert_neq(fresh.instrs[i], old.instrs[i], "%s: instruction %zu stayed", path, i);
-      if (i > 0 && fresh.instrs[i]->block->list->region->kernel ==
-                       fresh.instrs[i - 1]->block->list->region->kernel)
+      if (i > 0 && wave_instr_node(fresh.instrs[i])->list->region->kernel ==
+                       wave_instr_node(fresh.instrs[i - 1])->list->region->kernel)
         cr_assert_gt((uintptr_t)fresh.instrs[i], (uintptr_t)fresh.instrs[i - 1],
                      "%s: instruction %zu lies before the one before it", path, i);
     }

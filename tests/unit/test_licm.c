@@ -52,8 +52,8 @@ Test(licm, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   cr_assert_not_null(parent);
   wave_node *before = inner->prev;
   cr_assert(before && before->kind == WAVE_NODE_BLOCK);
-  cr_assert_eq(before->u.block.last->op, WAVE_OP_MOV_SR);
-  cr_assert_eq(before->u.block.last->prev->op, WAVE_OP_MOV_IMM);
+  cr_assert_eq(wave_instr_op(before->u.block.last), WAVE_OP_MOV_SR);
+  cr_assert_eq(wave_instr_op(wave_instr_prev(before->u.block.last)), WAVE_OP_MOV_IMM);
   tu_assert_valid(k);
   wave_pipeline_result_free(&r);
   wave_pipeline_destroy(p);

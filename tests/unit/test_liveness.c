@@ -74,7 +74,7 @@ Test(liveness, queries_at_cursors_across_nodes_and_free) {
   wave_regset_set(&r1_r3, WAVE_REG_GPR(3));
   cr_assert(wave_regset_equal(before, r1_r3));
   cr_assert(wave_regset_equal(after, wave_regset_empty()));
-  wave_node *if_node = store->block->prev;
+  wave_node *if_node = wave_instr_node(store)->prev;
   cr_assert_eq(if_node->kind, WAVE_NODE_IF);
   cr_assert(wave_regset_equal(wave_liveness_across(lv, if_node), r1_r3));
   wave_regset expected_free = wave_regset_empty();

@@ -55,8 +55,8 @@ Test(loop_unroll, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   const wave_node *last = parent->u.loop.body.last;
   cr_assert(last && last->kind == WAVE_NODE_BLOCK);
   unsigned adds = 0;
-  for (const wave_instr *in = last->u.block.first; in; in = in->next)
-    adds += in->op == WAVE_OP_IADD;
+  for (const wave_instr *in = last->u.block.first; in; in = wave_instr_next(in))
+    adds += wave_instr_op(in) == WAVE_OP_IADD;
   cr_assert_eq(adds, 4);
   tu_assert_valid(k);
   wave_pipeline_result_free(&r);

@@ -113,14 +113,15 @@ static bool compare(wave_opcode op, uint32_t a, uint32_t b) {
 }
 
 static void exec(machine *m, const wave_instr *in, bool strict) {
-  wave_opcode op = (wave_opcode)in->op;
+  wave_opcode op = wave_instr_op(in);
   cr_assert(!(strict && wave_opcode_has(op, WAVE_F_PSEUDO)), "pseudo form %s left",
             wave_opcode_table[op].mnemonic);
   if (op == WAVE_OP_BREAK || op == WAVE_OP_CONTINUE)
     m->exits = 0;
-  if (in->guard != WAVE_NO_GUARD && m->p[in->guard] == (in->guard_negated != 0))
+  if (wave_instr_guard(in) != WAVE_NO_GUARD &&
+      m->p[wave_instr_guard(in)] == (wave_instr_guard_negated(in) != 0))
     return;
-  const wave_operand *o = in->operands;
+  const wave_operand *o = wave_instr_operand(in, 0);
   uint32_t d = o[0].value;
 #define S(i) src_value(m, &o[i], strict)
 #define P(i) pred_value(m, &o[i], strict)
@@ -180,7 +181,7 @@ typedef struct harness {
   wave_kernel *kernel;
   wave_node *block;
   wave_instr *begin, *end, *form;
-  wave_instr original;
+  wave_instr *original; /* a detached copy of the form as built */
 } harness;
 
 /* A kernel "k" whose entry block mentions r0..r9; returns that block. */
@@ -200,12 +201,11 @@ static void place_form(harness *h, wave_node *block, int guard, bool neg, wave_o
   h->block = block;
   h->begin = add(block, WAVE_OP_NOP, 0, NULL);
   h->form = make(guard, neg, op, n, ops);
-  h->form->src.loc = (wave_loc){"t.wave", 7, 5};
-  h->form->src.comment = "; trailing";
-  h->form->src.leading = "; leading";
+  tu_set_origin(h->form, (wave_loc){"t.wave", 7, 5}, "; leading", "; trailing");
   wave_block_append(block, h->form);
   h->end = add(block, WAVE_OP_NOP, 0, NULL);
-  h->original = *h->form;
+  h->original = wave_instr_clone(mod, h->form);
+  cr_assert_not_null(h->original);
 }
 
 static harness build(int guard, bool neg, wave_opcode op, unsigned n, const wave_operand *ops) {
@@ -225,23 +225,23 @@ static void check_printable(void) {
 static unsigned check_shape(const harness *h, uint32_t free_pred_written) {
   unsigned count = 0;
   const wave_instr *last = NULL;
-  for (const wave_instr *in = h->begin->next; in != h->end; in = in->next) {
+  for (const wave_instr *in = wave_instr_next(h->begin); in != h->end; in = wave_instr_next(in)) {
     cr_assert_not_null(in);
-    cr_assert_eq(in->src.loc.line, 7, "lowered code lost the source line");
-    cr_assert_eq(in->src.loc.col, 5);
+    cr_assert_eq(wave_instr_loc(in).line, 7, "lowered code lost the source line");
+    cr_assert_eq(wave_instr_loc(in).col, 5);
     if (count == 0) {
-      cr_assert_str_eq(in->src.comment, "; trailing");
-      cr_assert_str_eq(in->src.leading, "; leading");
+      cr_assert_str_eq(wave_instr_origin(in)->comment, "; trailing");
+      cr_assert_str_eq(wave_instr_origin(in)->leading, "; leading");
     } else {
-      cr_assert_null(in->src.comment);
-      cr_assert_null(in->src.leading);
+      cr_assert_null(wave_instr_origin(in)->comment);
+      cr_assert_null(wave_instr_origin(in)->leading);
     }
     last = in;
     count++;
   }
   cr_assert_not_null(last);
-  for (const wave_instr *in = h->begin->next; in != last; in = in->next) {
-    cr_assert_eq(in->guard, WAVE_NO_GUARD, "a helper instruction is guarded");
+  for (const wave_instr *in = wave_instr_next(h->begin); in != last; in = wave_instr_next(in)) {
+    cr_assert_eq(wave_instr_guard(in), WAVE_NO_GUARD, "a helper instruction is guarded");
     wave_reg_ref refs[WAVE_MAX_REG_REFS];
     unsigned n = wave_instr_reg_refs(in, refs);
     for (unsigned i = 0; i < n; i++) {
@@ -253,9 +253,9 @@ static unsigned check_shape(const harness *h, uint32_t free_pred_written) {
         cr_assert_geq(refs[i].first, USER_REGS, "a helper writes r%u", refs[i].first);
     }
   }
-  cr_assert_eq(last->guard, h->original.guard, "the guard moved");
-  cr_assert_eq(last->guard_negated, h->original.guard_negated);
-  cr_assert_eq(last->cache_hint, h->original.cache_hint);
+  cr_assert_eq(wave_instr_guard(last), wave_instr_guard(h->original), "the guard moved");
+  cr_assert_eq(wave_instr_guard_negated(last), wave_instr_guard_negated(h->original));
+  cr_assert_eq(wave_instr_cache_hint(last), wave_instr_cache_hint(h->original));
   check_printable();
   return count;
 }
@@ -272,9 +272,9 @@ static void compare_from_every_state(const wave_instr *want_first, const wave_in
         machine want, got;
         init_machine(&want, preds, v0, v1);
         init_machine(&got, preds, v0, v1);
-        for (const wave_instr *in = want_first; in != want_stop; in = in->next)
+        for (const wave_instr *in = want_first; in != want_stop; in = wave_instr_next(in))
           exec(&want, in, false);
-        for (const wave_instr *in = got_first; in != got_stop; in = in->next)
+        for (const wave_instr *in = got_first; in != got_stop; in = wave_instr_next(in))
           exec(&got, in, true);
         for (unsigned r = 0; r < USER_REGS; r++)
           cr_assert_eq(got.r[r], want.r[r], "r%u: %08x, want %08x (preds %x, r0 %08x, r1 %08x)",
@@ -292,8 +292,8 @@ static void compare_from_every_state(const wave_instr *want_first, const wave_in
 
 /* The original form against the sequence it was lowered to. */
 static void check_behaviour(const harness *h, int scratch_pred) {
-  /* `original` is a copy outside the list: its own next is where running it one step ends. */
-  compare_from_every_state(&h->original, h->original.next, h->begin->next, h->end, scratch_pred);
+  /* `original` is a copy outside every list: running it one step ends at its next, NULL. */
+  compare_from_every_state(h->original, NULL, wave_instr_next(h->begin), h->end, scratch_pred);
 }
 
 static bool lower_ok(void) {
@@ -377,7 +377,7 @@ Test(lower, literal_truth_tables) {
     for (unsigned in = 0; in < 4; in++) {
       machine m;
       init_machine(&m, in, 0, 0);
-      for (const wave_instr *i = h.begin->next; i != h.end; i = i->next)
+      for (const wave_instr *i = wave_instr_next(h.begin); i != h.end; i = wave_instr_next(i))
         exec(&m, i, true);
       cr_assert_eq(m.p[2], tables[t].table[in], "%s with p0=%u p1=%u",
                    wave_opcode_table[tables[t].op].mnemonic, in & 1, in >> 1);
@@ -465,9 +465,9 @@ Test(lower, negated_break_and_continue) {
     cr_assert(lower_ok());
     unsigned count = check_shape(&h, cases[i].free_pred);
     cr_assert_eq(count, 5);
-    cr_assert_eq(h.form->op, cases[i].op);
-    cr_assert_eq(wave_instr_operand(h.form, 0)->value, cases[i].free_pred);
-    cr_assert_eq(wave_instr_operand(h.form, 0)->negated, 0);
+    cr_assert_eq(wave_instr_op(h.form), cases[i].op);
+    cr_assert_eq(wave_instr_slot(h.form, 0).value, cases[i].free_pred);
+    cr_assert_eq(wave_instr_slot(h.form, 0).negated, 0);
     check_behaviour(&h, (int)cases[i].free_pred);
   }
 }
@@ -506,8 +506,8 @@ Test(lower, a_dead_predicate_serves_when_all_four_are_mentioned) {
   harness h = build_in_loop(WAVE_NO_GUARD, false, WAVE_OP_BREAK, wave_not_pred(1), 0xD);
   cr_assert(lower_ok());
   cr_assert_eq(check_shape(&h, 0), 5);
-  cr_assert_eq(wave_instr_operand(h.form, 0)->value, 0);
-  cr_assert_eq(wave_instr_operand(h.form, 0)->negated, 0);
+  cr_assert_eq(wave_instr_slot(h.form, 0).value, 0);
+  cr_assert_eq(wave_instr_slot(h.form, 0).negated, 0);
   check_behaviour(&h, 0);
 }
 
@@ -534,9 +534,9 @@ Test(lower, no_free_predicate_is_an_error) {
   cr_assert_eq(diags.items[0].col, 5);
   cr_assert_str_eq(diags.items[0].file, "t.wave");
   /* refused rewrites leave the instruction as it was */
-  cr_assert_eq(h.begin->next, h.form);
-  cr_assert(wave_instr_operand(h.form, 0)->negated);
-  cr_assert_str_eq(h.form->src.comment, "; trailing");
+  cr_assert_eq(wave_instr_next(h.begin), h.form);
+  cr_assert(wave_instr_slot(h.form, 0).negated);
+  cr_assert_str_eq(wave_instr_origin(h.form)->comment, "; trailing");
 }
 
 Test(lower, negated_select_swaps_its_values) {
@@ -553,7 +553,7 @@ Test(lower, negated_wave_vote_operand) {
   harness h = build(WAVE_NO_GUARD, false, WAVE_OP_WAVE_ANY, OPS(wave_pred(0), wave_not_pred(2)));
   cr_assert(lower_ok());
   cr_assert_eq(check_shape(&h, 1), 5);
-  cr_assert_eq(wave_instr_operand(h.form, 1)->value, 1);
+  cr_assert_eq(wave_instr_slot(h.form, 1).value, 1);
   check_behaviour(&h, 1);
 }
 
@@ -587,17 +587,17 @@ static void check_negated_if(bool block_before, bool all_mentioned) {
   cr_assert_eq(prev->kind, WAVE_NODE_BLOCK);
   cr_assert_eq(body->first, prev, "the helper code must go right before the if");
   const wave_instr *seq = prev->u.block.first;
-  while (seq && seq->src.loc.line != 3)
-    seq = seq->next;
+  while (seq && wave_instr_loc(seq).line != 3)
+    seq = wave_instr_next(seq);
   cr_assert_not_null(seq);
-  cr_assert_str_eq(seq->src.comment, "; inverted");
+  cr_assert_str_eq(wave_instr_origin(seq)->comment, "; inverted");
   cr_assert_null(ifn->u.if_.if_src.comment);
   for (unsigned preds = 0; preds < 16; preds++) {
     machine m;
     init_machine(&m, preds, 0, 0);
-    for (const wave_instr *in = seq; in; in = in->next) {
-      cr_assert_eq(in->guard, WAVE_NO_GUARD);
-      cr_assert_eq(in->src.loc.line, 3);
+    for (const wave_instr *in = seq; in; in = wave_instr_next(in)) {
+      cr_assert_eq(wave_instr_guard(in), WAVE_NO_GUARD);
+      cr_assert_eq(wave_instr_loc(in).line, 3);
       exec(&m, in, true);
     }
     for (unsigned p = 0; p < 4; p++) {
@@ -664,9 +664,9 @@ Test(lower, missing_compares) {
     harness h = build(WAVE_NO_GUARD, false, ops[i], OPS(wave_pred(2), wave_gpr(0), wave_gpr(1)));
     cr_assert(lower_ok());
     cr_assert_eq(check_shape(&h, NO_PRED), 1);
-    cr_assert_eq(h.form->op, real[i]);
-    cr_assert_eq(wave_instr_operand(h.form, 1)->value, swapped[i] ? 1 : 0);
-    cr_assert_eq(wave_instr_operand(h.form, 2)->value, swapped[i] ? 0 : 1);
+    cr_assert_eq(wave_instr_op(h.form), real[i]);
+    cr_assert_eq(wave_instr_slot(h.form, 1).value, swapped[i] ? 1 : 0);
+    cr_assert_eq(wave_instr_slot(h.form, 2).value, swapped[i] ? 0 : 1);
     check_behaviour(&h, -1);
     /* guarded, with an immediate, writing a predicate that also guards it */
     wave_module_destroy(mod);
@@ -687,11 +687,11 @@ Test(lower, fcmp_ge_keeps_nan_false) {
   cr_assert(lower_ok());
   machine m;
   init_machine(&m, 0xF, 10 /* NaN */, 8 /* 1.0 */);
-  for (const wave_instr *in = h.begin->next; in != h.end; in = in->next)
+  for (const wave_instr *in = wave_instr_next(h.begin); in != h.end; in = wave_instr_next(in))
     exec(&m, in, true);
   cr_assert_not(m.p[1]);
   init_machine(&m, 0, 8 /* 1.0 */, 12 /* -1.0 */);
-  for (const wave_instr *in = h.begin->next; in != h.end; in = in->next)
+  for (const wave_instr *in = wave_instr_next(h.begin); in != h.end; in = wave_instr_next(in))
     exec(&m, in, true);
   cr_assert(m.p[1]);
 }
@@ -744,9 +744,9 @@ Test(lower, scratch_goes_above_register_pairs_and_grows_registers) {
   add(b, WAVE_OP_PXOR, OPS(wave_pred(0), wave_pred(1), wave_pred(2)));
   cr_assert(lower_ok());
   cr_assert_eq(k->registers, 16, "xor needs r12..r15");
-  const wave_instr *first = b->u.block.first->next;
-  cr_assert_eq(first->op, WAVE_OP_MOV_IMM);
-  cr_assert_eq(wave_instr_operand(first, 0)->value, 12);
+  const wave_instr *first = wave_instr_next(b->u.block.first);
+  cr_assert_eq(wave_instr_op(first), WAVE_OP_MOV_IMM);
+  cr_assert_eq(wave_instr_slot(first, 0).value, 12);
 }
 
 Test(lower, default_register_count_grows_when_needed) {
@@ -766,8 +766,8 @@ Test(lower, kernels_have_their_own_scratch) {
   wave_kernel *b = wave_kernel_create(mod, "b");
   add(tail_block(&b->first_region->body), WAVE_OP_IADD, OPS(wave_gpr(3), wave_gpr(0), wave_imm(1)));
   cr_assert(lower_ok());
-  cr_assert_eq(wave_instr_operand(a->first_region->body.first->u.block.first, 0)->value, 51);
-  cr_assert_eq(wave_instr_operand(b->first_region->body.first->u.block.first, 0)->value, 4);
+  cr_assert_eq(wave_instr_slot(a->first_region->body.first->u.block.first, 0).value, 51);
+  cr_assert_eq(wave_instr_slot(b->first_region->body.first->u.block.first, 0).value, 4);
   cr_assert_eq(a->registers, 52);
   cr_assert(a->has_registers);
   cr_assert_not(b->has_registers);
@@ -791,10 +791,9 @@ Test(lower, calls_make_scratch_module_wide) {
   wave_instr *in = add(sb, WAVE_OP_PNOT, OPS(wave_pred(1), wave_pred(1)));
   add(sb, WAVE_OP_RETURN, 0, NULL);
   cr_assert(lower_ok());
-  cr_assert_eq(in->op, WAVE_OP_ICMP_NE);
-  cr_assert_eq(wave_instr_operand(in, 1)->value, 23,
-               "scratch must be above r20, which kernel a uses");
-  cr_assert_eq(wave_instr_operand(sb->u.block.first, 0)->value, 21);
+  cr_assert_eq(wave_instr_op(in), WAVE_OP_ICMP_NE);
+  cr_assert_eq(wave_instr_slot(in, 1).value, 23, "scratch must be above r20, which kernel a uses");
+  cr_assert_eq(wave_instr_slot(sb->u.block.first, 0).value, 21);
   cr_assert_eq(b->registers, 24);
   cr_assert_eq(a->registers, 32);
 }
@@ -813,7 +812,7 @@ Test(lower, running_out_of_registers_is_an_error) {
   wave_node *b = tail_block(&k->first_region->body);
   add(b, WAVE_OP_MOV, OPS(wave_gpr(252), wave_gpr(0)));
   wave_instr *in = add(b, WAVE_OP_PAND, OPS(wave_pred(0), wave_pred(1), wave_pred(2)));
-  in->src.loc = (wave_loc){"t.wave", 4, 5};
+  tu_set_origin(in, (wave_loc){"t.wave", 4, 5}, NULL, NULL);
   wave_instr *ok = add(b, WAVE_OP_IADD, OPS(wave_gpr(0), wave_gpr(0), wave_imm(1)));
   cr_assert_not(wave_lower_docs_dialect(mod, &diags));
   cr_assert_eq(diags.num_errors, 1);
@@ -821,9 +820,10 @@ Test(lower, running_out_of_registers_is_an_error) {
                    "cannot lower 'and p0, p1, p2': no general register is left for its scratch "
                    "values");
   cr_assert_eq(diags.items[0].line, 4);
-  cr_assert_eq(in->op, WAVE_OP_PAND, "a refused rewrite must leave the instruction alone");
-  cr_assert_eq(in->prev->op, WAVE_OP_MOV);
-  cr_assert_eq(wave_instr_operand(ok, 2)->value, 253, "the one-register rewrite still fits");
+  cr_assert_eq(wave_instr_op(in), WAVE_OP_PAND,
+               "a refused rewrite must leave the instruction alone");
+  cr_assert_eq(wave_instr_op(wave_instr_prev(in)), WAVE_OP_MOV);
+  cr_assert_eq(wave_instr_slot(ok, 2).value, 253, "the one-register rewrite still fits");
   cr_assert_leq(k->registers, 255);
 }
 
@@ -851,8 +851,8 @@ Test(lower, malformed_forms_built_by_hand_are_refused) {
     cr_assert_not(wave_lower_docs_dialect(mod, &diags), "case %u", i);
     cr_assert_eq(diags.num_errors, 1, "case %u", i);
     cr_assert_str_eq(diags.items[0].message, cases[i].message, "case %u", i);
-    cr_assert_eq(h.begin->next, h.form, "case %u: nothing emitted before it", i);
-    cr_assert_eq(h.form->op, cases[i].op, "case %u", i);
+    cr_assert_eq(wave_instr_next(h.begin), h.form, "case %u: nothing emitted before it", i);
+    cr_assert_eq(wave_instr_op(h.form), cases[i].op, "case %u", i);
     for (unsigned k = 0; k < cases[i].n; k++) {
       const wave_operand *o = wave_instr_operand(h.form, k), *was = &cases[i].ops[k];
       cr_assert(o->kind == was->kind && o->value == was->value && o->negated == was->negated,
@@ -889,7 +889,7 @@ Test(lower, deep_nesting_does_not_recurse) {
   }
   wave_instr *in = add(tail_block(list), WAVE_OP_IADD, OPS(wave_gpr(0), wave_gpr(0), wave_imm(1)));
   cr_assert(lower_ok());
-  cr_assert_eq(in->prev->op, WAVE_OP_MOV_IMM);
+  cr_assert_eq(wave_instr_op(wave_instr_prev(in)), WAVE_OP_MOV_IMM);
   wave_print_options opts = {WAVE_DIALECT_ASM, false, 0};
   char *text = wave_print_to_string(mod, &opts, NULL);
   cr_assert_not_null(text);
@@ -937,12 +937,12 @@ Test(lower, parsed_straight_line_kernel_keeps_its_meaning) {
 }
 
 static bool is_docs_form(const wave_instr *in) {
-  if (wave_opcode_has((wave_opcode)in->op, WAVE_F_PSEUDO))
+  if (wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return true;
   for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
     const wave_operand *o = wave_instr_operand(in, i);
     if (o->negated ||
-        (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind((wave_opcode)in->op, i) != 'i'))
+        (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind(wave_instr_op(in), i) != 'i'))
       return true;
   }
   return false;
@@ -959,7 +959,7 @@ static unsigned count_docs_forms(wave_module *m) {
           n += w.node->u.if_.cond.negated;
         if (w.event != WAVE_WALK_BLOCK)
           continue;
-        for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
+        for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
           n += is_docs_form(in);
       }
     }
@@ -1082,8 +1082,8 @@ static bool needs_a_dead_predicate(wave_module *m) {
             mentioned |= 1u << o->value;
           negated |= o->negated != 0;
         }
-        if (in->guard != WAVE_NO_GUARD)
-          mentioned |= 1u << in->guard;
+        if (wave_instr_guard(in) != WAVE_NO_GUARD)
+          mentioned |= 1u << wave_instr_guard(in);
       }
     }
   }

@@ -57,7 +57,7 @@ static wave_instr *parse_one(wave_module **m, const char *line) {
   *m = parse_ok(text);
   wave_instr *i = first_instr(*m);
   cr_assert_not_null(i);
-  cr_assert_null(i->next, "more than one instruction in '%s'", line);
+  cr_assert_null(wave_instr_next(i), "more than one instruction in '%s'", line);
   return i;
 }
 
@@ -65,10 +65,10 @@ static void assert_operand(const wave_instr *i, unsigned slot, wave_operand_kind
                            uint32_t value) {
   cr_assert_gt(wave_instr_num_operands(i), slot);
   const wave_operand *o = wave_instr_operand(i, slot);
-  cr_assert_eq(o->kind, kind, "%s slot %u kind %d, want %d", wave_opcode_table[i->op].mnemonic,
-               slot, o->kind, kind);
+  cr_assert_eq(o->kind, kind, "%s slot %u kind %d, want %d",
+               wave_opcode_table[wave_instr_op(i)].mnemonic, slot, o->kind, kind);
   cr_assert_eq(o->value, value, "%s slot %u value %u, want %u",
-               wave_opcode_table[i->op].mnemonic, slot, o->value, value);
+               wave_opcode_table[wave_instr_op(i)].mnemonic, slot, o->value, value);
 }
 
 /* ---- every mnemonic ----------------------------------------------------------------------- */
@@ -139,22 +139,22 @@ Test(parser, every_real_mnemonic) {
     if (structured_keyword((wave_opcode)op))
       continue;
     cr_assert_not_null(i, "missing %s", wave_opcode_table[op].mnemonic);
-    cr_assert_eq(i->op, op, "line %u parsed as %s, want %s", line,
-                 wave_opcode_table[i->op].mnemonic, wave_opcode_table[op].mnemonic);
+    cr_assert_eq(wave_instr_op(i), op, "line %u parsed as %s, want %s", line,
+                 wave_opcode_table[wave_instr_op(i)].mnemonic, wave_opcode_table[op].mnemonic);
     cr_assert_eq(wave_instr_num_operands(i), wave_opcode_num_slots((wave_opcode)op));
-    cr_assert_eq(i->guard, WAVE_NO_GUARD);
-    cr_assert_eq(i->src.loc.line, line);
-    cr_assert_eq(i->src.loc.col, 3);
+    cr_assert_eq(wave_instr_guard(i), WAVE_NO_GUARD);
+    cr_assert_eq(wave_instr_loc(i).line, line);
+    cr_assert_eq(wave_instr_loc(i).col, 3);
     for (unsigned s = 0; s < wave_instr_num_operands(i); s++) {
       char operand[32];
       wave_operand want;
       operand_for(wave_opcode_slot_kind((wave_opcode)op, s), s, operand, sizeof(operand), &want);
       assert_operand(i, s, (wave_operand_kind)want.kind, want.value);
       if (want.kind == WAVE_OPERAND_LABEL)
-        cr_assert_str_eq(wave_instr_operand(i, s)->label, "target");
-      cr_assert_gt(wave_instr_operand(i, s)->col, 3);
+        cr_assert_str_eq(wave_instr_slot(i, s).label, "target");
+      cr_assert_gt(wave_instr_slot(i, s).col, 3);
     }
-    i = i->next;
+    i = wave_instr_next(i);
     line++;
     seen++;
   }
@@ -163,7 +163,7 @@ Test(parser, every_real_mnemonic) {
   wave_region *target = m->first_kernel->first_region->next;
   cr_assert_not_null(target);
   cr_assert_str_eq(target->label, "target");
-  cr_assert_eq(target->body.first->u.block.first->op, WAVE_OP_HALT);
+  cr_assert_eq(wave_instr_op(target->body.first->u.block.first), WAVE_OP_HALT);
   wave_module_destroy(m);
   free(text);
 }
@@ -210,29 +210,29 @@ Test(parser, nested_structure) {
                             ".end\n");
   wave_node *b0 = entry(m)->first;
   cr_assert_eq(b0->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(b0->u.block.first->op, WAVE_OP_NOP);
+  cr_assert_eq(wave_instr_op(b0->u.block.first), WAVE_OP_NOP);
   wave_node *if1 = b0->next;
   cr_assert_eq(if1->kind, WAVE_NODE_IF);
   cr_assert_eq(if1->list, entry(m));
   wave_node *then0 = if1->u.if_.then_body.first;
-  cr_assert_eq(then0->u.block.first->op, WAVE_OP_IADD);
+  cr_assert_eq(wave_instr_op(then0->u.block.first), WAVE_OP_IADD);
   wave_node *loop = then0->next;
   cr_assert_eq(loop->kind, WAVE_NODE_LOOP);
   cr_assert_eq(loop->list->parent, if1);
   wave_node *lb = loop->u.loop.body.first;
-  cr_assert_eq(lb->u.block.first->op, WAVE_OP_BREAK);
+  cr_assert_eq(wave_instr_op(lb->u.block.first), WAVE_OP_BREAK);
   assert_operand(lb->u.block.first, 0, WAVE_OPERAND_PRED, 1);
   wave_node *inner = lb->next;
   cr_assert_eq(inner->kind, WAVE_NODE_IF);
   cr_assert_not(inner->u.if_.has_else);
-  cr_assert_eq(inner->next->u.block.first->op, WAVE_OP_CONTINUE);
+  cr_assert_eq(wave_instr_op(inner->next->u.block.first), WAVE_OP_CONTINUE);
   cr_assert_null(inner->next->next);
   cr_assert_null(loop->next);
   cr_assert(if1->u.if_.has_else);
-  cr_assert_eq(if1->u.if_.else_body.first->u.block.first->op, WAVE_OP_HALT);
+  cr_assert_eq(wave_instr_op(if1->u.if_.else_body.first->u.block.first), WAVE_OP_HALT);
   wave_node *after = if1->next;
   cr_assert_eq(after->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(after->u.block.first->op, WAVE_OP_RETURN);
+  cr_assert_eq(wave_instr_op(after->u.block.first), WAVE_OP_RETURN);
   cr_assert_null(after->next);
   wave_module_destroy(m);
 }
@@ -254,8 +254,8 @@ Test(parser, labels_start_regions) {
   cr_assert_eq(m->num_kernels, 2);
   wave_region *r = k->first_region;
   cr_assert_null(r->label);
-  cr_assert_eq(r->body.first->u.block.first->op, WAVE_OP_CALL);
-  cr_assert_str_eq(wave_instr_operand(r->body.first->u.block.first, 0)->label, "sub");
+  cr_assert_eq(wave_instr_op(r->body.first->u.block.first), WAVE_OP_CALL);
+  cr_assert_str_eq(wave_instr_slot(r->body.first->u.block.first, 0).label, "sub");
   r = r->next;
   cr_assert_str_eq(r->label, "sub");
   cr_assert_eq(r->label_src.loc.line, 4);
@@ -263,7 +263,7 @@ Test(parser, labels_start_regions) {
   cr_assert_eq(r->kernel, k);
   r = r->next;
   cr_assert_str_eq(r->label, "other");
-  cr_assert_eq(r->body.first->u.block.first->op, WAVE_OP_NOP);
+  cr_assert_eq(wave_instr_op(r->body.first->u.block.first), WAVE_OP_NOP);
   cr_assert_null(r->next);
   cr_assert_eq(k->last_region, r);
   wave_kernel *k2 = k->next;
@@ -354,15 +354,16 @@ Test(parser, several_statements_on_one_line) {
                             "  lbl: nop\n"
                             "  iadd r0, r1, r2 .end\n");
   wave_instr *i = first_instr(m);
-  cr_assert_eq(i->op, WAVE_OP_IADD);
-  cr_assert_null(i->src.comment, "the trailing comment belongs to the last statement");
-  cr_assert_eq(i->next->op, WAVE_OP_ISUB);
-  cr_assert_eq(i->next->src.loc.col, 19);
-  cr_assert_str_eq(i->next->src.comment, "; both");
+  cr_assert_eq(wave_instr_op(i), WAVE_OP_IADD);
+  cr_assert_null(wave_instr_origin(i)->comment,
+                 "the trailing comment belongs to the last statement");
+  cr_assert_eq(wave_instr_op(wave_instr_next(i)), WAVE_OP_ISUB);
+  cr_assert_eq(wave_instr_loc(wave_instr_next(i)).col, 19);
+  cr_assert_str_eq(wave_instr_origin(wave_instr_next(i))->comment, "; both");
   wave_region *lbl = m->first_kernel->first_region->next;
   cr_assert_str_eq(lbl->label, "lbl");
-  cr_assert_eq(lbl->body.first->u.block.first->op, WAVE_OP_NOP);
-  cr_assert_eq(lbl->body.first->u.block.first->src.loc.col, 8);
+  cr_assert_eq(wave_instr_op(lbl->body.first->u.block.first), WAVE_OP_NOP);
+  cr_assert_eq(wave_instr_loc(lbl->body.first->u.block.first).col, 8);
   cr_assert_eq(m->first_kernel->end_src.loc.line, 4);
   cr_assert_eq(m->first_kernel->end_src.loc.col, 19);
   wave_module_destroy(m);
@@ -394,8 +395,8 @@ Test(parser, comments_travel_with_statements) {
   cr_assert_str_eq(k->kernel_src.leading, "; file header\n;   second line");
   cr_assert_str_eq(k->kernel_src.comment, "; the kernel");
   wave_instr *nop = first_instr(m);
-  cr_assert_str_eq(nop->src.leading, "# hash comment");
-  cr_assert_str_eq(nop->src.comment, "; trailing");
+  cr_assert_str_eq(wave_instr_origin(nop)->leading, "# hash comment");
+  cr_assert_str_eq(wave_instr_origin(nop)->comment, "; trailing");
   wave_node *n = entry(m)->first->next;
   cr_assert_str_eq(n->u.if_.if_src.comment, "; if");
   cr_assert_null(n->u.if_.if_src.leading);
@@ -430,22 +431,22 @@ Test(parser, source_text_and_lines_are_kept) {
   cr_assert_eq(m->line_starts[0], 0);
   cr_assert_eq(m->line_starts[1], 10);
   cr_assert_eq(m->line_starts[2], 17);
-  cr_assert_str_eq(first_instr(m)->src.loc.file, "t.wave");
+  cr_assert_str_eq(wave_instr_loc(first_instr(m)).file, "t.wave");
   wave_module_destroy(m);
 }
 
 Test(parser, operand_columns_and_halves) {
   wave_module *m;
   wave_instr *i = parse_one(&m, "\t@!p3 hadd r0.lo, r1.hi,r2");
-  cr_assert_eq(i->src.loc.col, 2);
-  cr_assert_eq(i->guard, 3);
-  cr_assert(i->guard_negated);
-  cr_assert_eq(wave_instr_operand(i, 0)->col, 12);
-  cr_assert_eq(wave_instr_operand(i, 0)->half, WAVE_HALF_LO);
-  cr_assert_eq(wave_instr_operand(i, 1)->col, 19);
-  cr_assert_eq(wave_instr_operand(i, 1)->half, WAVE_HALF_HI);
-  cr_assert_eq(wave_instr_operand(i, 2)->col, 25);
-  cr_assert_eq(wave_instr_operand(i, 2)->half, WAVE_HALF_NONE);
+  cr_assert_eq(wave_instr_loc(i).col, 2);
+  cr_assert_eq(wave_instr_guard(i), 3);
+  cr_assert(wave_instr_guard_negated(i));
+  cr_assert_eq(wave_instr_slot(i, 0).col, 12);
+  cr_assert_eq(wave_instr_slot(i, 0).half, WAVE_HALF_LO);
+  cr_assert_eq(wave_instr_slot(i, 1).col, 19);
+  cr_assert_eq(wave_instr_slot(i, 1).half, WAVE_HALF_HI);
+  cr_assert_eq(wave_instr_slot(i, 2).col, 25);
+  cr_assert_eq(wave_instr_slot(i, 2).half, WAVE_HALF_NONE);
   wave_module_destroy(m);
 }
 
@@ -513,8 +514,8 @@ Test(parser, documentation_dialect_forms) {
     char line[128];
     snprintf(line, sizeof(line), "  %s", cases[c].line);
     wave_instr *i = parse_one(&m, line);
-    cr_assert_eq(i->op, cases[c].op, "'%s' parsed as %s", cases[c].line,
-                 wave_opcode_table[i->op].mnemonic);
+    cr_assert_eq(wave_instr_op(i), cases[c].op, "'%s' parsed as %s", cases[c].line,
+                 wave_opcode_table[wave_instr_op(i)].mnemonic);
     cr_assert_eq(wave_instr_num_operands(i), cases[c].num_operands, "'%s' has %u operands",
                  cases[c].line, wave_instr_num_operands(i));
     for (unsigned s = 0; s < cases[c].num_operands; s++) {
@@ -531,13 +532,13 @@ Test(parser, documentation_dialect_forms) {
 Test(parser, negated_break_and_inserted_operands) {
   wave_module *m;
   wave_instr *i = parse_one(&m, "  break !p2");
-  cr_assert(wave_instr_operand(i, 0)->negated);
-  cr_assert_eq(wave_instr_operand(i, 0)->col, 9);
+  cr_assert(wave_instr_slot(i, 0).negated);
+  cr_assert_eq(wave_instr_slot(i, 0).col, 9);
   wave_module_destroy(m);
   i = parse_one(&m, "  atomic_add r1, r2");
-  cr_assert_eq(wave_instr_operand(i, 0)->col, 0, "inserted slots have no column");
-  cr_assert_eq(wave_instr_operand(i, 1)->col, 14);
-  cr_assert_eq(wave_instr_operand(i, 3)->col, 0);
+  cr_assert_eq(wave_instr_slot(i, 0).col, 0, "inserted slots have no column");
+  cr_assert_eq(wave_instr_slot(i, 1).col, 14);
+  cr_assert_eq(wave_instr_slot(i, 3).col, 0);
   wave_module_destroy(m);
 }
 
@@ -557,8 +558,8 @@ Test(parser, cache_hints) {
   for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
     wave_module *m;
     wave_instr *i = parse_one(&m, cases[c].line);
-    cr_assert_eq(i->op, cases[c].op, "%s", cases[c].line);
-    cr_assert_eq(i->cache_hint, cases[c].hint, "%s", cases[c].line);
+    cr_assert_eq(wave_instr_op(i), cases[c].op, "%s", cases[c].line);
+    cr_assert_eq(wave_instr_cache_hint(i), cases[c].hint, "%s", cases[c].line);
     cr_assert_eq(wave_instr_num_operands(i), wave_opcode_num_slots(cases[c].op));
     wave_module_destroy(m);
   }
@@ -608,9 +609,9 @@ Test(parser, toolchain_warnings) {
   cr_assert_eq(w->col, 3);
   cr_assert(strstr(w->message, "'@p0' is not a guard: every real tool runs 'iadd' unguarded"));
   wave_instr *i = first_instr(m);
-  cr_assert_eq(i->guard, WAVE_NO_GUARD);
-  cr_assert_eq(i->next->guard, 0, "@!p0 is kept as written");
-  cr_assert(i->next->guard_negated);
+  cr_assert_eq(wave_instr_guard(i), WAVE_NO_GUARD);
+  cr_assert_eq(wave_instr_guard(wave_instr_next(i)), 0, "@!p0 is kept as written");
+  cr_assert(wave_instr_guard_negated(wave_instr_next(i)));
   w = &d.items[1];
   cr_assert_str_eq(w->flag, "toolchain");
   cr_assert_eq(w->line, 4);
@@ -618,10 +619,10 @@ Test(parser, toolchain_warnings) {
   cr_assert(strstr(w->message, "stores float literal '1.0' as 0x00000000"), "%s", w->message);
   cr_assert(strstr(w->message, "binary32 bits 0x3F800000"));
   cr_assert(strstr(d.items[2].message, "as 0x51EB851F"), "%s", d.items[2].message);
-  wave_instr *one = i->next->next;
-  cr_assert_eq(wave_instr_operand(one, 1)->value, 0x3F800000, "the IR holds the intended value");
-  cr_assert_eq(wave_instr_operand(one, 1)->imm_form, WAVE_IMM_FLOAT);
-  cr_assert_eq(wave_instr_operand(one->next, 1)->value, 0x4048F5C3);
+  wave_instr *one = wave_instr_next(wave_instr_next(i));
+  cr_assert_eq(wave_instr_slot(one, 1).value, 0x3F800000, "the IR holds the intended value");
+  cr_assert_eq(wave_instr_slot(one, 1).imm_form, WAVE_IMM_FLOAT);
+  cr_assert_eq(wave_instr_slot(wave_instr_next(one), 1).value, 0x4048F5C3);
   wave_module_destroy(m);
   wave_diags_free(&d);
 }
@@ -934,8 +935,8 @@ Test(parser, hundred_thousand_deep_nesting) {
     n = i % 2 ? n->u.loop.body.first : n->u.if_.then_body.first;
   }
   cr_assert_eq(n->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(n->u.block.first->op, WAVE_OP_NOP);
-  cr_assert_eq(n->u.block.first->src.loc.line, DEEP + 2);
+  cr_assert_eq(wave_instr_op(n->u.block.first), WAVE_OP_NOP);
+  cr_assert_eq(wave_instr_loc(n->u.block.first).line, DEEP + 2);
   wave_module_destroy(m);
   free(text);
 }

@@ -101,11 +101,11 @@ Test(printer, every_operand_kind_guard_and_hint) {
   add_guarded(b, 3, true, WAVE_OP_HALT, 0, NULL);
   add_guarded(b, 0, true, WAVE_OP_MOV, OPS(wave_gpr(1), wave_gpr(2)));
   wave_instr *load = add(b, WAVE_OP_DEVICE_LOAD_U32, OPS(wave_gpr(16), wave_gpr(17)));
-  load->cache_hint = WAVE_HINT_UNCACHED;
+  wave_instr_set_cache_hint(load, WAVE_HINT_UNCACHED);
   wave_instr *cached = add(b, WAVE_OP_LOCAL_LOAD_U8, OPS(wave_gpr(16), wave_gpr(17)));
-  cached->cache_hint = WAVE_HINT_CACHED;
+  wave_instr_set_cache_hint(cached, WAVE_HINT_CACHED);
   wave_instr *streaming = add(b, WAVE_OP_DEVICE_LOAD_U64, OPS(wave_gpr(18), wave_gpr(17)));
-  streaming->cache_hint = WAVE_HINT_STREAMING;
+  wave_instr_set_cache_hint(streaming, WAVE_HINT_STREAMING);
   add(b, WAVE_OP_DEVICE_STORE_U32, OPS(wave_gpr(17), wave_gpr(16)));
   add(b, WAVE_OP_ATOMIC_ADD,
       OPS(wave_gpr(20), wave_gpr(17), wave_gpr(16), wave_scope_operand(WAVE_SCOPE_DEVICE)));
@@ -197,8 +197,7 @@ static void build_commented_module(void) {
   wave_node_list *body = &k->first_region->body;
   wave_node *b = wave_node_list_tail_block(mod, body);
   wave_instr *sum = add(b, WAVE_OP_IADD, OPS(wave_gpr(0), wave_gpr(1), wave_gpr(2)));
-  sum->src.leading = "; lead 1\n; lead 2";
-  sum->src.comment = "; sum";
+  tu_set_origin(sum, wave_instr_loc(sum), "; lead 1\n; lead 2", "; sum");
   wave_node *ifn = wave_if_create(mod, wave_pred(1));
   wave_node_list_append(body, ifn);
   ifn->u.if_.if_src.leading = "; about the if";
@@ -208,7 +207,7 @@ static void build_commented_module(void) {
   ifn->u.if_.has_else = true;
   wave_node *tb = wave_node_list_tail_block(mod, &ifn->u.if_.then_body);
   wave_instr *inner = add(tb, WAVE_OP_NOP, 0, NULL);
-  inner->src.leading = "; inside";
+  tu_set_origin(inner, wave_instr_loc(inner), "; inside", NULL);
   wave_node *eb = wave_node_list_tail_block(mod, &ifn->u.if_.else_body);
   add(eb, WAVE_OP_WAIT, 0, NULL);
   wave_node *lp = wave_loop_create(mod);
@@ -580,27 +579,31 @@ Test(printer, forms_no_text_spells_are_refused) {
     switch (c) {
     case SREG:
       in = add(b, WAVE_OP_MOV_SR, OPS(wave_gpr(1), wave_sreg(0)));
-      in->operands[1].value = WAVE_NUM_SREGS;
+      tu_set_operand_value(in, 1, WAVE_NUM_SREGS);
       break;
     case SCOPE:
       in = add(b, WAVE_OP_FENCE_ACQUIRE, OPS(wave_scope_operand(WAVE_SCOPE_DEVICE)));
-      in->operands[0].value = 4;
+      tu_set_operand_value(in, 0, 4);
       break;
     case LABEL:
       in = add(b, WAVE_OP_CALL, OPS(wave_label_operand("f")));
-      in->operands[0].label = NULL;
+      cr_assert(wave_instr_set_operand(in, 0, wave_label_operand(NULL)));
       break;
     case KIND:
       in = add(b, WAVE_OP_MOV, OPS(wave_gpr(1), wave_gpr(2)));
-      in->operands[1].kind = 99;
+      {
+        wave_operand o = wave_gpr(2);
+        o.kind = 99;
+        cr_assert(wave_instr_set_operand(in, 1, o));
+      }
       break;
     case OPCODE:
       in = add(b, WAVE_OP_MOV, OPS(wave_gpr(1), wave_gpr(2)));
-      in->op = WAVE_OP_COUNT;
+      wave_instr_set_op(in, WAVE_OP_COUNT);
       break;
     case HINT:
       in = add(b, WAVE_OP_DEVICE_LOAD_U32, OPS(wave_gpr(1), wave_gpr(2)));
-      in->cache_hint = 9;
+      wave_instr_set_cache_hint(in, 9);
       break;
     }
     add(b, WAVE_OP_HALT, 0, NULL);
@@ -697,7 +700,7 @@ static void flatten(flat *f, wave_node_list *list) {
   wave_walk_init(&w, list);
   while (wave_walk_next(&w)) {
     if (w.event == WAVE_WALK_BLOCK) {
-      for (const wave_instr *in = w.node->u.block.first; in; in = in->next)
+      for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
         push(f, (item){WAVE_WALK_BLOCK, w.node, in});
     } else if (w.event != WAVE_WALK_ELSE || w.node->u.if_.has_else ||
                w.node->u.if_.else_body.first) {
@@ -731,11 +734,12 @@ static void same_region(wave_region *ra, wave_region *rb) {
     if (a->event != WAVE_WALK_BLOCK)
       continue;
     const wave_instr *x = a->instr, *y = b->instr;
-    const char *m = wave_opcode_table[x->op].mnemonic;
-    cr_assert_eq(x->op, y->op, "statement %zu: %s vs %s", i, m, wave_opcode_table[y->op].mnemonic);
-    cr_assert_eq(x->guard, y->guard, "%s guard", m);
-    cr_assert_eq(x->guard_negated, y->guard_negated, "%s guard negation", m);
-    cr_assert_eq(x->cache_hint, y->cache_hint, "%s hint", m);
+    const char *m = wave_opcode_table[wave_instr_op(x)].mnemonic;
+    cr_assert_eq(wave_instr_op(x), wave_instr_op(y), "statement %zu: %s vs %s", i, m,
+                 wave_opcode_table[wave_instr_op(y)].mnemonic);
+    cr_assert_eq(wave_instr_guard(x), wave_instr_guard(y), "%s guard", m);
+    cr_assert_eq(wave_instr_guard_negated(x), wave_instr_guard_negated(y), "%s guard negation", m);
+    cr_assert_eq(wave_instr_cache_hint(x), wave_instr_cache_hint(y), "%s hint", m);
     cr_assert_eq(wave_instr_num_operands(x), wave_instr_num_operands(y), "%s operand count", m);
     for (unsigned o = 0; o < wave_instr_num_operands(x); o++)
       same_operand(wave_instr_operand(x, o), wave_instr_operand(y, o), m);

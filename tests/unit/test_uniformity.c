@@ -26,7 +26,7 @@ Test(uniformity, queries) {
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert(u);
   wave_node *block = k->first_region->body.first;
-  wave_instr *mov = block->u.block.first, *cmp = mov->next, *add = cmp->next;
+  wave_instr *mov = block->u.block.first, *cmp = wave_instr_next(mov), *add = wave_instr_next(cmp);
   wave_node *ifn = block->next;
   wave_instr *barrier = ifn->u.if_.then_body.first->u.block.first;
   cr_assert(wave_uniformity_result_divergent(u, mov));
@@ -94,7 +94,7 @@ Test(uniformity, loop_converged_at_its_entry) {
 Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
   wave_module *m = tu_parse_ok(small, "small.wave", false);
   wave_kernel *k = m->first_kernel;
-  wave_instr *add = k->first_region->body.first->u.block.first->next->next;
+  wave_instr *add = wave_instr_next(wave_instr_next(k->first_region->body.first->u.block.first));
   wave_pass_registry *registry = wave_pass_registry_create();
   cr_assert(registry);
   wave_analysis_id id = wave_pass_registry_find_analysis(registry, "uniformity");

@@ -141,9 +141,9 @@ static void map_program(gate *g, const wave_kernel *k) {
     while (wave_const_walk_next(&w)) {
       const wave_node *n = w.node;
       if (w.event == WAVE_WALK_BLOCK) {
-        for (const wave_instr *i = n->u.block.first; i; i = i->next, index++) {
+        for (const wave_instr *i = n->u.block.first; i; i = wave_instr_next(i), index++) {
           cr_assert_eq(wave_machine_program_entry(g->machine, index)->instr, i);
-          if (i->op == WAVE_OP_BREAK || i->op == WAVE_OP_CONTINUE) {
+          if (wave_instr_op(i) == WAVE_OP_BREAK || wave_instr_op(i) == WAVE_OP_CONTINUE) {
             size_t d = depth;
             while (d && g->points[open[d - 1]].node->kind != WAVE_NODE_LOOP)
               d--;
@@ -255,12 +255,12 @@ static void on_instr(gate *g, wave_watch *w, const wave_observe *o) {
                   c_result(g->u, instr) ? defs : wave_regset_empty());
   if (o->mask != w->alive)
     expect(g, V_CONVERGED, o->index, !c_instr_converged(g->u, instr));
-  if (instr->op == WAVE_OP_BREAK || instr->op == WAVE_OP_CONTINUE) {
+  if (wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE) {
     uint64_t leaving = o->mask & ~o->active;
     if (leaving && o->active)
       expect(g, V_BRANCH, o->index, c_branch(g->u, instr));
     size_t loop = g->points[o->index].loop;
-    if (leaving && instr->op == WAVE_OP_BREAK) {
+    if (leaving && wave_instr_op(instr) == WAVE_OP_BREAK) {
       int64_t iteration = (int64_t)w->iterations[loop] - 1;
       if (w->exit_iteration[loop] < 0)
         w->exit_iteration[loop] = iteration;
@@ -268,7 +268,7 @@ static void on_instr(gate *g, wave_watch *w, const wave_observe *o) {
         expect(g, V_LOOP, loop, c_node(g->u, g->points[loop].node));
     }
   }
-  if (instr->op == WAVE_OP_HALT || instr->op == WAVE_OP_RETURN)
+  if (wave_instr_op(instr) == WAVE_OP_HALT || wave_instr_op(instr) == WAVE_OP_RETURN)
     w->alive &= ~o->mask;
 }
 

@@ -137,14 +137,14 @@ void tu_shape(const wave_node_list *list, char *buf, size_t size) {
     switch (w.event) {
     case WAVE_WALK_BLOCK:
       put(buf, size, &used, "[");
-      for (const wave_instr *i = w.node->u.block.first; i; i = i->next) {
+      for (const wave_instr *i = w.node->u.block.first; i; i = wave_instr_next(i)) {
         char item[32];
-        if (i->op == WAVE_OP_MOV_IMM)
-          snprintf(item, sizeof(item), "%u", wave_instr_operand(i, 1)->value);
+        if (wave_instr_op(i) == WAVE_OP_MOV_IMM)
+          snprintf(item, sizeof(item), "%u", wave_instr_slot(i, 1).value);
         else
-          snprintf(item, sizeof(item), "%s", wave_opcode_table[i->op].mnemonic);
+          snprintf(item, sizeof(item), "%s", wave_opcode_table[wave_instr_op(i)].mnemonic);
         put(buf, size, &used, item);
-        if (i->next)
+        if (wave_instr_next(i))
           put(buf, size, &used, " ");
       }
       put(buf, size, &used, "]");
@@ -331,4 +331,15 @@ void tu_gen_launch_config(const wave_gen_launch *launch, wave_launch_config *con
     presets[i] = (wave_reg_value){launch->args[i].reg, launch->args[i].base};
   config->presets = presets;
   config->num_presets = launch->num_args;
+}
+
+void tu_set_origin(wave_instr *instr, wave_loc loc, const char *leading, const char *comment) {
+  wave_src origin = {loc, comment, leading};
+  wave_instr_set_origin(instr, &origin);
+}
+
+void tu_set_operand_value(wave_instr *instr, unsigned i, uint32_t value) {
+  wave_operand o = *wave_instr_operand(instr, i);
+  o.value = value;
+  cr_assert(wave_instr_set_operand(instr, i, o));
 }

@@ -71,6 +71,11 @@ wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
 
 /* Appends `mov_imm r1, tag` at the end of list (joining its tail block): instructions that
  * tu_shape can tell apart. */
+/* Gives instr the location and comments a parsed statement would have; NULL leaves one out. */
+void tu_set_origin(wave_instr *instr, wave_loc loc, const char *leading, const char *comment);
+/* Replaces one field of operand i, as a corrupt or hand-made tree would have it. */
+void tu_set_operand_value(wave_instr *instr, unsigned i, uint32_t value);
+
 wave_instr *tu_tag(wave_module *m, wave_node_list *list, uint32_t tag);
 
 /* The tree under list as compact text written independently of the printer: a block is its

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "test_util.h"
+/* The library's private layout: this test breaks links and fields by hand, as no editing function
+ * can, to see the validator report each. */
+#include "ir/code.h"
 #include "waveopt/gen.h"
 #include "waveopt/waveopt.h"
 
@@ -45,19 +48,19 @@ static fixture setup(void) {
   cr_assert(f.k && f.sub);
   f.k->kernel_src.loc = (wave_loc){"t.wave", 100, 1};
   wave_node_list *body = &f.k->first_region->body;
-  f.b12 = tagged(&f, body, 1)->block;
+  f.b12 = wave_instr_node(tagged(&f, body, 1));
   tagged(&f, body, 2);
   f.iff = wave_if_create(f.m, wave_pred(1));
   f.loop = wave_loop_create(f.m);
   cr_assert(f.iff && f.loop);
   f.iff->u.if_.if_src.loc = (wave_loc){"t.wave", 20, 5};
   wave_node_list_append(body, f.iff);
-  f.b3 = tagged(&f, &f.iff->u.if_.then_body, 3)->block;
+  f.b3 = wave_instr_node(tagged(&f, &f.iff->u.if_.then_body, 3));
   wave_node_list_append(&f.iff->u.if_.then_body, f.loop);
-  f.b4 = tagged(&f, &f.loop->u.loop.body, 4)->block;
-  f.b5 = tagged(&f, &f.iff->u.if_.else_body, 5)->block;
-  f.b6 = tagged(&f, body, 6)->block;
-  f.b7 = tagged(&f, &f.sub->body, 7)->block;
+  f.b4 = wave_instr_node(tagged(&f, &f.loop->u.loop.body, 4));
+  f.b5 = wave_instr_node(tagged(&f, &f.iff->u.if_.else_body, 5));
+  f.b6 = wave_instr_node(tagged(&f, body, 6));
+  f.b7 = wave_instr_node(tagged(&f, &f.sub->body, 7));
   tu_assert_shape(body, "[1 2] if{[3] loop{[4]}}{[5]} [6]");
   wave_diags_init(&f.d);
   return f;
@@ -138,7 +141,7 @@ Test(validate, instruction_shared_by_two_blocks) {
 
 Test(validate, opcode_and_operand_count_out_of_range) {
   fixture f = setup();
-  f.i[3]->op = WAVE_OP_COUNT + 7;
+  wave_instr_set_op(f.i[3], WAVE_OP_COUNT + 7);
   f.i[4]->num_operands = WAVE_MAX_OPERANDS + 1;
   expect_broken(&f, "opcode number", 3);
   expect_broken(&f, "'mov_imm' has 7 operands (at most 6)", 4);
@@ -570,14 +573,14 @@ Test(deep, built_validated_cloned_moved_and_normalized, .timeout = 120) {
   }
   wave_instr *seven = wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(1), wave_imm(7));
   cr_assert_not_null(seven);
-  wave_node *innermost = seven->block;
+  wave_node *innermost = wave_instr_node(seven);
   wave_instr *nine = tu_tag(m, body, 9);
   tu_assert_valid(k);
   unsigned blocks;
   cr_assert_eq(max_depth(body, &blocks), DEEP);
   cr_assert_eq(blocks, 2);
-  cr_assert_eq(wave_block_next(innermost), nine->block);
-  cr_assert_eq(wave_block_prev(nine->block), innermost);
+  cr_assert_eq(wave_block_next(innermost), wave_instr_node(nine));
+  cr_assert_eq(wave_block_prev(wave_instr_node(nine)), innermost);
   /* The last of the DEEP levels (odd) is a loop, the one around it an if. */
   wave_node *last_loop = wave_node_parent(innermost);
   cr_assert_eq(last_loop->kind, WAVE_NODE_LOOP);

@@ -229,7 +229,7 @@ Test(verify, structured_opcodes_cannot_be_block_instructions) {
 Test(verify, opcode_past_the_table) {
   fixture t = setup();
   wave_instr *in = EMIT(&t, t.body, 3, MOV, wave_gpr(1), wave_gpr(2));
-  in->op = WAVE_OP_COUNT + 7;
+  wave_instr_set_op(in, WAVE_OP_COUNT + 7);
   halt_and_verify(&t);
   char text[32];
   snprintf(text, sizeof text, "invalid opcode %u", (unsigned)WAVE_OP_COUNT + 7);

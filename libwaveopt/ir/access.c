@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The exported accessors of waveopt/instr.h and waveopt/edit.h: what an embedder calls, one
+ * function per macro of ir/code.h, which the library's own files use instead. Each name is
+ * written in parentheses so that its macro does not replace the definition.
+ */
+#include "ir/code.h"
+
+wave_opcode(wave_instr_op)(const wave_instr *instr) { return wave_instr_op(instr); }
+void(wave_instr_set_op)(wave_instr *instr, wave_opcode op) { wave_instr_set_op(instr, op); }
+int(wave_instr_guard)(const wave_instr *instr) { return wave_instr_guard(instr); }
+bool(wave_instr_guard_negated)(const wave_instr *instr) { return wave_instr_guard_negated(instr); }
+void(wave_instr_set_guard)(wave_instr *instr, int pred, bool negated) {
+  wave_instr_set_guard(instr, pred, negated);
+}
+wave_cache_hint(wave_instr_cache_hint)(const wave_instr *instr) {
+  return wave_instr_cache_hint(instr);
+}
+void(wave_instr_set_cache_hint)(wave_instr *instr, wave_cache_hint hint) {
+  wave_instr_set_cache_hint(instr, hint);
+}
+unsigned(wave_instr_num_operands)(const wave_instr *instr) {
+  return wave_instr_num_operands(instr);
+}
+const wave_operand *(wave_instr_operand)(const wave_instr *instr, unsigned i) {
+  return wave_instr_operand(instr, i);
+}
+wave_operand(wave_instr_slot)(const wave_instr *instr, unsigned i) {
+  return wave_instr_slot(instr, i);
+}
+bool(wave_instr_set_num_operands)(wave_instr *instr, unsigned n) {
+  return wave_instr_set_num_operands(instr, n);
+}
+bool(wave_instr_set_operand)(wave_instr *instr, unsigned i, wave_operand operand) {
+  return wave_instr_set_operand(instr, i, operand);
+}
+wave_instr *(wave_instr_prev)(const wave_instr *instr) { return wave_instr_prev(instr); }
+wave_instr *(wave_instr_next)(const wave_instr *instr) { return wave_instr_next(instr); }
+wave_node *(wave_instr_node)(const wave_instr *instr) { return wave_instr_node(instr); }
+const wave_src *(wave_instr_origin)(const wave_instr *instr) { return wave_instr_origin(instr); }
+wave_loc(wave_instr_loc)(const wave_instr *instr) { return wave_instr_loc(instr); }
+void(wave_instr_set_origin)(wave_instr *instr, const wave_src *origin) {
+  wave_instr_set_origin(instr, origin);
+}
+wave_instr *(wave_block_first)(const wave_node *block) { return wave_block_first(block); }
+wave_instr *(wave_block_last)(const wave_node *block) { return wave_block_last(block); }
