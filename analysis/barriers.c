@@ -104,14 +104,14 @@ static bool is_wave_op(wave_opcode op) {
 /* The loop frame a break or continue at the top of the stack acts on, or NULL. */
 static frame *innermost_loop(walk *w) {
   for (size_t i = w->depth; i-- > 1;)
-    if (w->frames[i].node->kind == WAVE_NODE_LOOP)
+    if (wave_node_kind_of(w->frames[i].node) == WAVE_NODE_LOOP)
       return &w->frames[i];
   return NULL;
 }
 
 static uint32_t node_line(const wave_node *node) {
-  return node->kind == WAVE_NODE_IF ? node->u.if_.if_src.loc.line
-                                    : node->u.loop.loop_src.loc.line;
+  return wave_node_kind_of(node) == WAVE_NODE_IF ? wave_node_origin(node, WAVE_LINE_IF)->loc.line
+                                                 : wave_node_origin(node, WAVE_LINE_LOOP)->loc.line;
 }
 
 static char *explained(const wave_uniformity *u, const wave_node *node, const wave_instr *instr) {
@@ -173,7 +173,8 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
   const wave_uniformity *u = w->u[v];
   for (size_t i = w->depth; i-- > 1;) {
     const frame *fr = &w->frames[i];
-    if (fr->node->kind == WAVE_NODE_IF && wave_uniformity_node_divergent(u, fr->node)) {
+    if (wave_node_kind_of(fr->node) == WAVE_NODE_IF &&
+        wave_uniformity_node_divergent(u, fr->node)) {
       f->cause = WAVE_BARRIER_CAUSE_IF;
       f->node = fr->node;
       f->line = node_line(fr->node);
@@ -185,7 +186,8 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
       f->line = wave_instr_loc(fr->exit[v]).line;
       return;
     }
-    if (fr->node->kind == WAVE_NODE_LOOP && wave_uniformity_node_divergent(u, fr->node)) {
+    if (wave_node_kind_of(fr->node) == WAVE_NODE_LOOP &&
+        wave_uniformity_node_divergent(u, fr->node)) {
       f->cause = WAVE_BARRIER_CAUSE_LOOP;
       f->node = fr->node;
       f->line = node_line(fr->node);

@@ -109,10 +109,10 @@ static uint32_t local_at(const wave_depth *d, uint32_t at, int kind) {
 
 /* Whether execution may run off the region's end into the next one. */
 static bool falls_through(const wave_region *r) {
-  const wave_node *last = r->body.last;
-  if (!last || last->kind != WAVE_NODE_BLOCK || !last->u.block.last)
+  const wave_node *last = wave_node_list_last(&r->body);
+  if (!last || wave_node_kind_of(last) != WAVE_NODE_BLOCK || !wave_block_last(last))
     return true;
-  const wave_instr *i = last->u.block.last;
+  const wave_instr *i = wave_block_last(last);
   return wave_instr_guard(i) != WAVE_NO_GUARD ||
          (wave_instr_op(i) != WAVE_OP_HALT && wave_instr_op(i) != WAVE_OP_RETURN);
 }
@@ -604,10 +604,12 @@ static void emit_step(printer *p, const wave_depth_step *step) {
   if (step->call)
     snprintf(text, sizeof(text), "call %s (line %u)", wave_instr_slot(step->call, 0).label,
              (unsigned)wave_instr_loc(step->call).line);
-  else if (step->node->kind == WAVE_NODE_IF)
-    snprintf(text, sizeof(text), "if (line %u)", (unsigned)step->node->u.if_.if_src.loc.line);
+  else if (wave_node_kind_of(step->node) == WAVE_NODE_IF)
+    snprintf(text, sizeof(text), "if (line %u)",
+             (unsigned)wave_node_origin(step->node, WAVE_LINE_IF)->loc.line);
   else
-    snprintf(text, sizeof(text), "loop (line %u)", (unsigned)step->node->u.loop.loop_src.loc.line);
+    snprintf(text, sizeof(text), "loop (line %u)",
+             (unsigned)wave_node_origin(step->node, WAVE_LINE_LOOP)->loc.line);
   emit(p, text);
 }
 

@@ -786,7 +786,7 @@ wave_regset wave_liveness_out_near(const wave_liveness *lv, const wave_instr *in
 
 /* The point whose live-in is live at the end of an empty or finished list. */
 static uint32_t list_end_point(const wave_liveness *lv, const wave_node_list *list) {
-  if (!list->parent) {
+  if (!wave_node_list_parent(list)) {
     size_t r = 0;
     wave_foreach_region(region, lv->kernel) {
       if (&region->body == list)
@@ -795,10 +795,11 @@ static uint32_t list_end_point(const wave_liveness *lv, const wave_node_list *li
     }
     return NO_POINT;
   }
-  const node_span *s = find_node(lv, list->parent);
+  const node_span *s = find_node(lv, wave_node_list_parent(list));
   if (!s)
     return NO_POINT;
-  if (list->parent->kind == WAVE_NODE_IF && list == &list->parent->u.if_.then_body)
+  if (wave_node_kind_of(wave_node_list_parent(list)) == WAVE_NODE_IF &&
+      list == wave_if_then(wave_node_list_parent(list)))
     return s->mid;
   return s->after - 1;  /* the endif or endloop marker */
 }
@@ -810,7 +811,9 @@ static uint32_t node_point(const wave_liveness *lv, const wave_node *node, bool 
   if (!after)
     return s->first;
   /* The last node of a then-list or loop body is followed by its list's end marker. */
-  return node->next || !node->list ? s->after : list_end_point(lv, node->list);
+  return wave_node_next(node) || !wave_node_list_of(node)
+             ? s->after
+             : list_end_point(lv, wave_node_list_of(node));
 }
 
 wave_regset wave_liveness_at(const wave_liveness *lv, wave_cursor at) {
@@ -829,8 +832,8 @@ wave_regset wave_liveness_at(const wave_liveness *lv, wave_cursor at) {
     p = node_point(lv, at.at.node, true);
     break;
   case WAVE_CURSOR_LIST_START:
-    p = at.at.list->first ? node_point(lv, at.at.list->first, false)
-                          : list_end_point(lv, at.at.list);
+    p = wave_node_list_first(at.at.list) ? node_point(lv, wave_node_list_first(at.at.list), false)
+                                         : list_end_point(lv, at.at.list);
     break;
   case WAVE_CURSOR_LIST_END:
     p = list_end_point(lv, at.at.list);

@@ -674,8 +674,8 @@ bool wave_deadlock_equal(const wave_deadlock *a, const wave_deadlock *b) {
 /* ---- reporting ------------------------------------------------------------------------------ */
 
 static unsigned node_line(const wave_node *node) {
-  return node->kind == WAVE_NODE_IF ? node->u.if_.if_src.loc.line
-                                    : node->u.loop.loop_src.loc.line;
+  return wave_node_kind_of(node) == WAVE_NODE_IF ? wave_node_origin(node, WAVE_LINE_IF)->loc.line
+                                                 : wave_node_origin(node, WAVE_LINE_LOOP)->loc.line;
 }
 
 static const char *mnemonic(const wave_instr *instr) {
@@ -687,7 +687,7 @@ static void describe_parker(const wave_loop_verdict *v, char *buf, size_t size) 
   if (v->parker == v->loop)
     snprintf(buf, size, "that left the loop early, which wait at its endloop until every lane "
                         "has left");
-  else if (v->parker->kind == WAVE_NODE_IF)
+  else if (wave_node_kind_of(v->parker) == WAVE_NODE_IF)
     snprintf(buf, size, "parked by the divergent if at line %u until the loop ends",
              node_line(v->parker));
   else
@@ -704,7 +704,7 @@ void wave_deadlock_diagnose(const wave_deadlock *d, const wave_kernel *kernel,
       continue;
     describe_parker(v, parker, sizeof(parker));
     wave_module_report(kernel->module, diags, WAVE_SEV_WARNING, "simt-deadlock",
-                       v->loop->u.loop.loop_src.loc,
+                       wave_node_origin(v->loop, WAVE_LINE_LOOP)->loc,
                        "possible SIMT deadlock: the loop spins until the %s at line %u reads "
                        "a new value, but the %s at line %u that may write it runs only in "
                        "lanes %s",
@@ -725,7 +725,7 @@ static const char *no_verdict(void *ctx, const wave_instr *instr, char *buf, siz
 
 static const char *loop_verdict(void *ctx, const wave_node *node, char *buf, size_t size) {
   listing *l = ctx;
-  if (node->kind != WAVE_NODE_LOOP || l->next >= l->d->num_loops)
+  if (wave_node_kind_of(node) != WAVE_NODE_LOOP || l->next >= l->d->num_loops)
     return NULL;
   const wave_loop_verdict *v = &l->d->loops[l->next++];
   char parker[128];

@@ -1093,7 +1093,7 @@ static const char *source_name(const wave_instr *instr) {
 }
 
 static unsigned if_line(const wave_node *node) {
-  return node->u.if_.if_src.loc.line;
+  return wave_node_origin(node, WAVE_LINE_IF)->loc.line;
 }
 
 /* Follows cause c (which explains reg, or a branch when reg is WAVE_NUM_REGS) to its source:
@@ -1127,7 +1127,7 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
       break;
     case CAUSE_TEMPORAL:
       put(o, "live out of loop (line %u) left at different iterations",
-          k->node->u.loop.loop_src.loc.line);
+          wave_node_origin(k->node, WAVE_LINE_LOOP)->loc.line);
       reg = WAVE_NUM_REGS;
       c = find(u, k->node)->cause;
       continue;
@@ -1206,7 +1206,7 @@ size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr 
 size_t wave_uniformity_explain_node(const wave_uniformity *u, const wave_node *node, char *buf,
                                     size_t size) {
   const entry *e = visited_entry(u, node);
-  if (e && e->divergent && node->kind == WAVE_NODE_IF) {
+  if (e && e->divergent && wave_node_kind_of(node) == WAVE_NODE_IF) {
     const cause *k = &u->causes[e->cause];
     out o = {buf, size, 0};
     if (size)

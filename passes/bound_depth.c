@@ -101,12 +101,14 @@ static unsigned option_count(wave_pass_context *ctx, size_t index) {
   return v < 0 ? 0 : v > 1000000 ? 1000000 : (unsigned)v;
 }
 
-static wave_loc if_loc(const wave_node *node) { return node->u.if_.if_src.loc; }
+static wave_loc if_loc(const wave_node *node) { return wave_node_origin(node, WAVE_LINE_IF)->loc; }
 
 static wave_loc step_loc(const wave_depth_step *step) {
   if (step->call)
     return wave_instr_loc(step->call);
-  return step->node->kind == WAVE_NODE_IF ? if_loc(step->node) : step->node->u.loop.loop_src.loc;
+  return wave_node_kind_of(step->node) == WAVE_NODE_IF
+             ? if_loc(step->node)
+             : wave_node_origin(step->node, WAVE_LINE_LOOP)->loc;
 }
 
 /* ---- one round's analyses ------------------------------------------------------------------ */
@@ -307,7 +309,7 @@ static long reduce_way(state *st, const round_facts *f, wave_depth_path way, uin
   round_begin(st, f);
   for (size_t i = 0; i < way.length && (uint32_t)done < excess; i++) {
     wave_node *node = (wave_node *)way.steps[i].node;
-    if (!node || node->kind != WAVE_NODE_IF)
+    if (!node || wave_node_kind_of(node) != WAVE_NODE_IF)
       continue;
     bool or_form = false;
     switch (flatten_if(st, node, &or_form)) {
@@ -328,7 +330,7 @@ static long reduce_way(state *st, const round_facts *f, wave_depth_path way, uin
   bool innermost = true;
   for (size_t i = way.length; i-- > 0 && (uint32_t)done < excess;) {
     wave_node *node = (wave_node *)way.steps[i].node;
-    if (!node || node->kind != WAVE_NODE_IF)
+    if (!node || wave_node_kind_of(node) != WAVE_NODE_IF)
       continue;
     if (!innermost)
       st->why[0] = '\0';

@@ -494,15 +494,15 @@ static if_sides *sides_of(summaries *s, const wave_node *node) {
 }
 
 static bool same_cond(const wave_node *a, const wave_node *b) {
-  return a->u.if_.cond.value == b->u.if_.cond.value &&
-         a->u.if_.cond.negated == b->u.if_.cond.negated;
+  return wave_if_cond(a).value == wave_if_cond(b).value &&
+         wave_if_cond(a).negated == wave_if_cond(b).negated;
 }
 
 /* Why the if `second`, right after `first` on the same predicate, may not join it: a reason
  * written into buf, or NULL. */
 static const char *merge_refusal(const if_sides *first, const if_sides *second, char *buf,
                                  size_t size) {
-  unsigned p = first->node->u.if_.cond.value;
+  unsigned p = wave_if_cond(first->node).value;
   const side *a = &first->then_side, *a2 = &first->else_side, *b = &second->then_side;
   const wave_instr *in;
   if ((in = a->pred_writer[p]) || (in = a2->pred_writer[p])) {
@@ -520,7 +520,8 @@ static const char *merge_refusal(const if_sides *first, const if_sides *second, 
              wave_instr_loc(in).line, wave_instr_loc(in).col);
     return buf;
   }
-  if (!first->node->u.if_.else_body.first || !second->node->u.if_.then_body.first)
+  if (!wave_node_list_first(wave_if_else(first->node)) ||
+      !wave_node_list_first(wave_if_then(second->node)))
     return NULL;
   /* A' would run after B: what lets the two sides see each other forbids that. */
   const char *swap = "the first else-side would run after the second then-side, and";
@@ -544,55 +545,55 @@ static const char *merge_refusal(const if_sides *first, const if_sides *second, 
 
 /* The first line printed in a list: its first instruction, if or loop line; NULL when empty. */
 static wave_src *first_line(wave_node_list *list) {
-  wave_node *n = list->first;
+  wave_node *n = wave_node_list_first(list);
   if (!n)
     return NULL;
-  return n->kind == WAVE_NODE_BLOCK ? wave_code_instr_src(n->u.block.first)
-         : n->kind == WAVE_NODE_IF  ? &n->u.if_.if_src
-                                    : &n->u.loop.loop_src;
+  return wave_node_kind_of(n) == WAVE_NODE_BLOCK ? wave_code_instr_src(wave_block_first(n))
+         : wave_node_kind_of(n) == WAVE_NODE_IF  ? wave_code_node_src(n, WAVE_LINE_IF)
+                                                 : wave_code_node_src(n, WAVE_LINE_LOOP);
 }
 
 /* Moves the sides of `second` to the ends of `first`'s and removes `second`. False when memory
  * for the comments ran out (the merge is done, only comments are lost). */
 static bool merge_ifs(wave_module *module, wave_node *first, wave_node *second) {
-  bool first_had_else = first->u.if_.has_else, second_had_else = second->u.if_.has_else;
-  wave_src *b_line = first_line(&second->u.if_.then_body);
-  wave_src *b2_line = first_line(&second->u.if_.else_body);
+  bool first_had_else = wave_if_has_else(first), second_had_else = wave_if_has_else(second);
+  wave_src *b_line = first_line(wave_if_then(second));
+  wave_src *b2_line = first_line(wave_if_else(second));
   /* The first endif's line is overwritten below: its comments travel from a copy. */
-  wave_src first_endif = first->u.if_.endif_src;
-  wave_src *junction[2] = {&first_endif, &second->u.if_.if_src};
-  wave_src second_else = second->u.if_.else_src;
-  wave_node_list_reinsert(module, wave_cursor_list_end(&first->u.if_.then_body),
-                          &second->u.if_.then_body);
-  wave_node_list_reinsert(module, wave_cursor_list_end(&first->u.if_.else_body),
-                          &second->u.if_.else_body);
+  wave_src first_endif = *wave_node_origin(first, WAVE_LINE_ENDIF);
+  wave_src *junction[2] = {&first_endif, wave_code_node_src(second, WAVE_LINE_IF)};
+  wave_src second_else = *wave_node_origin(second, WAVE_LINE_ELSE);
+  wave_node_list_reinsert(module, wave_cursor_list_end(wave_if_then(first)), wave_if_then(second));
+  wave_node_list_reinsert(module, wave_cursor_list_end(wave_if_else(first)), wave_if_else(second));
   if (!first_had_else && second_had_else) {
-    first->u.if_.has_else = true;
-    first->u.if_.else_src = second_else;
+    wave_if_set_has_else(first, true);
+    wave_node_set_origin(first, WAVE_LINE_ELSE, &second_else);
   }
-  first->u.if_.endif_src = second->u.if_.endif_src;
+  wave_node_set_origin(first, WAVE_LINE_ENDIF, wave_node_origin(second, WAVE_LINE_ENDIF));
   wave_node_list none = {0};
   wave_node_replace(second, &none);
   /* The endif and if lines stood where A (or A') ends and B (or B') starts. */
-  wave_src *endif = &first->u.if_.endif_src;
-  wave_src *to = first_had_else ? (b2_line ? b2_line : endif)
-                 : b_line       ? b_line
-                 : first->u.if_.has_else ? &first->u.if_.else_src
-                                         : endif;
+  wave_src *endif = wave_code_node_src(first, WAVE_LINE_ENDIF);
+  wave_src *to = first_had_else            ? (b2_line ? b2_line : endif)
+                 : b_line                  ? b_line
+                 : wave_if_has_else(first) ? wave_code_node_src(first, WAVE_LINE_ELSE)
+                                           : endif;
   bool ok = wave_comment_moves_now(module, junction, 2, to);
   wave_src *else_line = &second_else;
   if (first_had_else && second_had_else)
-    ok = wave_comment_moves_now(module, &else_line, 1, &first->u.if_.else_src) && ok;
+    ok = wave_comment_moves_now(module, &else_line, 1, wave_code_node_src(first, WAVE_LINE_ELSE)) &&
+         ok;
   return ok;
 }
 
 /* Says why the if after `block` (which follows `first`) is not merged with `first`. */
 static void note_code_between(dce *d, const wave_node *first, const wave_node *block) {
-  const wave_node *second = block->next;
-  if (!d->explain || !second || second->kind != WAVE_NODE_IF || !same_cond(first, second))
+  const wave_node *second = wave_node_next(block);
+  if (!d->explain || !second || wave_node_kind_of(second) != WAVE_NODE_IF ||
+      !same_cond(first, second))
     return;
-  unsigned p = first->u.if_.cond.value;
-  const wave_instr *at = block->u.block.first;
+  unsigned p = wave_if_cond(first).value;
+  const wave_instr *at = wave_block_first(block);
   wave_foreach_instr(in, block) {
     if (wave_instr_writes_reg(in, WAVE_REG_PRED(p))) {
       at = in;
@@ -600,10 +601,11 @@ static void note_code_between(dce *d, const wave_node *first, const wave_node *b
     }
   }
   bool writes = wave_instr_writes_reg(at, WAVE_REG_PRED(p));
-  wave_loc loc = second->u.if_.if_src.loc;
+  wave_loc loc = wave_node_origin(second, WAVE_LINE_IF)->loc;
   wave_remark_missed(d->ctx, "ifs-not-merged", loc,
                      "if at %u:%u not merged with the if at %u:%u: %s at %u:%u lies between them",
-                     loc.line, loc.col, first->u.if_.if_src.loc.line, first->u.if_.if_src.loc.col,
+                     loc.line, loc.col, wave_node_origin(first, WAVE_LINE_IF)->loc.line,
+                     wave_node_origin(first, WAVE_LINE_IF)->loc.col,
                      writes ? "a write of its predicate" : "code", wave_instr_loc(at).line,
                      wave_instr_loc(at).col);
 }
@@ -618,8 +620,8 @@ static bool add_if(if_list *l, wave_node *node) {
   if (!wave_grow((void **)&l->ifs, &l->cap, l->num + 1, sizeof(*l->ifs)))
     return false;
   l->ifs[l->num++] = node;
-  const wave_node *next = node->next;
-  l->pairs |= next && next->kind == WAVE_NODE_IF && same_cond(node, next);
+  const wave_node *next = wave_node_next(node);
+  l->pairs |= next && wave_node_kind_of(next) == WAVE_NODE_IF && same_cond(node, next);
   return true;
 }
 
@@ -658,17 +660,18 @@ static bool merge_all(dce *d, const wave_layout *layout) {
     ok = summarise(d->kernel, &s);
   for (size_t i = 0; ok && i < num; i++) {
     wave_node *first = ifs[i];
-    if (!first->list)
+    if (!wave_node_list_of(first))
       continue;  /* merged into an earlier one */
     if_sides *fs = sides_of(&s, first);
-    for (wave_node *second; (second = first->next) != NULL;) {
-      if (second->kind == WAVE_NODE_BLOCK)
+    for (wave_node *second; (second = wave_node_next(first)) != NULL;) {
+      if (wave_node_kind_of(second) == WAVE_NODE_BLOCK)
         note_code_between(d, first, second);
-      if (second->kind != WAVE_NODE_IF || !same_cond(first, second))
+      if (wave_node_kind_of(second) != WAVE_NODE_IF || !same_cond(first, second))
         break;
       if_sides *ss = sides_of(&s, second);
       char why[256];
-      wave_loc at = second->u.if_.if_src.loc, into = first->u.if_.if_src.loc;
+      wave_loc at = wave_node_origin(second, WAVE_LINE_IF)->loc,
+               into = wave_node_origin(first, WAVE_LINE_IF)->loc;
       if (merge_refusal(fs, ss, why, sizeof(why))) {
         wave_remark_missed(d->ctx, "ifs-not-merged", at,
                            "if at %u:%u not merged with the if at %u:%u: %s", at.line, at.col,
@@ -684,7 +687,7 @@ static bool merge_all(dce *d, const wave_layout *layout) {
       wave_remark_passed(d->ctx, "ifs-merged", at,
                          "if at %u:%u merged into the if at %u:%u: same predicate p%u, which "
                          "the first does not write",
-                         at.line, at.col, into.line, into.col, first->u.if_.cond.value);
+                         at.line, at.col, into.line, into.col, wave_if_cond(first).value);
       wave_pass_stat_add(d->ctx, "ifs-merged", "Number of ifs merged into the if before them",
                          1);
     }
@@ -905,10 +908,10 @@ static bool remove_idle_ifs(dce *d, const wave_layout *layout) {
   bool ok = moves && collect_ifs(d, layout, &l);
   for (size_t i = l.num; ok && i-- > 0;) {
     wave_node *node = l.ifs[i];
-    if (!wave_node_list_is_empty(&node->u.if_.then_body) ||
-        !wave_node_list_is_empty(&node->u.if_.else_body))
+    if (!wave_node_list_is_empty(wave_if_then(node)) ||
+        !wave_node_list_is_empty(wave_if_else(node)))
       continue;
-    wave_loc loc = node->u.if_.if_src.loc;
+    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
     if (!(ok = wave_comment_moves_remove_if(moves, node)))
       break;
     d->changed = true;

@@ -586,7 +586,7 @@ static bool collect_loop_writes(cse *c, wave_node *loop) {
   size_t *open = NULL, num_open = 0, open_cap = 0;
   bool ok = true;
   wave_walker w;
-  wave_walk_init(&w, &loop->u.loop.body);
+  wave_walk_init(&w, wave_loop_body(loop));
   for (bool more = true; ok && more; more = wave_walk_next(&w)) {
     /* The loop itself opens first; its endloop is not in its body's walk. */
     wave_walk_event event = num_open ? w.event : WAVE_WALK_LOOP;
@@ -615,13 +615,15 @@ static bool collect_loop_writes(cse *c, wave_node *loop) {
 }
 
 static void visit_cond(cse *c, wave_node *node) {
-  wave_operand *cond = &node->u.if_.cond;
-  if (cond->kind != WAVE_OPERAND_PRED)
+  wave_operand cond = wave_if_cond(node);
+  if (cond.kind != WAVE_OPERAND_PRED)
     return;
-  uint32_t reg = WAVE_REG_PRED(cond->value);
+  uint32_t reg = WAVE_REG_PRED(cond.value);
   uint32_t to = read_target(c, reg);
-  if (to != reg)
-    redirect(c, node->u.if_.if_src.loc, "if", cond, reg, to);
+  if (to == reg)
+    return;
+  redirect(c, wave_node_origin(node, WAVE_LINE_IF)->loc, "if", &cond, reg, to);
+  wave_if_set_cond(node, cond);
 }
 
 /* Visits the instructions of a block; those it keeps count as writes of the innermost loop
@@ -704,9 +706,10 @@ static void unlink_instr(wave_instr *in) {
   wave_instr_remove(in);
   if (!wave_block_is_empty(block))
     return;
-  wave_node *prev = block->prev, *next = block->next;
+  wave_node *prev = wave_node_prev(block), *next = wave_node_next(block);
   wave_node_remove(block);
-  if (prev && next && prev->kind == WAVE_NODE_BLOCK && next->kind == WAVE_NODE_BLOCK)
+  if (prev && next && wave_node_kind_of(prev) == WAVE_NODE_BLOCK &&
+      wave_node_kind_of(next) == WAVE_NODE_BLOCK)
     wave_block_merge(prev, next);
 }
 

@@ -189,7 +189,7 @@ static text reg_text(wave_regset set) {
   return t;
 }
 
-static wave_loc if_loc(const wave_node *n) { return n->u.if_.if_src.loc; }
+static wave_loc if_loc(const wave_node *n) { return wave_node_origin(n, WAVE_LINE_IF)->loc; }
 
 static text instr_text(const wave_instr *in) {
   text t;
@@ -201,11 +201,12 @@ static text instr_text(const wave_instr *in) {
 /* "an if at 3:5", "iadd at 4:9": the statement a node starts with. */
 static text node_text(const wave_node *n) {
   text t;
-  if (n->kind == WAVE_NODE_BLOCK)
-    return instr_text(n->u.block.first);
-  wave_loc loc = n->kind == WAVE_NODE_IF ? if_loc(n) : n->u.loop.loop_src.loc;
-  snprintf(t.s, sizeof(t.s), "%s at %u:%u", n->kind == WAVE_NODE_IF ? "an if" : "a loop", loc.line,
-           loc.col);
+  if (wave_node_kind_of(n) == WAVE_NODE_BLOCK)
+    return instr_text(wave_block_first(n));
+  wave_loc loc =
+      wave_node_kind_of(n) == WAVE_NODE_IF ? if_loc(n) : wave_node_origin(n, WAVE_LINE_LOOP)->loc;
+  snprintf(t.s, sizeof(t.s), "%s at %u:%u",
+           wave_node_kind_of(n) == WAVE_NODE_IF ? "an if" : "a loop", loc.line, loc.col);
   return t;
 }
 
@@ -213,7 +214,7 @@ static text node_text(const wave_node *n) {
 
 static wave_node *first_if(wave_node_list *list) {
   wave_foreach_node(n, list) {
-    if (n->kind == WAVE_NODE_IF)
+    if (wave_node_kind_of(n) == WAVE_NODE_IF)
       return n;
   }
   return NULL;
@@ -223,11 +224,11 @@ static wave_node *first_if(wave_node_list *list) {
 static wave_flatten_status check_side(wave_node_list *side, const wave_node *inner,
                                       const char *side_name, wave_flatten_outcome *out) {
   wave_loc il = if_loc(inner);
-  if (inner->next)
+  if (wave_node_next(inner))
     return refuse(out, "its %s holds %s after the if at %u:%u", side_name,
-                  node_text(inner->next).s, il.line, il.col);
-  for (const wave_node *n = side->first; n != inner; n = n->next)
-    if (n->kind != WAVE_NODE_BLOCK)
+                  node_text(wave_node_next(inner)).s, il.line, il.col);
+  for (const wave_node *n = wave_node_list_first(side); n != inner; n = wave_node_next(n))
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
       return refuse(out, "its %s holds %s before the if at %u:%u", side_name, node_text(n).s,
                     il.line, il.col);
   return WAVE_FLATTEN_DONE;
@@ -285,24 +286,26 @@ static wave_loc walk_loc(const wave_const_walker *w) {
   const wave_node *n = w->node;
   switch (w->event) {
   case WAVE_WALK_BLOCK:
-    return wave_instr_loc(n->u.block.first);
+    return wave_instr_loc(wave_block_first(n));
   case WAVE_WALK_IF:
-    return n->u.if_.if_src.loc;
+    return wave_node_origin(n, WAVE_LINE_IF)->loc;
   case WAVE_WALK_ELSE:
-    return n->u.if_.has_else ? n->u.if_.else_src.loc : n->u.if_.endif_src.loc;
+    return wave_if_has_else(n) ? wave_node_origin(n, WAVE_LINE_ELSE)->loc
+                               : wave_node_origin(n, WAVE_LINE_ENDIF)->loc;
   case WAVE_WALK_ENDIF:
-    return n->u.if_.endif_src.loc;
+    return wave_node_origin(n, WAVE_LINE_ENDIF)->loc;
   case WAVE_WALK_LOOP:
-    return n->u.loop.loop_src.loc;
+    return wave_node_origin(n, WAVE_LINE_LOOP)->loc;
   case WAVE_WALK_ENDLOOP:
-    return n->u.loop.endloop_src.loc;
+    return wave_node_origin(n, WAVE_LINE_ENDLOOP)->loc;
   }
-  return n->u.if_.if_src.loc;
+  return wave_node_origin(n, WAVE_LINE_IF)->loc;
 }
 
 /* Where a then-side ends: the else line, or the endif line. */
 static wave_loc then_end_loc(const wave_node *n) {
-  return n->u.if_.has_else ? n->u.if_.else_src.loc : n->u.if_.endif_src.loc;
+  return wave_if_has_else(n) ? wave_node_origin(n, WAVE_LINE_ELSE)->loc
+                             : wave_node_origin(n, WAVE_LINE_ENDIF)->loc;
 }
 
 static wave_flatten_status differ(wave_flatten_outcome *out, const wave_node *inner, wave_loc a,
@@ -344,14 +347,14 @@ static wave_flatten_status check_same(const wave_node_list *s, const wave_node_l
       return differ(out, inner, walk_loc(&a), walk_loc(&b));
     if (a.event == WAVE_WALK_IF) {
       ++*ifs;
-      const wave_operand *ca = &a.node->u.if_.cond, *cb = &b.node->u.if_.cond;
-      if (ca->value != cb->value || ca->negated != cb->negated)
+      wave_operand ca = wave_if_cond(a.node), cb = wave_if_cond(b.node);
+      if (ca.value != cb.value || ca.negated != cb.negated)
         return differ(out, inner, walk_loc(&a), walk_loc(&b));
     }
     if (a.event != WAVE_WALK_BLOCK)
       continue;
-    const wave_instr *ib = b.node->u.block.first;
-    for (const wave_instr *ia = a.node->u.block.first; ia;
+    const wave_instr *ib = wave_block_first(b.node);
+    for (const wave_instr *ia = wave_block_first(a.node); ia;
          ia = wave_instr_next(ia), ib = wave_instr_next(ib)) {
       wave_flatten_status st = check_once(ia, out);
       if (st != WAVE_FLATTEN_DONE)
@@ -385,7 +388,7 @@ static wave_flatten_status check_profile(const wave_flatten *f, const wave_node 
 }
 
 static wave_cond cond_of(const wave_node *n) {
-  return wave_cond_of(n->u.if_.cond.value, n->u.if_.cond.negated != 0);
+  return wave_cond_of(wave_if_cond(n).value, wave_if_cond(n).negated != 0);
 }
 
 static bool same_cond(wave_cond a, wave_cond b) {
@@ -418,9 +421,9 @@ static void consider(plan *p, const wave_target *t, uint32_t dst, wave_cond a, w
 
 wave_flatten_status wave_flatten_shape(wave_node *outer, wave_flatten_outcome *out) {
   memset(out, 0, sizeof(*out));
-  if (outer->kind != WAVE_NODE_IF || !outer->list)
+  if (wave_node_kind_of(outer) != WAVE_NODE_IF || !wave_node_list_of(outer))
     return WAVE_FLATTEN_NO_SHAPE;
-  wave_node_list *then = &outer->u.if_.then_body, *els = &outer->u.if_.else_body;
+  wave_node_list *then = wave_if_then(outer), *els = wave_if_else(outer);
   wave_cond a = cond_of(outer);
   bool or_form = !wave_node_list_is_empty(els);
   wave_node_list *side = or_form ? els : then;
@@ -440,12 +443,12 @@ wave_flatten_status wave_flatten_shape(wave_node *outer, wave_flatten_outcome *o
   wave_flatten_status st = check_side(side, inner, or_form ? "else-side" : "then-side", out);
   if (st != WAVE_FLATTEN_DONE)
     return st;
-  if (!or_form && !wave_node_list_is_empty(&inner->u.if_.else_body))
+  if (!or_form && !wave_node_list_is_empty(wave_if_else(inner)))
     return refuse(out, "the if at %u:%u inside it has an else-side, which the lanes where %s is "
                        "false must not run",
                   il.line, il.col, cond_text(a).s);
   if (or_form)
-    return check_same(then, &inner->u.if_.then_body, outer, inner, &out->ifs_removed, out);
+    return check_same(then, wave_if_then(inner), outer, inner, &out->ifs_removed, out);
   return WAVE_FLATTEN_DONE;
 }
 
@@ -456,23 +459,23 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
     return st;
   if (!out->or_form && (st = check_profile(f, outer, out->inner, out)) != WAVE_FLATTEN_DONE)
     return st;
-  wave_node_list *then = &outer->u.if_.then_body;
+  wave_node_list *then = wave_if_then(outer);
   bool or_form = out->or_form;
-  wave_node_list *side = or_form ? &outer->u.if_.else_body : then;
+  wave_node_list *side = or_form ? wave_if_else(outer) : then;
   wave_node *inner = out->inner;
   wave_cond a = cond_of(outer), c = cond_of(inner);
   wave_loc il = if_loc(inner);
   const wave_liveness *lv = f->liveness;
   wave_regset before = wave_liveness_at(lv, wave_cursor_before_node(outer));
   wave_regset after = wave_liveness_at(lv, wave_cursor_after_node(outer));
-  wave_regset in_then = wave_liveness_at(lv, wave_cursor_list_start(&inner->u.if_.then_body));
-  wave_regset in_else = wave_liveness_at(lv, wave_cursor_list_start(&inner->u.if_.else_body));
+  wave_regset in_then = wave_liveness_at(lv, wave_cursor_list_start(wave_if_then(inner)));
+  wave_regset in_else = wave_liveness_at(lv, wave_cursor_list_start(wave_if_else(inner)));
   /* Lanes that run H now and did not: where a is false (and-form), true (or-form). */
   wave_regset keep = after;
   if (or_form)
     keep = wave_regset_union(keep, wave_liveness_at(lv, wave_cursor_list_start(then)));
   wave_regset hoist_defs = wave_regset_empty(), hoist_mentions = wave_regset_empty();
-  wave_node *hoist = inner->prev;
+  wave_node *hoist = wave_node_prev(inner);
   if (hoist) {
     char where[64];
     snprintf(where, sizeof(where), "where %s is %s", cond_text(a).s, or_form ? "true" : "false");
@@ -550,20 +553,21 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
   /* The lines that go: comments of the if (and else) line before the first line of what
    * replaces the outer if, those of the endif after the surviving endif. Recorded last line
    * first, since each goes ahead of those recorded before; the room was reserved above. */
-  wave_src *first =
-      inner->prev ? wave_code_instr_src(inner->prev->u.block.first) : &inner->u.if_.if_src;
+  wave_src *first = wave_node_prev(inner)
+                        ? wave_code_instr_src(wave_block_first(wave_node_prev(inner)))
+                        : wave_code_node_src(inner, WAVE_LINE_IF);
   wave_src *next = wave_line_after(outer);
   wave_comment_moves *cm = f->comments;
-  wave_comment_moves_add(cm, &outer->u.if_.endif_src, next);
-  if (outer->u.if_.has_else)
-    wave_comment_moves_add(cm, &outer->u.if_.else_src, or_form ? first : next);
-  wave_comment_moves_add(cm, &outer->u.if_.if_src, first);
+  wave_comment_moves_add(cm, wave_code_node_src(outer, WAVE_LINE_ENDIF), next);
+  if (wave_if_has_else(outer))
+    wave_comment_moves_add(cm, wave_code_node_src(outer, WAVE_LINE_ELSE), or_form ? first : next);
+  wave_comment_moves_add(cm, wave_code_node_src(outer, WAVE_LINE_IF), first);
 
   wave_node_list moved;
-  wave_node_list_extract(side->first, inner, &moved);
+  wave_node_list_extract(wave_node_list_first(side), inner, &moved);
   wave_node_replace(outer, &moved);
   if (!trivial)
-    inner->u.if_.cond = wave_pred(best.dst);
+    wave_if_set_cond(inner, wave_pred(best.dst));
   if (trivial)
     snprintf(out->what, sizeof(out->what), "%s", cond_text(c).s);
   else

@@ -207,10 +207,16 @@ typedef struct hoister {
 
 /* The first (last) instruction of a list that starts (ends) with a block, or NULL. */
 static wave_instr *first_instr(wave_node_list *list) {
-  return list->first && list->first->kind == WAVE_NODE_BLOCK ? list->first->u.block.first : NULL;
+  return wave_node_list_first(list) &&
+                 wave_node_kind_of(wave_node_list_first(list)) == WAVE_NODE_BLOCK
+             ? wave_block_first(wave_node_list_first(list))
+             : NULL;
 }
 static wave_instr *last_instr(wave_node_list *list) {
-  return list->last && list->last->kind == WAVE_NODE_BLOCK ? list->last->u.block.last : NULL;
+  return wave_node_list_last(list) &&
+                 wave_node_kind_of(wave_node_list_last(list)) == WAVE_NODE_BLOCK
+             ? wave_block_last(wave_node_list_last(list))
+             : NULL;
 }
 
 /* Unlinks an instruction, and its block when that becomes empty; removing a block between two
@@ -225,7 +231,7 @@ static void unlink_instr(wave_instr *in) {
 /* Moves `keep` to `at` and drops its twin, whose comments join it when they differ. */
 static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_cursor at) {
   wave_node *from = wave_instr_node(keep);
-  bool at_end = keep == from->u.block.last;
+  bool at_end = keep == wave_block_last(from);
   wave_instr_remove(keep);
   if (!wave_instr_insert(h->module, at, keep)) {
     if (at_end)
@@ -250,7 +256,7 @@ static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_curso
 
 static void missed(hoister *h, const wave_instr *a, const wave_instr *b, const wave_node *node,
                    const char *direction, const char *why) {
-  wave_loc at = node->u.if_.if_src.loc;
+  wave_loc at = wave_node_origin(node, WAVE_LINE_IF)->loc;
   wave_remark_missed(h->ctx, "not-moved", wave_instr_loc(a),
                      "'%s' at %u:%u and %u:%u not %s the if at %u:%u: %s", mnemonic(a),
                      wave_instr_loc(a).line, wave_instr_loc(a).col, wave_instr_loc(b).line,
@@ -259,7 +265,7 @@ static void missed(hoister *h, const wave_instr *a, const wave_instr *b, const w
 
 static void passed(hoister *h, const wave_instr *a, wave_loc b, const wave_node *node,
                    const char *direction) {
-  wave_loc at = node->u.if_.if_src.loc;
+  wave_loc at = wave_node_origin(node, WAVE_LINE_IF)->loc;
   wave_remark_passed(
       h->ctx, "moved", wave_instr_loc(a), "'%s' at %u:%u and %u:%u %s the if at %u:%u", mnemonic(a),
       wave_instr_loc(a).line, wave_instr_loc(a).col, b.line, b.col, direction, at.line, at.col);
@@ -271,12 +277,12 @@ static void passed(hoister *h, const wave_instr *a, wave_loc b, const wave_node 
 static void hoist(hoister *h, wave_node *node, const if_facts *f) {
   const char *above = "hoisted above";
   wave_instr *a, *b;
-  while ((a = first_instr(&node->u.if_.then_body)) && (b = first_instr(&node->u.if_.else_body)) &&
+  while ((a = first_instr(wave_if_then(node))) && (b = first_instr(wave_if_else(node))) &&
          wave_instr_op(a) == wave_instr_op(b)) {
     char buf[96], reg[8];
     const char *why = why_fixed(a, b);
-    if (!why && wave_instr_writes_reg(a, WAVE_REG_PRED(node->u.if_.cond.value))) {
-      snprintf(buf, sizeof(buf), "it writes the if's predicate p%u", node->u.if_.cond.value);
+    if (!why && wave_instr_writes_reg(a, WAVE_REG_PRED(wave_if_cond(node).value))) {
+      snprintf(buf, sizeof(buf), "it writes the if's predicate p%u", wave_if_cond(node).value);
       why = buf;
     }
     if (!why && read_elsewhere(a, &f->then_side, reg, sizeof(reg))) {
@@ -299,7 +305,7 @@ static void hoist(hoister *h, wave_node *node, const if_facts *f) {
 static void sink(hoister *h, wave_node *node, const if_facts *f) {
   const char *below = "sunk below";
   wave_instr *a, *b;
-  while ((a = last_instr(&node->u.if_.then_body)) && (b = last_instr(&node->u.if_.else_body)) &&
+  while ((a = last_instr(wave_if_then(node))) && (b = last_instr(wave_if_else(node))) &&
          wave_instr_op(a) == wave_instr_op(b)) {
     char buf[96], reg[8];
     const char *why = why_fixed(a, b);
@@ -343,7 +349,7 @@ bool wave_hoist_common(wave_node *node, wave_pass_context *ctx, unsigned *moved)
   hoister h = {ctx, wave_node_region(node)->kernel->module, 0, false};
   facts_walk fw = {0};
   side_facts sides[2];
-  wave_node_list *lists[2] = {&node->u.if_.then_body, &node->u.if_.else_body};
+  wave_node_list *lists[2] = {wave_if_then(node), wave_if_else(node)};
   bool ok = true;
   for (unsigned i = 0; ok && i < 2; i++) {
     ok = walk_facts(&fw, lists[i], NULL, NULL);

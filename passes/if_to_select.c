@@ -159,7 +159,9 @@ static const char *mnemonic(const wave_instr *i) {
   return wave_opcode_get(wave_instr_op(i))->mnemonic;
 }
 
-static wave_instr *first_instr(const side *s) { return s->block ? s->block->u.block.first : NULL; }
+static wave_instr *first_instr(const side *s) {
+  return s->block ? wave_block_first(s->block) : NULL;
+}
 
 static wave_cond guard_of(const wave_instr *i) {
   return wave_cond_of((uint32_t)wave_instr_guard(i), wave_instr_guard_negated(i));
@@ -203,18 +205,19 @@ static bool read_side(side *s, wave_node_list *list, char *why, size_t size) {
   s->block = NULL;
   s->count = 0;
   s->defs = s->uses = wave_regset_empty();
-  for (wave_node *n = list->first; n; n = n->next) {
-    if (n->kind == WAVE_NODE_BLOCK)
+  for (wave_node *n = wave_node_list_first(list); n; n = wave_node_next(n)) {
+    if (wave_node_kind_of(n) == WAVE_NODE_BLOCK)
       continue;
-    wave_loc loc = n->kind == WAVE_NODE_IF ? n->u.if_.if_src.loc : n->u.loop.loop_src.loc;
+    wave_loc loc = wave_node_kind_of(n) == WAVE_NODE_IF ? wave_node_origin(n, WAVE_LINE_IF)->loc
+                                                        : wave_node_origin(n, WAVE_LINE_LOOP)->loc;
     say(why, size, "%s holds a nested %s at %u:%u", s->name,
-        n->kind == WAVE_NODE_IF ? "if" : "loop", loc.line, loc.col);
+        wave_node_kind_of(n) == WAVE_NODE_IF ? "if" : "loop", loc.line, loc.col);
     return false;
   }
-  if (!list->first)
+  if (!wave_node_list_first(list))
     return true;
-  s->block = list->first;
-  for (wave_node *b = list->first; b; b = b->next) {
+  s->block = wave_node_list_first(list);
+  for (wave_node *b = wave_node_list_first(list); b; b = wave_node_next(b)) {
     wave_foreach_instr(i, b) {
       const char *cls = refusal_class(i);
       if (cls) {
@@ -230,7 +233,7 @@ static bool read_side(side *s, wave_node_list *list, char *why, size_t size) {
       s->count++;
     }
   }
-  if (list->first != list->last) {
+  if (wave_node_list_first(list) != wave_node_list_last(list)) {
     say(why, size, "%s is not in normal form", s->name);
     return false;
   }
@@ -415,12 +418,12 @@ static void plan_guarded(rewrite *rw, guard_plan *gp) {
 
 /* The first instruction appended to staging after `before` (its last one then), or NULL. */
 static wave_instr *added_after(wave_node *staging, wave_instr *before) {
-  return before ? wave_instr_next(before) : staging->u.block.first;
+  return before ? wave_instr_next(before) : wave_block_first(staging);
 }
 
 static wave_builder builder_at_end(rewrite *rw, wave_node *staging) {
   return wave_builder_at(rw->kernel->module, wave_cursor_block_end(staging),
-                         rw->node->u.if_.if_src.loc);
+                         wave_node_origin(rw->node, WAVE_LINE_IF)->loc);
 }
 
 /* Where the comments of the if, else and endif lines go: the first instruction of the new
@@ -465,7 +468,7 @@ static bool emit_guarded(rewrite *rw, const guard_plan *gp, wave_node *staging, 
   for (unsigned k = 0; k < 2; k++) {
     const side *s = &rw->sides[k];
     wave_cond g = side_guard(rw, gp, k);
-    wave_instr *before = staging->u.block.last;
+    wave_instr *before = wave_block_last(staging);
     bool written = false;
     for (const wave_instr *i = first_instr(s); i; i = wave_instr_next(i)) {
       guard_fate fate = fate_of(rw, s, i, written);
@@ -699,12 +702,12 @@ static bool emit_select(rewrite *rw, const select_plan *sp, wave_node *staging, 
   bool ok = true;
   for (unsigned n = 0; n < 2 && ok; n++) {
     unsigned k = n == 0 ? sp->first : 1 - sp->first;
-    wave_instr *before = staging->u.block.last;
+    wave_instr *before = wave_block_last(staging);
     ok = emit_renamed_side(rw, &rw->sides[k], sp->rename[k], &gprs, spare, map[k], staging);
     if (k == 1)
       mk->start[1] = added_after(staging, before);
   }
-  wave_instr *before = staging->u.block.last;
+  wave_instr *before = wave_block_last(staging);
   bool negated = rw->sides[0].cond.negated;
   for (unsigned r = 0; r < PRED_BASE && ok; r++) {
     if (!wave_regset_test(sp->results, r))
@@ -724,10 +727,12 @@ static bool emit_select(rewrite *rw, const select_plan *sp, wave_node *staging, 
  * the if by the staged code. False, with the tree unchanged, when memory ran out. */
 static bool install(rewrite *rw, wave_node *staging, marks *mk) {
   wave_node *node = rw->node;
-  mk->start[0] = staging->u.block.first;
+  mk->start[0] = wave_block_first(staging);
   if (!mk->start[1])
     mk->start[1] = mk->start[2];
-  wave_src *lines[3] = {&node->u.if_.if_src, &node->u.if_.else_src, &node->u.if_.endif_src};
+  wave_src *lines[3] = {wave_code_node_src(node, WAVE_LINE_IF),
+                        wave_code_node_src(node, WAVE_LINE_ELSE),
+                        wave_code_node_src(node, WAVE_LINE_ENDIF)};
   if (!wave_comment_moves_reserve(rw->p->comments, 3))
     return false;
   /* Last line first, so that lines landing on the same line keep their order. */
@@ -736,7 +741,7 @@ static bool install(rewrite *rw, wave_node *staging, marks *mk) {
                            mk->start[k] ? wave_code_instr_src(mk->start[k])
                                         : wave_line_after(node));
   wave_node_list with = {0};
-  if (staging->u.block.first)
+  if (wave_block_first(staging))
     wave_node_list_append(&with, staging);
   return wave_node_replace(node, &with);
 }
@@ -747,7 +752,7 @@ static bool install(rewrite *rw, wave_node *staging, marks *mk) {
  * ran) in the others, and the mask operations. */
 static double cost_before(const rewrite *rw) {
   unsigned t = rw->sides[0].count, e = rw->sides[1].count;
-  unsigned ops = 2 + rw->node->u.if_.has_else;
+  unsigned ops = 2 + wave_if_has_else(rw->node);
   double r = rw->p->split_rate;
   return r * (t + e) + (1.0 - r) * (t > e ? t : e) + rw->p->target->mask_op_cost * ops;
 }
@@ -784,13 +789,13 @@ static bool clamp_of(const rewrite *rw, wave_instr **cmp_out, uint32_t *x, uint3
                      wave_opcode *op) {
   const wave_node *node = rw->node;
   const wave_instr *mv = first_instr(&rw->sides[0]);
-  const wave_node *prev = node->prev;
-  if (rw->sides[0].count != 1 || rw->sides[1].count != 0 || node->u.if_.cond.negated ||
+  const wave_node *prev = wave_node_prev(node);
+  if (rw->sides[0].count != 1 || rw->sides[1].count != 0 || wave_if_cond(node).negated ||
       wave_instr_guard(mv) != WAVE_NO_GUARD ||
       (wave_instr_op(mv) != WAVE_OP_MOV && wave_instr_op(mv) != WAVE_OP_MOV_IMM) || !prev ||
-      prev->kind != WAVE_NODE_BLOCK || !rw->p->liveness)
+      wave_node_kind_of(prev) != WAVE_NODE_BLOCK || !rw->p->liveness)
     return false;
-  wave_instr *cmp = prev->u.block.last;
+  wave_instr *cmp = wave_block_last(prev);
   const wave_operand *pd = cmp ? wave_instr_operand(cmp, 0) : NULL;
   if (!cmp || wave_instr_guard(cmp) != WAVE_NO_GUARD || wave_instr_num_operands(cmp) != 3 ||
       pd->kind != WAVE_OPERAND_PRED || pd->value != rw->pred)
@@ -851,11 +856,11 @@ static bool emit_clamp(rewrite *rw, wave_instr *cmp, uint32_t x, uint32_t c, wav
 
 bool wave_if_to_select_candidate(wave_node *node, wave_if_to_select_outcome *out) {
   *out = (wave_if_to_select_outcome){0};
-  wave_cond c = wave_cond_of(node->u.if_.cond.value, node->u.if_.cond.negated);
+  wave_cond c = wave_cond_of(wave_if_cond(node).value, wave_if_cond(node).negated);
   side then = {.name = "then-side", .cond = c},
        els = {.name = "else-side", .cond = wave_cond_not(c)};
-  return read_side(&then, &node->u.if_.then_body, out->reason, sizeof out->reason) &&
-         read_side(&els, &node->u.if_.else_body, out->reason, sizeof out->reason);
+  return read_side(&then, wave_if_then(node), out->reason, sizeof out->reason) &&
+         read_side(&els, wave_if_else(node), out->reason, sizeof out->reason);
 }
 
 wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
@@ -864,12 +869,12 @@ wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
   *out = (wave_if_to_select_outcome){0};
   rewrite rw = {.node = node, .p = params};
   rw.kernel = wave_node_region(node)->kernel;
-  rw.pred = node->u.if_.cond.value;
-  wave_cond c = wave_cond_of(rw.pred, node->u.if_.cond.negated);
+  rw.pred = wave_if_cond(node).value;
+  wave_cond c = wave_cond_of(rw.pred, wave_if_cond(node).negated);
   rw.sides[0] = (side){.name = "then-side", .cond = c};
   rw.sides[1] = (side){.name = "else-side", .cond = wave_cond_not(c)};
-  if (!read_side(&rw.sides[0], &node->u.if_.then_body, out->reason, sizeof out->reason) ||
-      !read_side(&rw.sides[1], &node->u.if_.else_body, out->reason, sizeof out->reason))
+  if (!read_side(&rw.sides[0], wave_if_then(node), out->reason, sizeof out->reason) ||
+      !read_side(&rw.sides[1], wave_if_else(node), out->reason, sizeof out->reason))
     return WAVE_IF_TO_SELECT_REFUSED;
   unsigned larger = rw.sides[0].count > rw.sides[1].count ? rw.sides[0].count : rw.sides[1].count;
   if (larger > params->side_limit) {
@@ -974,7 +979,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool changed = false;
   for (size_t k = 0; k < num_ifs; k++) {
     wave_node *node = ifs[k];
-    wave_loc loc = node->u.if_.if_src.loc;
+    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
     wave_if_to_select_outcome out;
     if (!wave_if_to_select_candidate(node, &out)) {
       wave_remark_missed(ctx, "if-kept", loc, "if at %u:%u not converted: %s", loc.line, loc.col,

@@ -172,10 +172,10 @@ static void report_finding(void *arg, const wave_target_finding *f) {
 /* ---- breaks nested in ifs ------------------------------------------------------------------ */
 
 static bool holds_break(const wave_node *if_node) {
-  const wave_node_list *sides[2] = {&if_node->u.if_.then_body, &if_node->u.if_.else_body};
+  const wave_node_list *sides[2] = {wave_if_then(if_node), wave_if_else(if_node)};
   for (unsigned s = 0; s < 2; s++) {
-    for (const wave_node *n = sides[s]->first; n; n = n->next) {
-      if (n->kind != WAVE_NODE_BLOCK)
+    for (const wave_node *n = wave_node_list_first(sides[s]); n; n = wave_node_next(n)) {
+      if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
         continue;
       wave_foreach_instr(in, n) {
         if (wave_instr_op(in) == WAVE_OP_BREAK)
@@ -214,7 +214,7 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
                             wave_pass_max_registers_to_legalize(l->ctx, l->kernel));
       env_ready = true;
     }
-    wave_loc loc = node->u.if_.if_src.loc;
+    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
     wave_exit_if_result r;
     switch (wave_exit_if_hoist(&env, node, &r)) {
     case WAVE_EXIT_IF_DONE:
@@ -291,8 +291,8 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
   /* Liveness and the register census only for a kernel with something to rewrite. */
   bool wanted = false;
   wave_foreach_region(r, l->kernel) {
-    for (wave_node *n = r->body.first; n && !wanted; n = n->next)
-      wanted = n->kind != WAVE_NODE_BLOCK && wave_exit_flags_wanted(&env, n);
+    for (wave_node *n = wave_node_list_first(&r->body); n && !wanted; n = wave_node_next(n))
+      wanted = wave_node_kind_of(n) != WAVE_NODE_BLOCK && wave_exit_flags_wanted(&env, n);
   }
   if (!wanted)
     return true;
@@ -302,9 +302,9 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
   bool edited = false;
   wave_foreach_region(r, l->kernel) {
     wave_node *prev;
-    for (wave_node *n = r->body.last; n && !l->broken; n = prev) {
-      prev = n->prev;
-      if (n->kind == WAVE_NODE_BLOCK)
+    for (wave_node *n = wave_node_list_last(&r->body); n && !l->broken; n = prev) {
+      prev = wave_node_prev(n);
+      if (wave_node_kind_of(n) == WAVE_NODE_BLOCK)
         continue;
       wave_exit_flags_result res;
       switch (wave_exit_flags_lower(&env, n, &res)) {

@@ -154,7 +154,7 @@ static const char *why_kept(licm *l, const frame *f, const candidate *c) {
 
 static void end_loop(licm *l) {
   frame f = l->frames[--l->num_frames];
-  wave_loc loop_at = f.loop->u.loop.loop_src.loc;
+  wave_loc loop_at = wave_node_origin(f.loop, WAVE_LINE_LOOP)->loc;
   for (size_t i = f.first_candidate; i < l->num_candidates; i++) {
     const candidate *c = &l->candidates[i];
     wave_loc at = wave_instr_loc(c->instr);
@@ -214,7 +214,7 @@ static void walk(licm *l, const wave_layout *layout) {
       i += item->count;   /* outside every loop: nothing to judge */
     } else if (item->kind == WAVE_LAYOUT_BLOCK) {
       const wave_node *loop = l->frames[l->num_frames - 1].loop;
-      top_level = wave_layout_node(item)->list == &loop->u.loop.body;
+      top_level = wave_node_list_of(wave_layout_node(item)) == wave_loop_body(loop);
     } else if (item->kind == WAVE_LAYOUT_INSTR) {
       note_instr(l, layout, item, top_level);
     }

@@ -209,10 +209,10 @@ static bool constant_at(const wave_unroll_env *env, uint32_t r, const wave_node 
 /* rC's value when the loop starts: the last write of rC in the block right before the loop,
  * an unguarded mov_imm. */
 static bool start_value(const wave_node *loop, uint32_t r, uint32_t *value) {
-  const wave_node *before = loop->prev;
-  if (!before || before->kind != WAVE_NODE_BLOCK)
+  const wave_node *before = wave_node_prev(loop);
+  if (!before || wave_node_kind_of(before) != WAVE_NODE_BLOCK)
     return false;
-  for (const wave_instr *in = before->u.block.last; in; in = wave_instr_prev(in)) {
+  for (const wave_instr *in = wave_block_last(before); in; in = wave_instr_prev(in)) {
     if (!wave_regset_test(wave_xform_may_write(in), WAVE_REG_GPR(r)))
       continue;
     if (wave_instr_op(in) != WAVE_OP_MOV_IMM || wave_instr_guard(in) != WAVE_NO_GUARD ||
@@ -246,8 +246,9 @@ static bool read_compare(const wave_instr *cmp, uint32_t *counter, uint32_t *bou
 
 /* The step `iadd rC, rC, rK` (either order) ending the body; rK in *step_reg. */
 static const wave_instr *find_step(const wave_node *loop, uint32_t counter, uint32_t *step_reg) {
-  const wave_node *last = loop->u.loop.body.last;
-  const wave_instr *in = last && last->kind == WAVE_NODE_BLOCK ? last->u.block.last : NULL;
+  const wave_node *last = wave_node_list_last(wave_loop_body(loop));
+  const wave_instr *in =
+      last && wave_node_kind_of(last) == WAVE_NODE_BLOCK ? wave_block_last(last) : NULL;
   if (!in || wave_instr_op(in) != WAVE_OP_IADD || wave_instr_guard(in) != WAVE_NO_GUARD ||
       wave_instr_num_operands(in) != 3)
     return NULL;
@@ -275,7 +276,7 @@ static bool check_body(const wave_node *loop, const wave_instr *cmp, const wave_
                        uint32_t *size, wave_unroll_result *r) {
   unsigned pred_reg = WAVE_REG_PRED(pred);
   wave_const_walker w;
-  wave_const_walk_init(&w, &loop->u.loop.body);
+  wave_const_walk_init(&w, wave_loop_body(loop));
   unsigned inner_loops = 0;
   *size = 0;
   while (wave_const_walk_next(&w)) {
@@ -291,8 +292,8 @@ static bool check_body(const wave_node *loop, const wave_instr *cmp, const wave_
       continue;
     case WAVE_WALK_IF:
       *size += 3;
-      if (w.node->u.if_.cond.kind == WAVE_OPERAND_PRED && w.node->u.if_.cond.value == pred) {
-        wave_loc at = w.node->u.if_.if_src.loc;
+      if (wave_if_cond(w.node).kind == WAVE_OPERAND_PRED && wave_if_cond(w.node).value == pred) {
+        wave_loc at = wave_node_origin(w.node, WAVE_LINE_IF)->loc;
         refuse(r, "the if at %u:%u tests its break's predicate p%u", at.line, at.col, pred);
         return false;
       }
@@ -302,7 +303,7 @@ static bool check_body(const wave_node *loop, const wave_instr *cmp, const wave_
     default:
       continue;
     }
-    for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
+    for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in)) {
       if (in == cmp || in == brk)
         continue;
       (*size)++;
@@ -354,8 +355,9 @@ static bool trip_count(uint32_t start, uint32_t bound, uint32_t step, bool stric
 wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
                                     wave_unroll_result *r) {
   r->why[0] = '\0';
-  const wave_node *first = loop->u.loop.body.first;
-  wave_instr *cmp = first && first->kind == WAVE_NODE_BLOCK ? first->u.block.first : NULL;
+  const wave_node *first = wave_node_list_first(wave_loop_body(loop));
+  wave_instr *cmp =
+      first && wave_node_kind_of(first) == WAVE_NODE_BLOCK ? wave_block_first(first) : NULL;
   wave_instr *brk = cmp ? wave_instr_next(cmp) : NULL;
   uint32_t counter, bound_reg;
   bool strict, equal;
@@ -416,25 +418,25 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   if (!copies)
     return WAVE_UNROLL_NO_MEMORY;
   for (uint32_t i = 0; i + 1 < trips; i++) {
-    if (!wave_node_list_clone(m, &loop->u.loop.body, &copies[i])) {
+    if (!wave_node_list_clone(m, wave_loop_body(loop), &copies[i])) {
       free(copies);
       return WAVE_UNROLL_NO_MEMORY;
     }
   }
   for (uint32_t i = 0; i + 1 < trips; i++) {
-    wave_node *head = copies[i].first;
-    wave_instr_remove(wave_instr_next(head->u.block.first));
-    wave_instr_remove(head->u.block.first);
-    if (!head->u.block.first)
+    wave_node *head = wave_node_list_first(&copies[i]);
+    wave_instr_remove(wave_instr_next(wave_block_first(head)));
+    wave_instr_remove(wave_block_first(head));
+    if (!wave_block_first(head))
       wave_node_remove(head);
   }
-  wave_node *head = loop->u.loop.body.first;
+  wave_node *head = wave_node_list_first(wave_loop_body(loop));
   wave_instr_remove(brk);
   wave_instr_remove(cmp);
-  if (!head->u.block.first)
+  if (!wave_block_first(head))
     wave_node_remove(head);
   wave_walker w;
-  wave_walk_init(&w, &loop->u.loop.body);
+  wave_walk_init(&w, wave_loop_body(loop));
   while (wave_walk_next(&w)) {
     if (w.event == WAVE_WALK_BLOCK) {
       wave_foreach_instr(in, w.node)
@@ -445,7 +447,7 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   for (uint32_t i = 0; i + 1 < trips; i++)
     ok = ok && wave_node_list_reinsert(m, wave_cursor_after_node(loop), &copies[i]);
   free(copies);
-  ok = ok && wave_node_replace(loop, &loop->u.loop.body);
+  ok = ok && wave_node_replace(loop, wave_loop_body(loop));
   return ok ? WAVE_UNROLL_DONE : WAVE_UNROLL_NO_MEMORY;
 }
 
@@ -477,7 +479,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                          option_value(ctx, OPT_MAX_SIZE));
   for (size_t i = 0; ok && i < count; i++) {
     wave_node *loop = loops[i];
-    wave_loc loc = loop->u.loop.loop_src.loc;
+    wave_loc loc = wave_node_origin(loop, WAVE_LINE_LOOP)->loc;
     wave_unroll_result r;
     switch (wave_loop_unroll(env, loop, &r)) {
     case WAVE_UNROLL_DONE:

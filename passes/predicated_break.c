@@ -121,9 +121,7 @@ static bool is_exit(const wave_instr *in) {
   return wave_instr_op(in) == WAVE_OP_BREAK || wave_instr_op(in) == WAVE_OP_CONTINUE;
 }
 
-static wave_cond operand_cond(const wave_operand *o) {
-  return wave_cond_of(o->value, o->negated != 0);
-}
+static wave_cond operand_cond(wave_operand o) { return wave_cond_of(o.value, o.negated != 0); }
 
 static bool same_cond(wave_cond a, wave_cond b) {
   return a.pred == b.pred && a.negated == b.negated;
@@ -164,11 +162,11 @@ void wave_exit_if_env_init(wave_exit_if_env *env, const wave_target *target,
  * block right before node, unguarded, with nothing after it that reads pred or changes the
  * active mask (a lane leaving in between could read the compare's value elsewhere). */
 static wave_instr *defining_compare(const wave_node *node, uint32_t pred) {
-  const wave_node *prev = node->prev;
-  if (!prev || prev->kind != WAVE_NODE_BLOCK)
+  const wave_node *prev = wave_node_prev(node);
+  if (!prev || wave_node_kind_of(prev) != WAVE_NODE_BLOCK)
     return NULL;
   unsigned reg = WAVE_REG_PRED(pred);
-  for (wave_instr *in = prev->u.block.last; in; in = wave_instr_prev(in)) {
+  for (wave_instr *in = wave_block_last(prev); in; in = wave_instr_prev(in)) {
     if (wave_instr_writes_reg(in, reg))
       return wave_instr_guard(in) == WAVE_NO_GUARD &&
                      wave_opcode_get(wave_instr_op(in))->category == WAVE_CAT_CMP
@@ -214,7 +212,7 @@ static void cond_text(char *buf, size_t size, wave_cond c) {
 /* The first break or continue directly in `list` (not nested deeper). */
 static wave_instr *first_exit(const wave_node_list *list) {
   wave_foreach_node(n, list) {
-    if (n->kind != WAVE_NODE_BLOCK)
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
       continue;
     wave_foreach_instr(in, n) {
       if (is_exit(in))
@@ -226,7 +224,7 @@ static wave_instr *first_exit(const wave_node_list *list) {
 
 static const wave_node *first_region_node(const wave_node_list *list) {
   wave_foreach_node(n, list) {
-    if (n->kind != WAVE_NODE_BLOCK)
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
       return n;
   }
   return NULL;
@@ -239,7 +237,8 @@ static const wave_node *first_region_node(const wave_node_list *list) {
 static wave_exit_if_status check_body(const wave_exit_if_env *env, wave_exit_if_result *r,
                                       const wave_instr *exit, const char *side, uint32_t pred,
                                       wave_regset *mentioned, bool *writes_pred) {
-  for (const wave_instr *in = wave_instr_node(exit)->u.block.first; in; in = wave_instr_next(in)) {
+  for (const wave_instr *in = wave_block_first(wave_instr_node(exit)); in;
+       in = wave_instr_next(in)) {
     wave_regset uses, defs;
     wave_instr_uses(in, &uses);
     wave_instr_defs(in, &defs);
@@ -267,7 +266,8 @@ static wave_exit_if_status check_body(const wave_exit_if_env *env, wave_exit_if_
 
 /* Whether every instruction of the block but the exit takes the guard on this target. */
 static bool guards_honoured(const wave_exit_if_env *env, const wave_instr *exit, wave_cond g) {
-  for (const wave_instr *in = wave_instr_node(exit)->u.block.first; in; in = wave_instr_next(in)) {
+  for (const wave_instr *in = wave_block_first(wave_instr_node(exit)); in;
+       in = wave_instr_next(in)) {
     if (in != exit &&
         !wave_target_honours_guard(env->target, wave_instr_op(in), (int)g.pred, g.negated))
       return false;
@@ -309,16 +309,16 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                                        wave_exit_if_result *r) {
   memset(r, 0, sizeof(*r));
   r->status = WAVE_EXIT_IF_NOT_SHAPE;
-  if (if_node->kind != WAVE_NODE_IF || !wave_node_region(if_node))
+  if (wave_node_kind_of(if_node) != WAVE_NODE_IF || !wave_node_region(if_node))
     return r->status;
-  wave_node_list *then_list = &if_node->u.if_.then_body, *else_list = &if_node->u.if_.else_body;
+  wave_node_list *then_list = wave_if_then(if_node), *else_list = wave_if_else(if_node);
   wave_instr *exit = first_exit(then_list);
   if (!exit)
     exit = first_exit(else_list);
   if (!exit)
     return r->status;
   r->exit = exit;
-  bool in_then = wave_instr_node(exit)->list == then_list;
+  bool in_then = wave_node_list_of(wave_instr_node(exit)) == then_list;
   wave_node_list *side = in_then ? then_list : else_list;
   const char *side_name = in_then ? "then" : "else";
   wave_loc xloc = wave_instr_loc(exit);
@@ -327,14 +327,15 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                   xloc.line, xloc.col, side_name);
   const wave_node *region = first_region_node(side);
   if (region) {
-    wave_loc rloc = region->kind == WAVE_NODE_IF ? region->u.if_.if_src.loc
-                                                 : region->u.loop.loop_src.loc;
+    wave_loc rloc = wave_node_kind_of(region) == WAVE_NODE_IF
+                        ? wave_node_origin(region, WAVE_LINE_IF)->loc
+                        : wave_node_origin(region, WAVE_LINE_LOOP)->loc;
     return refuse(r, "its %s-side holds %s at %u:%u besides the %s at %u:%u", side_name,
-                  region->kind == WAVE_NODE_IF ? "an if" : "a loop", rloc.line, rloc.col,
-                  mnemonic(exit), xloc.line, xloc.col);
+                  wave_node_kind_of(region) == WAVE_NODE_IF ? "an if" : "a loop", rloc.line,
+                  rloc.col, mnemonic(exit), xloc.line, xloc.col);
   }
 
-  wave_cond g = operand_cond(&if_node->u.if_.cond);
+  wave_cond g = operand_cond(wave_if_cond(if_node));
   if (!in_then)
     g = wave_cond_not(g);
   wave_regset mentioned = wave_regset_empty();
@@ -383,7 +384,7 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                        "condition into");
   }
 
-  wave_cond c = operand_cond(wave_instr_operand(exit, 0));
+  wave_cond c = operand_cond(wave_instr_slot(exit, 0));
   if (copy && !writes_pred && same_cond(c, g))
     c = guard;   /* the copy holds the very test the exit makes */
   uint32_t dst = 0;
@@ -402,10 +403,10 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
 
   wave_module *module = kernel->module;
   wave_instr *s_last = wave_instr_prev(exit), *t_first = wave_instr_next(exit);
-  wave_instr *s_first = s_last ? wave_instr_node(exit)->u.block.first : NULL;
+  wave_instr *s_first = s_last ? wave_block_first(wave_instr_node(exit)) : NULL;
   if (copy) {
     wave_builder b = wave_builder_at(
-        module, wave_cursor_before_instr(wave_instr_node(exit)->u.block.first), xloc);
+        module, wave_cursor_before_instr(wave_block_first(wave_instr_node(exit))), xloc);
     if (!wave_cond_emit_copy(&b, env->target, &s, guard.pred, g))
       return no_memory(r);
   }
@@ -442,17 +443,18 @@ wave_exit_if_status wave_trailing_if_continue(const wave_exit_if_env *env, wave_
                                               wave_exit_if_result *r) {
   memset(r, 0, sizeof(*r));
   r->status = WAVE_EXIT_IF_NOT_SHAPE;
-  const wave_node *loop = if_node->kind == WAVE_NODE_IF ? wave_node_parent(if_node) : NULL;
-  if (!loop || loop->kind != WAVE_NODE_LOOP || if_node->next)
+  const wave_node *loop =
+      wave_node_kind_of(if_node) == WAVE_NODE_IF ? wave_node_parent(if_node) : NULL;
+  if (!loop || wave_node_kind_of(loop) != WAVE_NODE_LOOP || wave_node_next(if_node))
     return r->status;
-  wave_node_list *then_list = &if_node->u.if_.then_body, *else_list = &if_node->u.if_.else_body;
+  wave_node_list *then_list = wave_if_then(if_node), *else_list = wave_if_else(if_node);
   bool then_empty = wave_node_list_is_empty(then_list);
   if (then_empty == wave_node_list_is_empty(else_list))
     return r->status;
   if (!env->target->continue_ok)
     return refuse(r, "it would need a continue, which %s does not run", env->target->name);
   wave_node_list *side = then_empty ? else_list : then_list;
-  wave_cond g = operand_cond(&if_node->u.if_.cond);
+  wave_cond g = operand_cond(wave_if_cond(if_node));
   wave_cond cont = then_empty ? g : wave_cond_not(g);
 
   wave_cursor after = wave_cursor_after_node(if_node), start = wave_cursor_list_start(side);
@@ -486,8 +488,8 @@ wave_exit_if_status wave_trailing_if_continue(const wave_exit_if_env *env, wave_
                      "%u (-max-registers)",
                   gprs, left, s.limit);
 
-  wave_builder b =
-      wave_builder_at(kernel->module, wave_cursor_before_node(if_node), if_node->u.if_.if_src.loc);
+  wave_builder b = wave_builder_at(kernel->module, wave_cursor_before_node(if_node),
+                                   wave_node_origin(if_node, WAVE_LINE_IF)->loc);
   if (copy && !wave_cond_emit_copy(&b, env->target, &s, dst, cont))
     return no_memory(r);
   wave_instr *cont_instr = wave_build(&b, WAVE_OP_CONTINUE, wave_pred(dst));
@@ -553,7 +555,7 @@ static bool not_done(state *st, wave_exit_if_status status, const wave_exit_if_r
 /* Returns false when the rewrite ran out of memory. */
 static bool try_hoist(state *st, wave_node *node) {
   wave_exit_if_result r;
-  wave_loc loc = node->u.if_.if_src.loc;
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
   wave_exit_if_status status = wave_exit_if_hoist(&st->env, node, &r);
   if (status != WAVE_EXIT_IF_DONE)
     return not_done(st, status, &r, loc, "exit-if-kept", "not converted");
@@ -575,7 +577,7 @@ static bool try_hoist(state *st, wave_node *node) {
 static bool try_trailing(state *st, wave_node *node) {
   wave_node *loop = wave_node_parent(node);
   wave_exit_if_result r;
-  wave_loc loc = node->u.if_.if_src.loc;
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
   wave_exit_if_status status = wave_trailing_if_continue(&st->env, node, &r);
   if (status != WAVE_EXIT_IF_DONE)
     return not_done(st, status, &r, loc, "trailing-if-kept", "ending the loop body kept");
@@ -588,8 +590,8 @@ static bool try_trailing(state *st, wave_node *node) {
                      "if at %u:%u ending the loop body removed: continue on %s takes the lanes "
                      "that skipped it%s",
                      loc.line, loc.col, r.what, inverted_text(&r, inv, sizeof(inv)));
-  wave_node *last = loop->u.loop.body.last;
-  if (last && last->kind == WAVE_NODE_IF)
+  wave_node *last = wave_node_list_last(wave_loop_body(loop));
+  if (last && wave_node_kind_of(last) == WAVE_NODE_IF)
     st->queue[st->len++] = (work){last, true};
   return true;
 }
@@ -611,11 +613,12 @@ static bool collect(wave_analysis_manager *am, wave_kernel *kernel, state *st) {
  * side, or (trailing) the end of a loop body with one side empty. Ifs that are neither need
  * no liveness. */
 static bool has_shape(const wave_node *node, bool trailing) {
-  const wave_node_list *then_list = &node->u.if_.then_body, *else_list = &node->u.if_.else_body;
+  const wave_node_list *then_list = wave_if_then(node), *else_list = wave_if_else(node);
   if (first_exit(then_list) || first_exit(else_list))
     return true;
   const wave_node *parent = wave_node_parent(node);
-  return trailing && parent && parent->kind == WAVE_NODE_LOOP && !node->next &&
+  return trailing && parent && wave_node_kind_of(parent) == WAVE_NODE_LOOP &&
+         !wave_node_next(node) &&
          wave_node_list_is_empty(then_list) != wave_node_list_is_empty(else_list);
 }
 
@@ -631,7 +634,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool ready = false;
   for (size_t i = 0; ok && i < st.len; i++) {
     wave_node *node = st.queue[i].node;
-    if (!node->list)
+    if (!wave_node_list_of(node))
       continue;   /* rewritten already */
     if (!ready) {
       if (!has_shape(node, trailing))
@@ -647,7 +650,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     }
     if (!st.queue[i].trailing_only) {
       ok = try_hoist(&st, node);
-      if (!ok || !node->list)
+      if (!ok || !wave_node_list_of(node))
         continue;
     }
     if (trailing)

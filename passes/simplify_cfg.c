@@ -63,7 +63,7 @@ typedef struct simplify {
 } simplify;
 
 static void remove_empty_if(simplify *s, wave_node *node) {
-  wave_loc loc = node->u.if_.if_src.loc;
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
   if (!wave_comment_moves_remove_if(s->comments, node)) {
     s->out_of_memory = true;
     return;
@@ -76,13 +76,14 @@ static void remove_empty_if(simplify *s, wave_node *node) {
 }
 
 static void remove_empty_else(simplify *s, wave_node *node) {
-  wave_loc loc = node->u.if_.else_src.loc;
-  if (!wave_comment_moves_add(s->comments, &node->u.if_.else_src, &node->u.if_.endif_src)) {
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_ELSE)->loc;
+  if (!wave_comment_moves_add(s->comments, wave_code_node_src(node, WAVE_LINE_ELSE),
+                              wave_code_node_src(node, WAVE_LINE_ENDIF))) {
     s->out_of_memory = true;
     return;
   }
-  node->u.if_.has_else = false;
-  node->u.if_.else_src = (wave_src){0};
+  wave_if_set_has_else(node, false);
+  (*wave_code_node_src(node, WAVE_LINE_ELSE)) = (wave_src){0};
   s->changed = true;
   wave_pass_stat_add(s->ctx, "elses-removed", "Number of empty else-sides removed", 1);
   wave_remark_passed(s->ctx, "empty-else-removed", loc, "else at %u:%u removed: it is empty",
@@ -90,12 +91,12 @@ static void remove_empty_else(simplify *s, wave_node *node) {
 }
 
 static void simplify_if(simplify *s, wave_node *node) {
-  bool then_empty = wave_node_list_is_empty(&node->u.if_.then_body);
-  bool else_empty = wave_node_list_is_empty(&node->u.if_.else_body);
-  wave_loc loc = node->u.if_.if_src.loc;
+  bool then_empty = wave_node_list_is_empty(wave_if_then(node));
+  bool else_empty = wave_node_list_is_empty(wave_if_else(node));
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
   if (then_empty && else_empty)
     remove_empty_if(s, node);
-  else if (else_empty && node->u.if_.has_else)
+  else if (else_empty && wave_if_has_else(node))
     remove_empty_else(s, node);
   else if (then_empty)
     wave_remark_missed(s->ctx, "empty-then-kept", loc,
@@ -110,10 +111,10 @@ static bool is_unguarded_halt(const wave_instr *in) {
 
 /* The first unguarded halt of `block` with something after it in its list, else NULL. */
 static wave_instr *halt_with_code_after(wave_node *block) {
-  wave_instr *halt = block->u.block.first;
+  wave_instr *halt = wave_block_first(block);
   while (halt && !is_unguarded_halt(halt))
     halt = wave_instr_next(halt);
-  return halt && (wave_instr_next(halt) || block->next) ? halt : NULL;
+  return halt && (wave_instr_next(halt) || wave_node_next(block)) ? halt : NULL;
 }
 
 /* Reports what remove_after_halt will remove after `halt`, the statements counted as they
@@ -122,7 +123,7 @@ static void report_after_halt(simplify *s, wave_node *block, const wave_instr *h
   uint64_t removed = 0;
   for (const wave_instr *in = wave_instr_next(halt); in; in = wave_instr_next(in))
     removed++;
-  for (const wave_node *n = block->next; n; n = n->next)
+  for (const wave_node *n = wave_node_next(block); n; n = wave_node_next(n))
     removed++;
   s->changed = true;
   wave_pass_stat_add(s->ctx, "unreachable-removed",
@@ -137,13 +138,14 @@ static void report_after_halt(simplify *s, wave_node *block, const wave_instr *h
 static bool remove_after_halt(simplify *s, wave_node *block, wave_instr *halt) {
   while (wave_instr_next(halt))
     wave_instr_remove(wave_instr_next(halt));
-  if (!block->next)
+  if (!wave_node_next(block))
     return true;
   /* The removed statements need a list to hang in; the arena keeps it as long as they. */
   wave_node_list *dead = wave_module_alloc(s->kernel->module, sizeof(*dead));
   if (!dead)
     return false;
-  wave_node_list_extract(block->next, block->list->last, dead);
+  wave_node_list_extract(wave_node_next(block), wave_node_list_last(wave_node_list_of(block)),
+                         dead);
   return true;
 }
 
@@ -160,13 +162,13 @@ static wave_instr *scan_block(simplify *s, wave_node *block) {
       first = first ? first : in;
       if (!explain)
         break;
-    } else if (explain && (wave_instr_next(in) || block->next)) {
+    } else if (explain && (wave_instr_next(in) || wave_node_next(block))) {
       wave_remark_missed(s->ctx, "guarded-halt-kept", wave_instr_loc(in),
                          "code after halt at %u:%u kept: lanes its guard leaves out go on",
                          wave_instr_loc(in).line, wave_instr_loc(in).col);
     }
   }
-  return first && (wave_instr_next(first) || block->next) ? first : NULL;
+  return first && (wave_instr_next(first) || wave_node_next(block)) ? first : NULL;
 }
 
 /* What the walk found: the blocks whose tails go after an unguarded halt, and the ifs that stay

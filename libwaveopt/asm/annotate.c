@@ -63,29 +63,29 @@ int wave_print_annotated(const wave_kernel *kernel, const wave_annotator *a, wav
       const wave_node *n = w.node;
       switch (w.event) {
       case WAVE_WALK_BLOCK:
-        for (const wave_instr *i = n->u.block.first; i && !l.failed; i = wave_instr_next(i)) {
+        for (const wave_instr *i = wave_block_first(n); i && !l.failed; i = wave_instr_next(i)) {
           wave_format_instr(i, text, sizeof(text));
           line(&l, w.depth, text, wave_instr_origin(i),
                a->instr(a->ctx, i, l.verdict, sizeof(l.verdict)));
         }
         break;
       case WAVE_WALK_IF:
-        snprintf(text, sizeof(text), "if %sp%u", n->u.if_.cond.negated ? "!" : "",
-                 (unsigned)n->u.if_.cond.value);
-        line(&l, w.depth, text, &n->u.if_.if_src, node_verdict(&l, a, n));
+        snprintf(text, sizeof(text), "if %sp%u", wave_if_cond(n).negated ? "!" : "",
+                 (unsigned)wave_if_cond(n).value);
+        line(&l, w.depth, text, wave_node_origin(n, WAVE_LINE_IF), node_verdict(&l, a, n));
         break;
       case WAVE_WALK_ELSE:
-        if (n->u.if_.has_else || n->u.if_.else_body.first)
-          line(&l, w.depth, "else", &n->u.if_.else_src, NULL);
+        if (wave_if_has_else(n) || wave_node_list_first(wave_if_else(n)))
+          line(&l, w.depth, "else", wave_node_origin(n, WAVE_LINE_ELSE), NULL);
         break;
       case WAVE_WALK_ENDIF:
-        line(&l, w.depth, "endif", &n->u.if_.endif_src, NULL);
+        line(&l, w.depth, "endif", wave_node_origin(n, WAVE_LINE_ENDIF), NULL);
         break;
       case WAVE_WALK_LOOP:
-        line(&l, w.depth, "loop", &n->u.loop.loop_src, node_verdict(&l, a, n));
+        line(&l, w.depth, "loop", wave_node_origin(n, WAVE_LINE_LOOP), node_verdict(&l, a, n));
         break;
       case WAVE_WALK_ENDLOOP:
-        line(&l, w.depth, "endloop", &n->u.loop.endloop_src, NULL);
+        line(&l, w.depth, "endloop", wave_node_origin(n, WAVE_LINE_ENDLOOP), NULL);
         break;
       }
     }

@@ -121,9 +121,9 @@ static wave_node_list *current_list(const wave_parser *p) {
   wave_node *top = innermost(p);
   if (!top)
     return &p->region->body;
-  if (top->kind == WAVE_NODE_LOOP)
-    return &top->u.loop.body;
-  return top->u.if_.has_else ? &top->u.if_.else_body : &top->u.if_.then_body;
+  if (wave_node_kind_of(top) == WAVE_NODE_LOOP)
+    return wave_loop_body(top);
+  return wave_if_has_else(top) ? wave_if_else(top) : wave_if_then(top);
 }
 
 static bool push_open(wave_parser *p, wave_node *node) {
@@ -140,11 +140,12 @@ static bool push_open(wave_parser *p, wave_node *node) {
 }
 
 static const char *construct_name(const wave_node *node) {
-  return node->kind == WAVE_NODE_LOOP ? "loop" : "if";
+  return wave_node_kind_of(node) == WAVE_NODE_LOOP ? "loop" : "if";
 }
 
 static const wave_src *opener_src(const wave_node *node) {
-  return node->kind == WAVE_NODE_LOOP ? &node->u.loop.loop_src : &node->u.if_.if_src;
+  return wave_node_kind_of(node) == WAVE_NODE_LOOP ? wave_code_node_src(node, WAVE_LINE_LOOP)
+                                                   : wave_code_node_src(node, WAVE_LINE_IF);
 }
 
 /* Every construct still open when its kernel ends is an error at its opening keyword. */
@@ -438,14 +439,14 @@ static bool append_node(wave_parser *p, wave_node *node) {
   if (!node)
     return wave_parser_out_of_memory(p);
   wave_node_list_append(current_list(p), node);
-  return node->kind == WAVE_NODE_BLOCK || push_open(p, node);
+  return wave_node_kind_of(node) == WAVE_NODE_BLOCK || push_open(p, node);
 }
 
 /* The innermost open construct must be an `if` (want_if) or a `loop`; else a stray keyword. */
 static wave_node *expect_open(wave_parser *p, const wave_src *src, const char *keyword,
                               bool want_if) {
   wave_node *top = innermost(p);
-  if (top && (top->kind == WAVE_NODE_IF) == want_if)
+  if (top && (wave_node_kind_of(top) == WAVE_NODE_IF) == want_if)
     return top;
   ERROR_AT(p, src->loc.line, src->loc.col, "'%s' without a matching '%s'", keyword,
            want_if ? "if" : "loop");
@@ -468,7 +469,7 @@ static bool parse_structured(wave_parser *p, wave_opcode op, const wave_operand 
     wave_node *node = wave_if_create(p->module, ops[0]);
     if (!append_node(p, node))
       return false;
-    wave_parser_place_src(p, &node->u.if_.if_src, src);
+    wave_parser_place_src(p, wave_code_node_src(node, WAVE_LINE_IF), src);
     return true;
   }
   /* `endif else` reads `else` as an operand; like upstream, it is first a label reference. */
@@ -486,32 +487,32 @@ static bool parse_structured(wave_parser *p, wave_opcode op, const wave_operand 
     wave_node *node = wave_loop_create(p->module);
     if (!append_node(p, node))
       return false;
-    wave_parser_place_src(p, &node->u.loop.loop_src, src);
+    wave_parser_place_src(p, wave_code_node_src(node, WAVE_LINE_LOOP), src);
     return true;
   }
   case WAVE_OP_ELSE:
     if (!(top = expect_open(p, src, keyword, true)))
       return false;
-    if (top->u.if_.has_else) {
+    if (wave_if_has_else(top)) {
       ERROR_AT(p, src->loc.line, src->loc.col, "second 'else' for the same 'if'");
-      NOTE_AT(p, top->u.if_.else_src.loc.line, top->u.if_.else_src.loc.col,
-              "the first 'else' is here");
+      NOTE_AT(p, wave_node_origin(top, WAVE_LINE_ELSE)->loc.line,
+              wave_node_origin(top, WAVE_LINE_ELSE)->loc.col, "the first 'else' is here");
       return false;
     }
-    top->u.if_.has_else = true;
-    wave_parser_place_src(p, &top->u.if_.else_src, src);
+    wave_if_set_has_else(top, true);
+    wave_parser_place_src(p, wave_code_node_src(top, WAVE_LINE_ELSE), src);
     return true;
   case WAVE_OP_ENDIF:
     if (!(top = expect_open(p, src, keyword, true)))
       return false;
     p->depth--;
-    wave_parser_place_src(p, &top->u.if_.endif_src, src);
+    wave_parser_place_src(p, wave_code_node_src(top, WAVE_LINE_ENDIF), src);
     return true;
   default:
     if (!(top = expect_open(p, src, keyword, false)))
       return false;
     p->depth--;
-    wave_parser_place_src(p, &top->u.loop.endloop_src, src);
+    wave_parser_place_src(p, wave_code_node_src(top, WAVE_LINE_ENDLOOP), src);
     return true;
   }
 }

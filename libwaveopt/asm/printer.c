@@ -282,30 +282,31 @@ static void put_node_list(printer *p, wave_node_list *list) {
     unsigned level = w.depth + 1;
     switch (w.event) {
     case WAVE_WALK_BLOCK:
-      for (const wave_instr *i = n->u.block.first; i && !stopped(p); i = wave_instr_next(i)) {
+      for (const wave_instr *i = wave_block_first(n); i && !stopped(p); i = wave_instr_next(i)) {
         begin_stmt(p, wave_instr_origin(i), level);
         put_instr(p, i);
         end_stmt(p, wave_instr_origin(i));
       }
       break;
     case WAVE_WALK_IF:
-      begin_stmt(p, &n->u.if_.if_src, level);
+      begin_stmt(p, wave_node_origin(n, WAVE_LINE_IF), level);
       put(p, "if ", 3);
-      put_operand(p, &n->u.if_.cond, 'p');
-      end_stmt(p, &n->u.if_.if_src);
+      wave_operand cond = wave_if_cond(n);
+      put_operand(p, &cond, 'p');
+      end_stmt(p, wave_node_origin(n, WAVE_LINE_IF));
       break;
     case WAVE_WALK_ELSE:
-      if (n->u.if_.has_else || n->u.if_.else_body.first)
-        put_keyword_stmt(p, "else", &n->u.if_.else_src, level);
+      if (wave_if_has_else(n) || wave_node_list_first(wave_if_else(n)))
+        put_keyword_stmt(p, "else", wave_node_origin(n, WAVE_LINE_ELSE), level);
       break;
     case WAVE_WALK_ENDIF:
-      put_keyword_stmt(p, "endif", &n->u.if_.endif_src, level);
+      put_keyword_stmt(p, "endif", wave_node_origin(n, WAVE_LINE_ENDIF), level);
       break;
     case WAVE_WALK_LOOP:
-      put_keyword_stmt(p, "loop", &n->u.loop.loop_src, level);
+      put_keyword_stmt(p, "loop", wave_node_origin(n, WAVE_LINE_LOOP), level);
       break;
     case WAVE_WALK_ENDLOOP:
-      put_keyword_stmt(p, "endloop", &n->u.loop.endloop_src, level);
+      put_keyword_stmt(p, "endloop", wave_node_origin(n, WAVE_LINE_ENDLOOP), level);
       break;
     }
   }

@@ -98,7 +98,7 @@ static bool push(builder *b, frame f) {
   }
   const frame *outer = top(b);
   f.divergent = f.divergent || (outer && outer->divergent);
-  f.loop = f.node->kind == WAVE_NODE_LOOP ? b->num_frames : outer ? outer->loop : NONE;
+  f.loop = wave_node_kind_of(f.node) == WAVE_NODE_LOOP ? b->num_frames : outer ? outer->loop : NONE;
   b->frames[b->num_frames++] = f;
   return true;
 }
@@ -134,7 +134,7 @@ static void walk_event(builder *b, const wave_const_walker *w) {
   frame *f = b->num_frames ? &b->frames[b->num_frames - 1] : NULL;
   switch (w->event) {
   case WAVE_WALK_BLOCK:
-    for (const wave_instr *i = n->u.block.first; i && !b->failed; i = wave_instr_next(i))
+    for (const wave_instr *i = wave_block_first(n); i && !b->failed; i = wave_instr_next(i))
       add_instr(b, i);
     return;
   case WAVE_WALK_IF: {
@@ -148,7 +148,7 @@ static void walk_event(builder *b, const wave_const_walker *w) {
   }
   case WAVE_WALK_ELSE:
     f->then_end = b->current;
-    f->has_else = n->u.if_.has_else || n->u.if_.else_body.first;
+    f->has_else = wave_if_has_else(n) || wave_node_list_first(wave_if_else(n));
     if (f->has_else) {
       size_t e = new_block(b, DOT_BLOCK_ELSE, n);
       add_row(b, (dot_row){.node = n, .event = WAVE_WALK_ELSE});
@@ -198,10 +198,10 @@ static void walk_event(builder *b, const wave_const_walker *w) {
 
 /* Whether control may run off the end of the region into the next one. */
 static bool falls_through(const wave_region *r) {
-  const wave_node *last = r->body.last;
-  if (!last || last->kind != WAVE_NODE_BLOCK || !last->u.block.last)
+  const wave_node *last = wave_node_list_last(&r->body);
+  if (!last || wave_node_kind_of(last) != WAVE_NODE_BLOCK || !wave_block_last(last))
     return true;
-  const wave_instr *i = last->u.block.last;
+  const wave_instr *i = wave_block_last(last);
   return !((wave_instr_op(i) == WAVE_OP_HALT || wave_instr_op(i) == WAVE_OP_RETURN) &&
            wave_instr_guard(i) == WAVE_NO_GUARD);
 }

@@ -292,8 +292,9 @@ static void put_block_depth(wave_strbuf *b, const facts *f, const dot_block *blk
     wave_strbuf_puts(b, "0, divergent 0");
     return;
   }
-  for (at = top_level ? region->body.first : at; at && at->kind == WAVE_NODE_BLOCK;)
-    at = at->next;
+  for (at = top_level ? wave_node_list_first(&region->body) : at;
+       at && wave_node_kind_of(at) == WAVE_NODE_BLOCK;)
+    at = wave_node_next(at);
   if (!at) {
     wave_strbuf_puts(b, "as at its calls");
     return;
@@ -317,11 +318,16 @@ static const wave_src *row_src(const dot_row *row) {
     return wave_instr_origin(row->instr);
   const wave_node *n = row->node;
   switch (row->event) {
-  case WAVE_WALK_IF: return &n->u.if_.if_src;
-  case WAVE_WALK_ELSE: return &n->u.if_.else_src;
-  case WAVE_WALK_ENDIF: return &n->u.if_.endif_src;
-  case WAVE_WALK_LOOP: return &n->u.loop.loop_src;
-  case WAVE_WALK_ENDLOOP: return &n->u.loop.endloop_src;
+  case WAVE_WALK_IF:
+    return wave_node_origin(n, WAVE_LINE_IF);
+  case WAVE_WALK_ELSE:
+    return wave_node_origin(n, WAVE_LINE_ELSE);
+  case WAVE_WALK_ENDIF:
+    return wave_node_origin(n, WAVE_LINE_ENDIF);
+  case WAVE_WALK_LOOP:
+    return wave_node_origin(n, WAVE_LINE_LOOP);
+  case WAVE_WALK_ENDLOOP:
+    return wave_node_origin(n, WAVE_LINE_ENDLOOP);
   case WAVE_WALK_BLOCK: break;
   }
   return NULL;
@@ -361,8 +367,9 @@ static void put_deadlock(wave_strbuf *b, const facts *f, const wave_node *loop) 
            "it runs only in lanes parked by the %s at line %u",
            wave_opcode_get(wave_instr_op(v->read))->mnemonic, wave_instr_loc(v->read).line,
            wave_opcode_get(wave_instr_op(v->writer))->mnemonic, wave_instr_loc(v->writer).line,
-           p->kind == WAVE_NODE_IF ? "if" : "loop",
-           p->kind == WAVE_NODE_IF ? p->u.if_.if_src.loc.line : p->u.loop.loop_src.loc.line);
+           wave_node_kind_of(p) == WAVE_NODE_IF ? "if" : "loop",
+           wave_node_kind_of(p) == WAVE_NODE_IF ? wave_node_origin(p, WAVE_LINE_IF)->loc.line
+                                                : wave_node_origin(p, WAVE_LINE_LOOP)->loc.line);
   put_finding(b, "possible SIMT deadlock", why);
 }
 
@@ -376,7 +383,7 @@ typedef struct row_marks {
 /* The measured rate of the if or loop on a row. */
 static void put_measured_branch(wave_strbuf *b, const facts *f, const wave_node *n,
                                 uint32_t line, row_marks *marks) {
-  bool is_if = n->kind == WAVE_NODE_IF;
+  bool is_if = wave_node_kind_of(n) == WAVE_NODE_IF;
   const wave_profile_branch *br =
       wave_profile_find_branch(f->profile, line, is_if ? WAVE_PROFILE_IF : WAVE_PROFILE_LOOP);
   wave_strbuf_printf(b, "  <FONT COLOR=\"%s\">", PROFILE_COLOR);
@@ -415,8 +422,8 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, row_mark
     wave_format_instr(i, text, sizeof(text));
     put_escaped(b, text);
   } else if (row->event == WAVE_WALK_IF) {
-    snprintf(text, sizeof(text), "if %sp%u", n->u.if_.cond.negated ? "!" : "",
-             n->u.if_.cond.value);
+    snprintf(text, sizeof(text), "if %sp%u", wave_if_cond(n).negated ? "!" : "",
+             wave_if_cond(n).value);
     put_escaped(b, text);
   } else {
     static const char *const words[] = {[WAVE_WALK_ELSE] = "else", [WAVE_WALK_ENDIF] = "endif",
@@ -475,10 +482,11 @@ static void put_title(wave_strbuf *b, const dot_cfg *cfg, size_t index,
                        wave_instr_op(blk->split) == WAVE_OP_BREAK ? "break" : "continue",
                        wave_instr_loc(blk->split).line);
   } else if (blk->opener) {
-    uint32_t line = blk->opener->kind == WAVE_NODE_IF ? blk->opener->u.if_.if_src.loc.line
-                                                      : blk->opener->u.loop.loop_src.loc.line;
+    uint32_t line = wave_node_kind_of(blk->opener) == WAVE_NODE_IF
+                        ? wave_node_origin(blk->opener, WAVE_LINE_IF)->loc.line
+                        : wave_node_origin(blk->opener, WAVE_LINE_LOOP)->loc.line;
     wave_strbuf_printf(b, " of the %s at line %u",
-                       blk->opener->kind == WAVE_NODE_IF ? "if" : "loop", line);
+                       wave_node_kind_of(blk->opener) == WAVE_NODE_IF ? "if" : "loop", line);
   }
   wave_strbuf_puts(b, "</TD></TR>");
 }

@@ -634,8 +634,8 @@ static wave_node *open_if(gen *g, unsigned p) {
 }
 
 static void open_else(gen *g, wave_node *node) {
-  node->u.if_.has_else = true;
-  g->b.cursor = wave_cursor_list_end(&node->u.if_.else_body);
+  wave_if_set_has_else(node, true);
+  g->b.cursor = wave_cursor_list_end(wave_if_else(node));
 }
 
 static void gen_if(gen *g, unsigned depth, unsigned left) {
@@ -860,7 +860,7 @@ static void gen_else_if_same(gen *g, unsigned depth, unsigned left) {
     gen_compare_into(g, pb, chance(g, 20), false);
   wave_node *inner = open_if(g, pb);
   wave_node_list copy = {0};
-  if (inner && wave_node_list_clone(g->module, &outer->u.if_.then_body, &copy) &&
+  if (inner && wave_node_list_clone(g->module, wave_if_then(outer), &copy) &&
       wave_node_list_reinsert(g->module, g->b.cursor, &copy))
     g->emitted += size;
   else
@@ -921,10 +921,10 @@ static unsigned gen_common(gen *g, wave_instr **out) {
 
 /* Whether a list ends in an unguarded halt, after which nothing may follow. */
 static bool ends_in_halt(const wave_node_list *list) {
-  const wave_node *last = list->last;
-  return last && last->kind == WAVE_NODE_BLOCK && last->u.block.last &&
-         wave_instr_op(last->u.block.last) == WAVE_OP_HALT &&
-         wave_instr_guard(last->u.block.last) == WAVE_NO_GUARD;
+  const wave_node *last = wave_node_list_last(list);
+  return last && wave_node_kind_of(last) == WAVE_NODE_BLOCK && wave_block_last(last) &&
+         wave_instr_op(wave_block_last(last)) == WAVE_OP_HALT &&
+         wave_instr_guard(wave_block_last(last)) == WAVE_NO_GUARD;
 }
 
 /* if p { C1 M C2 } else { C1 N C2 }: both sides begin with the same instructions C1 and end
@@ -941,11 +941,11 @@ static void gen_common_sides(gen *g, unsigned depth, unsigned left) {
   open_else(g, node);
   emit_copies(g, common, n);
   gen_shape_body(g, depth + 1, left, -1);
-  if ((!begin || chance(g, 50)) && !ends_in_halt(&node->u.if_.then_body) &&
-      !ends_in_halt(&node->u.if_.else_body)) {
-    g->b.cursor = wave_cursor_list_end(&node->u.if_.then_body);
+  if ((!begin || chance(g, 50)) && !ends_in_halt(wave_if_then(node)) &&
+      !ends_in_halt(wave_if_else(node))) {
+    g->b.cursor = wave_cursor_list_end(wave_if_then(node));
     n = gen_common(g, common);
-    g->b.cursor = wave_cursor_list_end(&node->u.if_.else_body);
+    g->b.cursor = wave_cursor_list_end(wave_if_else(node));
     emit_copies(g, common, n);
   }
   g->b.cursor = wave_cursor_after_node(node);

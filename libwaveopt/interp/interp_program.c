@@ -314,7 +314,7 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
 /* ---- the walk ------------------------------------------------------------------------- */
 
 static bool flatten_block(builder *b, const wave_node *block) {
-  for (const wave_instr *instr = block->u.block.first; instr; instr = wave_instr_next(instr)) {
+  for (const wave_instr *instr = wave_block_first(block); instr; instr = wave_instr_next(instr)) {
     if (wave_instr_op(instr) >= WAVE_OP_COUNT)
       return fail(b, wave_instr_loc(instr), "unknown opcode %u", (unsigned)wave_instr_op(instr));
     uint32_t index = emit(b, wave_instr_op(instr), wave_instr_loc(instr), instr);
@@ -325,12 +325,14 @@ static bool flatten_block(builder *b, const wave_node *block) {
 }
 
 static bool flatten_if(builder *b, const wave_node *node) {
-  const wave_operand *cond = &node->u.if_.cond;
-  uint32_t index = emit(b, WAVE_OP_IF, node->u.if_.if_src.loc, NULL);
+  wave_operand cond_value = wave_if_cond(node);
+  const wave_operand *cond = &cond_value;
+  uint32_t index = emit(b, WAVE_OP_IF, wave_node_origin(node, WAVE_LINE_IF)->loc, NULL);
   if (index == UINT32_MAX)
     return false;
   if (cond->kind != WAVE_OPERAND_PRED || cond->value >= WAVE_NUM_PREDS)
-    return fail(b, node->u.if_.if_src.loc, "if: the condition must be a predicate");
+    return fail(b, wave_node_origin(node, WAVE_LINE_IF)->loc,
+                "if: the condition must be a predicate");
   interp_instr *in = &b->prog->code[index];
   in->ps[0] = (uint8_t)cond->value;
   in->ps_neg[0] = cond->negated;
@@ -339,10 +341,10 @@ static bool flatten_if(builder *b, const wave_node *node) {
 
 /* The then-list is done: an else op is needed only when the else-list has code. */
 static bool flatten_else(builder *b, const wave_node *node) {
-  if (!node->u.if_.else_body.first)
+  if (!wave_node_list_first(wave_if_else(node)))
     return true;
   uint32_t if_index = b->open[b->num_open - 1];
-  uint32_t index = emit(b, WAVE_OP_ELSE, node->u.if_.else_src.loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_ELSE, wave_node_origin(node, WAVE_LINE_ELSE)->loc, NULL);
   if (index == UINT32_MAX)
     return false;
   b->prog->code[if_index].target = index;
@@ -351,7 +353,7 @@ static bool flatten_else(builder *b, const wave_node *node) {
 
 static bool flatten_endif(builder *b, const wave_node *node) {
   uint32_t if_index = b->open[--b->num_open];
-  uint32_t index = emit(b, WAVE_OP_ENDIF, node->u.if_.endif_src.loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_ENDIF, wave_node_origin(node, WAVE_LINE_ENDIF)->loc, NULL);
   if (index == UINT32_MAX)
     return false;
   interp_instr *code = b->prog->code;
@@ -363,13 +365,13 @@ static bool flatten_endif(builder *b, const wave_node *node) {
 }
 
 static bool flatten_loop(builder *b, const wave_node *node) {
-  uint32_t index = emit(b, WAVE_OP_LOOP, node->u.loop.loop_src.loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_LOOP, wave_node_origin(node, WAVE_LINE_LOOP)->loc, NULL);
   return index != UINT32_MAX && push_open(b, index);
 }
 
 static bool flatten_endloop(builder *b, const wave_node *node) {
   uint32_t loop_index = b->open[--b->num_open];
-  uint32_t index = emit(b, WAVE_OP_ENDLOOP, node->u.loop.endloop_src.loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_ENDLOOP, wave_node_origin(node, WAVE_LINE_ENDLOOP)->loc, NULL);
   if (index == UINT32_MAX)
     return false;
   b->prog->code[loop_index].target = index;

@@ -44,3 +44,31 @@ void(wave_instr_set_origin)(wave_instr *instr, const wave_src *origin) {
 }
 wave_instr *(wave_block_first)(const wave_node *block) { return wave_block_first(block); }
 wave_instr *(wave_block_last)(const wave_node *block) { return wave_block_last(block); }
+
+wave_node_kind(wave_node_kind_of)(const wave_node *node) { return wave_node_kind_of(node); }
+wave_node *(wave_node_prev)(const wave_node *node) { return wave_node_prev(node); }
+wave_node *(wave_node_next)(const wave_node *node) { return wave_node_next(node); }
+wave_node_list *(wave_node_list_of)(const wave_node *node) { return wave_node_list_of(node); }
+wave_operand(wave_if_cond)(const wave_node *node) { return wave_if_cond(node); }
+void(wave_if_set_cond)(wave_node *node, wave_operand cond) { wave_if_set_cond(node, cond); }
+wave_node_list *(wave_if_then)(const wave_node *node) { return wave_if_then(node); }
+wave_node_list *(wave_if_else)(const wave_node *node) { return wave_if_else(node); }
+bool(wave_if_has_else)(const wave_node *node) { return wave_if_has_else(node); }
+void(wave_if_set_has_else)(wave_node *node, bool has_else) { wave_if_set_has_else(node, has_else); }
+wave_node_list *(wave_loop_body)(const wave_node *node) { return wave_loop_body(node); }
+const wave_src *(wave_node_origin)(const wave_node *node, wave_node_line line) {
+  return wave_node_origin(node, line);
+}
+void(wave_node_set_origin)(wave_node *node, wave_node_line line, const wave_src *origin) {
+  wave_node_set_origin(node, line, origin);
+}
+wave_node *(wave_node_list_first)(const wave_node_list *list) { return wave_node_list_first(list); }
+wave_node *(wave_node_list_last)(const wave_node_list *list) { return wave_node_list_last(list); }
+wave_node *(wave_node_list_parent)(const wave_node_list *list) {
+  return wave_node_list_parent(list);
+}
+wave_region *(wave_node_list_region)(const wave_node_list *list) {
+  return wave_node_list_region(list);
+}
+wave_node *(wave_node_parent)(const wave_node *node) { return wave_node_parent(node); }
+wave_region *(wave_node_region)(const wave_node *node) { return wave_node_region(node); }

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The storage of instructions, private to the library. The public headers declare wave_instr
- * opaque and export one function per accessor (waveopt/instr.h), so an embedder never compiles
- * against this layout and it may change in any release. Inside the library the same names are
- * macros over the static inline readers below: the analyses and passes ask them millions of
- * times per kernel and pay nothing for the opacity. ir/access.c defines the exported
- * functions, writing each name in parentheses so that the macro does not apply there.
+ * The storage of instructions and tree nodes, private to the library. The public headers
+ * declare wave_instr and wave_node opaque and export one function per accessor
+ * (waveopt/instr.h, waveopt/edit.h); wave_node_list is complete there only so that a region or
+ * a caller can hold one, and its fields are read through accessors as well. An embedder never
+ * compiles against this layout, so it may change in any release.
  *
- * Only the files of ir/ that link, clone and lay out instructions read the fields; everything
- * else, passes and analyses included, goes through the accessors.
+ * Inside the library the accessor names are macros over the static inline readers below: the
+ * analyses and passes ask them millions of times per kernel and pay nothing for the opacity.
+ * ir/access.c defines the exported functions, writing each name in parentheses so that the
+ * macro does not apply there.
+ *
+ * Only the files of ir/ that link, clone and lay out code (ir.c, edit.c, clone.c, compact.c)
+ * read the fields; everything else, passes and analyses included, goes through the accessors.
  */
 #ifndef WAVEOPT_IR_CODE_H
 #define WAVEOPT_IR_CODE_H
@@ -27,6 +31,28 @@ struct wave_instr {
   uint8_t num_operands; /* slots as written; the verifier checks it against the shape */
   wave_operand operands[WAVE_MAX_OPERANDS];
   wave_src src;
+};
+
+struct wave_node {
+  wave_node_kind kind;
+  struct wave_node *prev, *next;
+  wave_node_list *list; /* the list holding it, NULL when detached */
+  union {
+    struct {
+      wave_instr *first, *last;
+    } block;
+    struct {
+      wave_operand cond; /* a predicate */
+      wave_node_list then_body;
+      wave_node_list else_body;
+      bool has_else; /* print `else` even when the else-list is empty */
+      wave_src if_src, else_src, endif_src;
+    } if_;
+    struct {
+      wave_node_list body;
+      wave_src loop_src, endloop_src;
+    } loop;
+  } u;
 };
 
 static inline wave_opcode wave_code_instr_op(const wave_instr *instr) {
@@ -96,6 +122,79 @@ static inline void wave_code_instr_set_origin(wave_instr *instr, const wave_src 
   instr->src = *origin;
 }
 
+static inline wave_node_kind wave_code_node_kind(const wave_node *node) { return node->kind; }
+static inline wave_node *wave_code_node_prev(const wave_node *node) { return node->prev; }
+static inline wave_node *wave_code_node_next(const wave_node *node) { return node->next; }
+static inline wave_node_list *wave_code_node_list(const wave_node *node) { return node->list; }
+static inline wave_operand wave_code_if_cond(const wave_node *node) { return node->u.if_.cond; }
+static inline void wave_code_if_set_cond(wave_node *node, wave_operand cond) {
+  node->u.if_.cond = cond;
+}
+/* Lists are links: a const node hands out its lists as they are stored, like its neighbours. */
+static inline wave_node_list *wave_code_if_then(const wave_node *node) {
+  return (wave_node_list *)&node->u.if_.then_body;
+}
+static inline wave_node_list *wave_code_if_else(const wave_node *node) {
+  return (wave_node_list *)&node->u.if_.else_body;
+}
+static inline bool wave_code_if_has_else(const wave_node *node) { return node->u.if_.has_else; }
+static inline void wave_code_if_set_has_else(wave_node *node, bool has_else) {
+  node->u.if_.has_else = has_else;
+}
+static inline wave_node_list *wave_code_loop_body(const wave_node *node) {
+  return (wave_node_list *)&node->u.loop.body;
+}
+/* A line of an if or loop as a place to write, for the comment moves as wave_code_instr_src. */
+static inline wave_src *wave_code_node_src(const wave_node *node, wave_node_line line) {
+  wave_node *n = (wave_node *)node;
+  switch (line) {
+  case WAVE_LINE_IF:
+    return &n->u.if_.if_src;
+  case WAVE_LINE_ELSE:
+    return &n->u.if_.else_src;
+  case WAVE_LINE_ENDIF:
+    return &n->u.if_.endif_src;
+  case WAVE_LINE_LOOP:
+    return &n->u.loop.loop_src;
+  case WAVE_LINE_ENDLOOP:
+    break;
+  }
+  return &n->u.loop.endloop_src;
+}
+static inline const wave_src *wave_code_node_origin(const wave_node *node, wave_node_line line) {
+  return wave_code_node_src(node, line);
+}
+static inline void wave_code_node_set_origin(wave_node *node, wave_node_line line,
+                                             const wave_src *origin) {
+  *wave_code_node_src(node, line) = *origin;
+}
+static inline wave_node *wave_code_list_first(const wave_node_list *list) { return list->first; }
+static inline wave_node *wave_code_list_last(const wave_node_list *list) { return list->last; }
+static inline wave_node *wave_code_list_parent(const wave_node_list *list) { return list->parent; }
+static inline wave_region *wave_code_list_region(const wave_node_list *list) {
+  return list->region;
+}
+static inline wave_node *wave_code_node_parent(const wave_node *node) {
+  return node->list ? node->list->parent : NULL;
+}
+static inline wave_region *wave_code_node_region(const wave_node *node) {
+  return node->list ? node->list->region : NULL;
+}
+/* edit.h's emptiness tests and downcasts, over the inline readers: its own inline helpers were
+ * read before the macros here existed and would call the exported functions. */
+static inline const wave_node *wave_code_node_as(const wave_node *node, wave_node_kind kind) {
+  return node && node->kind == kind ? node : NULL;
+}
+static inline wave_node *wave_code_node_as_mutable(wave_node *node, wave_node_kind kind) {
+  return (wave_node *)wave_code_node_as(node, kind);
+}
+#define wave_block_is_empty(block) (wave_code_block_first(block) == NULL)
+#define wave_node_list_is_empty(list) (wave_code_list_first(list) == NULL)
+#undef wave_node_as_
+#define wave_node_as_(node, kind)                                                                  \
+  _Generic((node), const wave_node *: wave_code_node_as, default: wave_code_node_as_mutable)( \
+      (node), (kind))
+
 #define wave_instr_op(instr) wave_code_instr_op(instr)
 #define wave_instr_guard(instr) wave_code_instr_guard(instr)
 #define wave_instr_guard_negated(instr) wave_code_instr_guard_negated(instr)
@@ -118,5 +217,24 @@ static inline void wave_code_instr_set_origin(wave_instr *instr, const wave_src 
 #define wave_instr_set_origin(instr, origin) wave_code_instr_set_origin((instr), (origin))
 #define wave_block_first(block) wave_code_block_first(block)
 #define wave_block_last(block) wave_code_block_last(block)
+#define wave_node_kind_of(node) wave_code_node_kind(node)
+#define wave_node_prev(node) wave_code_node_prev(node)
+#define wave_node_next(node) wave_code_node_next(node)
+#define wave_node_list_of(node) wave_code_node_list(node)
+#define wave_if_cond(node) wave_code_if_cond(node)
+#define wave_if_set_cond(node, cond) wave_code_if_set_cond((node), (cond))
+#define wave_if_then(node) wave_code_if_then(node)
+#define wave_if_else(node) wave_code_if_else(node)
+#define wave_if_has_else(node) wave_code_if_has_else(node)
+#define wave_if_set_has_else(node, has_else) wave_code_if_set_has_else((node), (has_else))
+#define wave_loop_body(node) wave_code_loop_body(node)
+#define wave_node_origin(node, line) wave_code_node_origin((node), (line))
+#define wave_node_set_origin(node, line, origin) wave_code_node_set_origin((node), (line), (origin))
+#define wave_node_parent(node) wave_code_node_parent(node)
+#define wave_node_region(node) wave_code_node_region(node)
+#define wave_node_list_first(list) wave_code_list_first(list)
+#define wave_node_list_last(list) wave_code_list_last(list)
+#define wave_node_list_parent(list) wave_code_list_parent(list)
+#define wave_node_list_region(list) wave_code_list_region(list)
 
 #endif

@@ -81,7 +81,7 @@ static void add_region(builder *b, const wave_region *region) {
       break;
     case WAVE_WALK_IF:
       if ((item = add(b, WAVE_LAYOUT_IF, n, w.depth)) != NULL)
-        item->pred = n->u.if_.cond.value;
+        item->pred = wave_if_cond(n).value;
       break;
     case WAVE_WALK_ELSE:
       add(b, WAVE_LAYOUT_ELSE, n, w.depth);

@@ -142,13 +142,13 @@ static const char *region_name(const wave_region *r) {
 }
 
 static wave_loc node_loc(const wave_node *n) {
-  switch (n->kind) {
+  switch (wave_node_kind_of(n)) {
   case WAVE_NODE_BLOCK:
-    return n->u.block.first ? wave_instr_loc(n->u.block.first) : (wave_loc){0};
+    return wave_block_first(n) ? wave_instr_loc(wave_block_first(n)) : (wave_loc){0};
   case WAVE_NODE_IF:
-    return n->u.if_.if_src.loc;
+    return wave_node_origin(n, WAVE_LINE_IF)->loc;
   case WAVE_NODE_LOOP:
-    return n->u.loop.loop_src.loc;
+    return wave_node_origin(n, WAVE_LINE_LOOP)->loc;
   }
   return (wave_loc){0};
 }
@@ -195,14 +195,14 @@ static void check_instr(validator *v, const wave_node *block, const wave_instr *
 
 static void check_block(validator *v, const wave_node *block) {
   wave_loc loc = node_loc(block);
-  if (!block->u.block.first) {
+  if (!wave_block_first(block)) {
     problem(v, loc, "empty block (the normal form has none)");
-    if (block->u.block.last)
+    if (wave_block_last(block))
       problem(v, loc, "block without a first instruction has a last one");
     return;
   }
   const wave_instr *prev = NULL;
-  for (const wave_instr *i = block->u.block.first; i; prev = i, i = wave_instr_next(i)) {
+  for (const wave_instr *i = wave_block_first(block); i; prev = i, i = wave_instr_next(i)) {
     if (!first_visit(v, i)) {
       if (!v->out_of_memory)
         problem(v, wave_instr_loc(i),
@@ -212,7 +212,7 @@ static void check_block(validator *v, const wave_node *block) {
     }
     check_instr(v, block, i, prev);
   }
-  if (block->u.block.last != prev)
+  if (wave_block_last(block) != prev)
     problem(v, loc, "block's last-instruction link does not name its last instruction");
 }
 
@@ -229,19 +229,19 @@ static bool push(validator *v, const wave_node_list *list) {
     v->stack = grown;
     v->capacity = capacity;
   }
-  v->stack[v->depth++] = (frame){list, NULL, list->first, false};
+  v->stack[v->depth++] = (frame){list, NULL, wave_node_list_first(list), false};
   return true;
 }
 
 /* A list nested in `owner`: its parent and region links. */
 static void check_nested(validator *v, const wave_node *owner, const wave_node_list *list,
                          const char *which) {
-  if (list->parent != owner)
-    problem(v, node_loc(owner), "the %s's %s names another parent", kind_name(owner->kind),
-            which);
-  if (list->region != v->region)
+  if (wave_node_list_parent(list) != owner)
+    problem(v, node_loc(owner), "the %s's %s names another parent",
+            kind_name(wave_node_kind_of(owner)), which);
+  if (wave_node_list_region(list) != v->region)
     problem(v, node_loc(owner), "the %s's %s names another region than '%s'",
-            kind_name(owner->kind), which, region_name(v->region));
+            kind_name(wave_node_kind_of(owner)), which, region_name(v->region));
 }
 
 /* Checks n, reached in `list` after `prev`, and enters its lists. False when memory ran
@@ -249,32 +249,34 @@ static void check_nested(validator *v, const wave_node *owner, const wave_node_l
 static bool check_node(validator *v, const wave_node *n, const wave_node_list *list,
                        const wave_node *prev) {
   wave_loc loc = node_loc(n);
-  if (n->kind != WAVE_NODE_BLOCK && n->kind != WAVE_NODE_IF && n->kind != WAVE_NODE_LOOP) {
-    problem(v, loc, "node of kind %d, which does not exist", (int)n->kind);
+  if (wave_node_kind_of(n) != WAVE_NODE_BLOCK && wave_node_kind_of(n) != WAVE_NODE_IF &&
+      wave_node_kind_of(n) != WAVE_NODE_LOOP) {
+    problem(v, loc, "node of kind %d, which does not exist", (int)wave_node_kind_of(n));
     return true;
   }
-  if (n->list != list)
-    problem(v, loc, "%s names another list than the one holding it", kind_name(n->kind));
-  if (n->prev != prev)
-    problem(v, loc, "%s has a previous-node link to another node", kind_name(n->kind));
-  if (prev && prev->kind == WAVE_NODE_BLOCK && n->kind == WAVE_NODE_BLOCK)
+  if (wave_node_list_of(n) != list)
+    problem(v, loc, "%s names another list than the one holding it",
+            kind_name(wave_node_kind_of(n)));
+  if (wave_node_prev(n) != prev)
+    problem(v, loc, "%s has a previous-node link to another node", kind_name(wave_node_kind_of(n)));
+  if (prev && wave_node_kind_of(prev) == WAVE_NODE_BLOCK && wave_node_kind_of(n) == WAVE_NODE_BLOCK)
     problem(v, loc, "two adjacent blocks (the normal form merges them)");
-  switch (n->kind) {
+  switch (wave_node_kind_of(n)) {
   case WAVE_NODE_BLOCK:
     check_block(v, n);
     return true;
   case WAVE_NODE_IF: {
-    const wave_operand *c = &n->u.if_.cond;
-    if (c->kind != WAVE_OPERAND_PRED || c->value >= WAVE_NUM_PREDS)
+    wave_operand c = wave_if_cond(n);
+    if (c.kind != WAVE_OPERAND_PRED || c.value >= WAVE_NUM_PREDS)
       problem(v, loc, "if condition is not a predicate register p0-p3");
-    check_nested(v, n, &n->u.if_.then_body, "then-list");
-    check_nested(v, n, &n->u.if_.else_body, "else-list");
+    check_nested(v, n, wave_if_then(n), "then-list");
+    check_nested(v, n, wave_if_else(n), "else-list");
     /* The else-list goes below so the then-list is checked first, as the text reads. */
-    return push(v, &n->u.if_.else_body) && push(v, &n->u.if_.then_body);
+    return push(v, wave_if_else(n)) && push(v, wave_if_then(n));
   }
   case WAVE_NODE_LOOP:
-    check_nested(v, n, &n->u.loop.body, "body");
-    return push(v, &n->u.loop.body);
+    check_nested(v, n, wave_loop_body(n), "body");
+    return push(v, wave_loop_body(n));
   }
   return true;
 }
@@ -287,7 +289,7 @@ static void check_body(validator *v, const wave_node_list *body) {
     frame *f = &v->stack[v->depth - 1];
     const wave_node *n = f->next;
     if (!n) {
-      if (!f->cut && f->list->last != f->prev)
+      if (!f->cut && wave_node_list_last(f->list) != f->prev)
         problem(v, (wave_loc){0}, "a list's last-node link does not name its last node "
                 "(in region '%s')", region_name(v->region));
       v->depth--;
@@ -296,7 +298,7 @@ static void check_body(validator *v, const wave_node_list *body) {
     if (!first_visit(v, n)) {
       if (!v->out_of_memory)
         problem(v, node_loc(n), "%s reached twice (a cycle, or shared by two lists)",
-                kind_name(n->kind));
+                kind_name(wave_node_kind_of(n)));
       f->next = NULL;
       f->cut = true;
       if (v->out_of_memory)
@@ -305,7 +307,7 @@ static void check_body(validator *v, const wave_node_list *body) {
     }
     const wave_node *prev = f->prev;
     f->prev = n;
-    f->next = n->next;
+    f->next = wave_node_next(n);
     if (!check_node(v, n, f->list, prev))
       return;
   }
@@ -332,9 +334,9 @@ static void check_kernel(validator *v, const wave_kernel *k) {
     if (r->prev != prev)
       problem(v, loc, "region '%s' has a previous-region link to another region",
               region_name(r));
-    if (r->body.parent)
+    if (wave_node_list_parent(&r->body))
       problem(v, loc, "body of region '%s' has a parent node", region_name(r));
-    if (r->body.region != r)
+    if (wave_node_list_region(&r->body) != r)
       problem(v, loc, "body of region '%s' names another region", region_name(r));
     v->depth = 0;
     check_body(v, &r->body);

@@ -13,12 +13,12 @@
 /* ---- text-order navigation ---------------------------------------------------------------- */
 
 static wave_node *first_child(const wave_node *node) {
-  switch (node->kind) {
+  switch (wave_node_kind_of(node)) {
   case WAVE_NODE_IF:
-    return node->u.if_.then_body.first ? node->u.if_.then_body.first
-                                       : node->u.if_.else_body.first;
+    return wave_node_list_first(wave_if_then(node)) ? wave_node_list_first(wave_if_then(node))
+                                                    : wave_node_list_first(wave_if_else(node));
   case WAVE_NODE_LOOP:
-    return node->u.loop.body.first;
+    return wave_node_list_first(wave_loop_body(node));
   case WAVE_NODE_BLOCK:
     break;
   }
@@ -26,11 +26,12 @@ static wave_node *first_child(const wave_node *node) {
 }
 
 static wave_node *last_child(const wave_node *node) {
-  switch (node->kind) {
+  switch (wave_node_kind_of(node)) {
   case WAVE_NODE_IF:
-    return node->u.if_.else_body.last ? node->u.if_.else_body.last : node->u.if_.then_body.last;
+    return wave_node_list_last(wave_if_else(node)) ? wave_node_list_last(wave_if_else(node))
+                                                   : wave_node_list_last(wave_if_then(node));
   case WAVE_NODE_LOOP:
-    return node->u.loop.body.last;
+    return wave_node_list_last(wave_loop_body(node));
   case WAVE_NODE_BLOCK:
     break;
   }
@@ -38,7 +39,7 @@ static wave_node *last_child(const wave_node *node) {
 }
 
 static bool is_then_list(const wave_node *owner, const wave_node_list *list) {
-  return owner->kind == WAVE_NODE_IF && list == &owner->u.if_.then_body;
+  return wave_node_kind_of(owner) == WAVE_NODE_IF && list == wave_if_then(owner);
 }
 
 wave_node *wave_tree_next(const wave_node *stop, const wave_node *node) {
@@ -46,30 +47,30 @@ wave_node *wave_tree_next(const wave_node *stop, const wave_node *node) {
   if (child)
     return child;
   for (const wave_node *n = node; n != stop;) {
-    if (n->next)
-      return n->next;
-    const wave_node_list *list = n->list;
-    if (!list || !list->parent)
+    if (wave_node_next(n))
+      return wave_node_next(n);
+    const wave_node_list *list = wave_node_list_of(n);
+    if (!list || !wave_node_list_parent(list))
       return NULL;
-    const wave_node *owner = list->parent;
-    if (is_then_list(owner, list) && owner->u.if_.else_body.first)
-      return owner->u.if_.else_body.first;
+    const wave_node *owner = wave_node_list_parent(list);
+    if (is_then_list(owner, list) && wave_node_list_first(wave_if_else(owner)))
+      return wave_node_list_first(wave_if_else(owner));
     n = owner;
   }
   return NULL;
 }
 
 wave_node *wave_tree_prev(const wave_node *node) {
-  wave_node *n = node->prev;
-  const wave_node_list *list = node->list;
-  if (!n && list && list->parent) {
+  wave_node *n = wave_node_prev(node);
+  const wave_node_list *list = wave_node_list_of(node);
+  if (!n && list && wave_node_list_parent(list)) {
     /* First in its list: the if or loop itself comes before, except that the else-list
      * follows the whole then-list. */
-    wave_node *owner = list->parent;
-    bool in_else = owner->kind == WAVE_NODE_IF && list == &owner->u.if_.else_body;
-    if (!in_else || !owner->u.if_.then_body.last)
+    wave_node *owner = wave_node_list_parent(list);
+    bool in_else = wave_node_kind_of(owner) == WAVE_NODE_IF && list == wave_if_else(owner);
+    if (!in_else || !wave_node_list_last(wave_if_then(owner)))
       return owner;
-    n = owner->u.if_.then_body.last;
+    n = wave_node_list_last(wave_if_then(owner));
   }
   if (!n)
     return NULL;
@@ -80,7 +81,7 @@ wave_node *wave_tree_prev(const wave_node *node) {
 
 /* node itself when it is a block, else the first block after it in text order. */
 static wave_node *block_from(wave_node *node) {
-  while (node && node->kind != WAVE_NODE_BLOCK)
+  while (node && wave_node_kind_of(node) != WAVE_NODE_BLOCK)
     node = wave_tree_next(NULL, node);
   return node;
 }
@@ -91,14 +92,14 @@ wave_node *wave_block_next(const wave_node *block) {
 
 wave_node *wave_block_prev(const wave_node *block) {
   wave_node *n = wave_tree_prev(block);
-  while (n && n->kind != WAVE_NODE_BLOCK)
+  while (n && wave_node_kind_of(n) != WAVE_NODE_BLOCK)
     n = wave_tree_prev(n);
   return n;
 }
 
 wave_node *wave_node_enclosing_loop(const wave_node *node) {
   wave_node *n = wave_node_parent(node);
-  while (n && n->kind != WAVE_NODE_LOOP)
+  while (n && wave_node_kind_of(n) != WAVE_NODE_LOOP)
     n = wave_node_parent(n);
   return n;
 }
@@ -116,12 +117,12 @@ wave_block_iter wave_block_iter_kernel(wave_kernel *kernel) {
 wave_node *wave_block_iter_next(wave_block_iter *it) {
   if (it->done)
     return NULL;
-  wave_node *b = it->block ? wave_block_next(it->block)
-                 : it->region ? block_from(it->region->body.first)
+  wave_node *b = it->block    ? wave_block_next(it->block)
+                 : it->region ? block_from(wave_node_list_first(&it->region->body))
                               : NULL;
   while (!b && it->whole_kernel && it->region && it->region->next) {
     it->region = it->region->next;
-    b = block_from(it->region->body.first);
+    b = block_from(wave_node_list_first(&it->region->body));
   }
   it->block = b;
   it->done = b == NULL;
@@ -135,18 +136,18 @@ wave_node *wave_block_iter_next(wave_block_iter *it) {
 static wave_node *enter(const wave_node_list *root, wave_node *node, const wave_node_list *list,
                         wave_walk_event *event, unsigned *depth) {
   if (node) {
-    *event = node->kind == WAVE_NODE_BLOCK ? WAVE_WALK_BLOCK
-             : node->kind == WAVE_NODE_IF  ? WAVE_WALK_IF
-                                           : WAVE_WALK_LOOP;
+    *event = wave_node_kind_of(node) == WAVE_NODE_BLOCK ? WAVE_WALK_BLOCK
+             : wave_node_kind_of(node) == WAVE_NODE_IF  ? WAVE_WALK_IF
+                                                        : WAVE_WALK_LOOP;
     return node;
   }
   if (list == root)
     return NULL;
-  wave_node *owner = list->parent;
+  wave_node *owner = wave_node_list_parent(list);
   (*depth)--;
-  if (owner->kind == WAVE_NODE_LOOP)
+  if (wave_node_kind_of(owner) == WAVE_NODE_LOOP)
     *event = WAVE_WALK_ENDLOOP;
-  else if (list == &owner->u.if_.then_body)
+  else if (list == wave_if_then(owner))
     *event = WAVE_WALK_ELSE;
   else
     *event = WAVE_WALK_ENDIF;
@@ -159,23 +160,23 @@ static wave_node *enter(const wave_node_list *root, wave_node *node, const wave_
 static wave_node *step(const wave_node_list *root, const wave_node *n, wave_walk_event *event,
                        unsigned *depth) {
   if (!n)
-    return enter(root, root->first, root, event, depth);
+    return enter(root, wave_node_list_first(root), root, event, depth);
   switch (*event) {
   case WAVE_WALK_IF:
     (*depth)++;
-    return enter(root, n->u.if_.then_body.first, &n->u.if_.then_body, event, depth);
+    return enter(root, wave_node_list_first(wave_if_then(n)), wave_if_then(n), event, depth);
   case WAVE_WALK_ELSE:
     (*depth)++;
-    return enter(root, n->u.if_.else_body.first, &n->u.if_.else_body, event, depth);
+    return enter(root, wave_node_list_first(wave_if_else(n)), wave_if_else(n), event, depth);
   case WAVE_WALK_LOOP:
     (*depth)++;
-    return enter(root, n->u.loop.body.first, &n->u.loop.body, event, depth);
+    return enter(root, wave_node_list_first(wave_loop_body(n)), wave_loop_body(n), event, depth);
   case WAVE_WALK_BLOCK:
   case WAVE_WALK_ENDIF:
   case WAVE_WALK_ENDLOOP:
     break;
   }
-  return enter(root, n->next, n->list, event, depth);
+  return enter(root, wave_node_next(n), wave_node_list_of(n), event, depth);
 }
 
 /* Moves a walker on from `at`: the next node, with *event and *depth updated, or NULL at the

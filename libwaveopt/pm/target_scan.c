@@ -39,7 +39,8 @@ static void scan_instr(const scan *s, const wave_instr *in, const wave_node *par
   }
   if (op == WAVE_OP_CONTINUE && !t->continue_ok)
     found(s, WAVE_HAZARD_CONTINUE, in, NULL, wave_instr_loc(in), "'continue'");
-  else if (op == WAVE_OP_BREAK && parent && parent->kind == WAVE_NODE_IF && !t->break_in_if_ok)
+  else if (op == WAVE_OP_BREAK && parent && wave_node_kind_of(parent) == WAVE_NODE_IF &&
+           !t->break_in_if_ok)
     found(s, WAVE_HAZARD_BREAK_IN_IF, in, NULL, wave_instr_loc(in), "'break' nested in an 'if'");
   else if (wave_opcode_has(op, WAVE_F_EXIT) && parent && !t->halt_per_lane)
     found(s, WAVE_HAZARD_EXIT_IN_REGION, in, NULL, wave_instr_loc(in),
@@ -60,7 +61,7 @@ void wave_target_scan(const wave_kernel *kernel, const wave_target *target,
     while (wave_const_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
         const wave_node *parent = wave_node_parent(w.node);
-        for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
+        for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in))
           scan_instr(&s, in, parent);
         continue;
       }
@@ -73,7 +74,9 @@ void wave_target_scan(const wave_kernel *kernel, const wave_target *target,
       char what[64];
       snprintf(what, sizeof(what), "'%s' nested deeper than %u", is_if ? "if" : "loop", limit);
       found(&s, WAVE_HAZARD_DEPTH, NULL, w.node,
-            is_if ? w.node->u.if_.if_src.loc : w.node->u.loop.loop_src.loc, what);
+            is_if ? wave_node_origin(w.node, WAVE_LINE_IF)->loc
+                  : wave_node_origin(w.node, WAVE_LINE_LOOP)->loc,
+            what);
     }
   }
 }

@@ -192,8 +192,9 @@ static void check_instr(wave_verify *v, const wave_instr *instr) {
 }
 
 static void check_if(wave_verify *v, const wave_node *node) {
-  const wave_operand *cond = &node->u.if_.cond;
-  wave_loc loc = wave_verify_operand_loc(node->u.if_.if_src.loc, cond);
+  wave_operand cond_value = wave_if_cond(node);
+  const wave_operand *cond = &cond_value;
+  wave_loc loc = wave_verify_operand_loc(wave_node_origin(node, WAVE_LINE_IF)->loc, cond);
   if (cond->kind != WAVE_OPERAND_PRED)
     VERIFY_ERROR(v, loc, "the condition of 'if' must be a predicate register");
   else if (cond->value >= WAVE_NUM_PREDS)
@@ -201,7 +202,7 @@ static void check_if(wave_verify *v, const wave_node *node) {
 }
 
 static void check_block(wave_verify *v, const wave_node *block) {
-  for (const wave_instr *instr = block->u.block.first; instr; instr = wave_instr_next(instr)) {
+  for (const wave_instr *instr = wave_block_first(block); instr; instr = wave_instr_next(instr)) {
     size_t errors = v->diags->num_errors;
     check_instr(v, instr);
     wave_verify_toolchain_flow(v, instr);

@@ -77,7 +77,8 @@ static void warn_nesting(wave_verify *v, const wave_walker *w) {
     return;
   v->nesting_warned = true;
   bool is_if = w->event == WAVE_WALK_IF;
-  wave_loc loc = is_if ? w->node->u.if_.if_src.loc : w->node->u.loop.loop_src.loc;
+  wave_loc loc = is_if ? wave_node_origin(w->node, WAVE_LINE_IF)->loc
+                       : wave_node_origin(w->node, WAVE_LINE_LOOP)->loc;
   TOOLCHAIN_WARN(v, loc, "'%s' opens nesting level %u, deeper than the %d divergence-stack "
                  "frames of the upstream emulator (a runtime error there)",
                  is_if ? "if" : "loop", w->depth + 1, EMULATOR_MAX_FRAMES);
@@ -198,7 +199,7 @@ void wave_verify_toolchain_instr(wave_verify *v, const wave_node *block,
                    "upstream emulator (wrap the rest of the loop body in an 'if' instead)");
     break;
   case WAVE_OP_BREAK:
-    if (parent && parent->kind == WAVE_NODE_IF)
+    if (parent && wave_node_kind_of(parent) == WAVE_NODE_IF)
       TOOLCHAIN_WARN(v, loc, "'break' inside an 'if' is deferred by the upstream emulator: its "
                      "lanes run the rest of the loop body once more (break at the top level of "
                      "the loop body)");

@@ -46,11 +46,12 @@ extern "C" {
 #define wave_foreach_region(r, kernel) \
   for (wave_region *r = (kernel)->first_region; r; r = r->next)
 
-#define wave_foreach_node(n, list) for (wave_node *n = (list)->first; n; n = n->next)
+#define wave_foreach_node(n, list)                                                                 \
+  for (wave_node *n = wave_node_list_first(list); n; n = wave_node_next(n))
 /* The body may unlink (or move) n itself; it must leave the nodes after n where they are. */
-#define wave_foreach_node_safe(n, list)                                           \
-  for (wave_node *n = (list)->first, *n##_next_ = n ? n->next : NULL; n;          \
-       n = n##_next_, n##_next_ = n ? n->next : NULL)
+#define wave_foreach_node_safe(n, list)                                                            \
+  for (wave_node *n = wave_node_list_first(list), *n##_next_ = n ? wave_node_next(n) : NULL; n;    \
+       n = n##_next_, n##_next_ = n ? wave_node_next(n) : NULL)
 
 #define wave_foreach_instr(i, blk)                                                                 \
   for (wave_instr *i = wave_block_first(blk); i; i = wave_instr_next(i))
@@ -81,10 +82,51 @@ WAVE_API wave_node *wave_block_iter_next(wave_block_iter *iter);
 #define wave_foreach_block_in_region(b, region) \
   wave_foreach_block_with_(b, wave_block_iter_region(region))
 
+/* ---- nodes and lists ---------------------------------------------------------------------- */
+
+/* Nodes are opaque: these read and change them. Navigation reads links, which are plain
+ * pointers, so a const node's neighbours and lists come back as they are stored. */
+WAVE_API wave_node_kind wave_node_kind_of(const wave_node *node);
+/* The nodes before and after it in its list; NULL at either end and when detached. */
+WAVE_API wave_node *wave_node_prev(const wave_node *node);
+WAVE_API wave_node *wave_node_next(const wave_node *node);
+/* The list holding it, NULL when detached. */
+WAVE_API wave_node_list *wave_node_list_of(const wave_node *node);
+
+/* An if's predicate (negated only in the documentation dialect, `if !p1`), its two lists, and
+ * whether it prints `else` when the else-list is empty. */
+WAVE_API wave_operand wave_if_cond(const wave_node *node);
+WAVE_API void wave_if_set_cond(wave_node *node, wave_operand cond);
+WAVE_API wave_node_list *wave_if_then(const wave_node *node);
+WAVE_API wave_node_list *wave_if_else(const wave_node *node);
+WAVE_API bool wave_if_has_else(const wave_node *node);
+WAVE_API void wave_if_set_has_else(wave_node *node, bool has_else);
+WAVE_API wave_node_list *wave_loop_body(const wave_node *node);
+
+/* The lines an if or a loop is written on, each with its location and comments. */
+typedef enum wave_node_line {
+  WAVE_LINE_IF,
+  WAVE_LINE_ELSE,
+  WAVE_LINE_ENDIF,
+  WAVE_LINE_LOOP,
+  WAVE_LINE_ENDLOOP,
+} wave_node_line;
+/* The pointer holds until the node is next changed; IF, ELSE and ENDIF are an if's lines,
+ * LOOP and ENDLOOP a loop's. */
+WAVE_API const wave_src *wave_node_origin(const wave_node *node, wave_node_line line);
+WAVE_API void wave_node_set_origin(wave_node *node, wave_node_line line, const wave_src *origin);
+
+/* A list's ends, the if or loop it belongs to (NULL for a region's body and a detached list)
+ * and its region (see wave_node_list in waveopt/ir.h). */
+WAVE_API wave_node *wave_node_list_first(const wave_node_list *list);
+WAVE_API wave_node *wave_node_list_last(const wave_node_list *list);
+WAVE_API wave_node *wave_node_list_parent(const wave_node_list *list);
+WAVE_API wave_region *wave_node_list_region(const wave_node_list *list);
+
 /* ---- downcasts and navigation ------------------------------------------------------------- */
 
 static inline const wave_node *wave_node_kind_as_(const wave_node *node, wave_node_kind kind) {
-  return node && node->kind == kind ? node : NULL;
+  return node && wave_node_kind_of(node) == kind ? node : NULL;
 }
 static inline wave_node *wave_node_kind_as_mutable_(wave_node *node, wave_node_kind kind) {
   return (wave_node *)wave_node_kind_as_(node, kind);
@@ -98,17 +140,10 @@ static inline wave_node *wave_node_kind_as_mutable_(wave_node *node, wave_node_k
 #define wave_node_as_if(node) wave_node_as_((node), WAVE_NODE_IF)
 #define wave_node_as_loop(node) wave_node_as_((node), WAVE_NODE_LOOP)
 
-/* Navigation reads link fields, which are plain pointers: a const node's neighbours come back
- * as they are stored. */
-
 /* The if or loop whose list holds node, or NULL at a region's top level (or detached). */
-static inline wave_node *wave_node_parent(const wave_node *node) {
-  return node->list ? node->list->parent : NULL;
-}
+WAVE_API wave_node *wave_node_parent(const wave_node *node);
 /* The region node lies in, or NULL when it is detached from every region. */
-static inline wave_region *wave_node_region(const wave_node *node) {
-  return node->list ? node->list->region : NULL;
-}
+WAVE_API wave_region *wave_node_region(const wave_node *node);
 /* The block holding instr, or NULL when it is detached. */
 WAVE_API wave_node *wave_instr_node(const wave_instr *instr);
 /* A block's first and last instructions, NULL for an empty block. */
@@ -116,10 +151,10 @@ WAVE_API wave_instr *wave_block_first(const wave_node *block);
 WAVE_API wave_instr *wave_block_last(const wave_node *block);
 
 static inline bool wave_block_is_empty(const wave_node *block) {
-  return block->u.block.first == NULL;
+  return wave_block_first(block) == NULL;
 }
 static inline bool wave_node_list_is_empty(const wave_node_list *list) {
-  return list->first == NULL;
+  return wave_node_list_first(list) == NULL;
 }
 
 /* The innermost loop around node (not node itself), or NULL. */
@@ -216,7 +251,7 @@ WAVE_API bool wave_node_list_extract(wave_node *first, wave_node *last, wave_nod
 WAVE_API bool wave_node_list_reinsert(wave_module *module, wave_cursor at, wave_node_list *nodes);
 
 /* Puts the nodes of `with` where node stood and unlinks node; `with` ends up empty. With may be
- * one of node's own lists: wave_node_replace(n, &n->u.if_.then_body) keeps an if's then-code
+ * one of node's own lists: wave_node_replace(n, wave_if_then(n)) keeps an if's then-code
  * and drops the if. The comments of node's own lines (if/else/endif, loop/endloop) leave with
  * node. False, with nothing changed, when node is detached. */
 WAVE_API bool wave_node_replace(wave_node *node, wave_node_list *with);

@@ -231,6 +231,10 @@ typedef struct wave_instr wave_instr;
 
 typedef enum wave_node_kind { WAVE_NODE_BLOCK, WAVE_NODE_IF, WAVE_NODE_LOOP } wave_node_kind;
 
+/* A list of nodes: an if's then- or else-list, a loop's body, a region's body, or a detached
+ * list carrying nodes between places (waveopt/edit.h). Its fields are read through the
+ * accessors of waveopt/edit.h and written only by the library; the struct is complete only so
+ * that a region and a caller's detached list can hold one. */
 typedef struct wave_node_list {
   struct wave_node *first, *last;
   struct wave_node *parent;   /* the if/loop whose list this is; NULL for a region's body */
@@ -240,27 +244,8 @@ typedef struct wave_node_list {
   struct wave_region *region;
 } wave_node_list;
 
-typedef struct wave_node {
-  wave_node_kind kind;
-  struct wave_node *prev, *next;
-  wave_node_list *list;       /* the list holding it, NULL when detached */
-  union {
-    struct {
-      wave_instr *first, *last;
-    } block;
-    struct {
-      wave_operand cond;      /* a predicate */
-      wave_node_list then_body;
-      wave_node_list else_body;
-      bool has_else;          /* print `else` even when the else-list is empty */
-      wave_src if_src, else_src, endif_src;
-    } if_;
-    struct {
-      wave_node_list body;
-      wave_src loop_src, endloop_src;
-    } loop;
-  } u;
-} wave_node;
+/* A node of the region tree: opaque, read and changed through waveopt/edit.h. */
+typedef struct wave_node wave_node;
 
 typedef struct wave_region {
   struct wave_region *prev, *next;

@@ -36,18 +36,19 @@ struct wave_comment_moves {
 };
 
 wave_src *wave_line_after(wave_node *node) {
-  wave_node *next = node->next;
-  if (next && next->kind == WAVE_NODE_BLOCK)
-    return wave_code_instr_src(next->u.block.first);
+  wave_node *next = wave_node_next(node);
+  if (next && wave_node_kind_of(next) == WAVE_NODE_BLOCK)
+    return wave_code_instr_src(wave_block_first(next));
   if (next)
-    return next->kind == WAVE_NODE_IF ? &next->u.if_.if_src : &next->u.loop.loop_src;
+    return wave_node_kind_of(next) == WAVE_NODE_IF ? wave_code_node_src(next, WAVE_LINE_IF)
+                                                   : wave_code_node_src(next, WAVE_LINE_LOOP);
   wave_node *parent = wave_node_parent(node);
-  if (parent && parent->kind == WAVE_NODE_LOOP)
-    return &parent->u.loop.endloop_src;
-  if (parent && node->list == &parent->u.if_.then_body && parent->u.if_.has_else)
-    return &parent->u.if_.else_src;
+  if (parent && wave_node_kind_of(parent) == WAVE_NODE_LOOP)
+    return wave_code_node_src(parent, WAVE_LINE_ENDLOOP);
+  if (parent && wave_node_list_of(node) == wave_if_then(parent) && wave_if_has_else(parent))
+    return wave_code_node_src(parent, WAVE_LINE_ELSE);
   if (parent)
-    return &parent->u.if_.endif_src;
+    return wave_code_node_src(parent, WAVE_LINE_ENDIF);
   wave_region *region = wave_node_region(node);
   return region->next ? &region->next->label_src : &region->kernel->end_src;
 }
@@ -202,9 +203,9 @@ bool wave_comment_moves_remove_if(wave_comment_moves *moves, wave_node *node) {
   /* Last line first: each goes ahead of those recorded before it. */
   if (!wave_comment_moves_reserve(moves, 3))
     return false;
-  wave_comment_moves_add(moves, &node->u.if_.endif_src, to);
-  wave_comment_moves_add(moves, &node->u.if_.else_src, to);
-  wave_comment_moves_add(moves, &node->u.if_.if_src, to);
+  wave_comment_moves_add(moves, wave_code_node_src(node, WAVE_LINE_ENDIF), to);
+  wave_comment_moves_add(moves, wave_code_node_src(node, WAVE_LINE_ELSE), to);
+  wave_comment_moves_add(moves, wave_code_node_src(node, WAVE_LINE_IF), to);
   wave_node_list none = {0};
   wave_node_replace(node, &none);
   return true;

@@ -142,15 +142,16 @@ static bool env_wants(const wave_exit_flags_env *env, const wave_instr *in) {
   if (wave_instr_op(in) == WAVE_OP_CONTINUE)
     return env->continues;
   if (wave_instr_op(in) == WAVE_OP_BREAK)
-    return env->breaks && wave_instr_node(in)->list->parent &&
-           wave_instr_node(in)->list->parent->kind == WAVE_NODE_IF &&
+    return env->breaks && wave_node_list_parent(wave_node_list_of(wave_instr_node(in))) &&
+           wave_node_kind_of(wave_node_list_parent(wave_node_list_of(wave_instr_node(in)))) ==
+               WAVE_NODE_IF &&
            !wave_instr_slot(in, 0).negated;
   return (wave_instr_op(in) == WAVE_OP_HALT || wave_instr_op(in) == WAVE_OP_RETURN) && env->halts;
 }
 
 bool wave_exit_flags_wanted(const wave_exit_flags_env *env, const wave_node *top) {
   for (const wave_node *n = top; n; n = wave_tree_next(top, (wave_node *)n)) {
-    if (n->kind != WAVE_NODE_BLOCK)
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
       continue;
     wave_foreach_instr(in, n) {
       if (env_wants(env, in))
@@ -203,11 +204,11 @@ static bool push_frame(lowering *l, wave_node *node) {
   f->first = l->num_pending;
   f->cont = f->done = f->target = f->left = false;
   f->brk = 0;
-  if (node->kind == WAVE_NODE_LOOP && l->open_loops++ == 0)
+  if (wave_node_kind_of(node) == WAVE_NODE_LOOP && l->open_loops++ == 0)
     l->loop_convergent = NULL;
-  if (node->kind == WAVE_NODE_LOOP)
+  if (wave_node_kind_of(node) == WAVE_NODE_LOOP)
     f->loop_top = wave_regset_union(
-        wave_liveness_at(l->env->liveness, wave_cursor_list_start(&node->u.loop.body)),
+        wave_liveness_at(l->env->liveness, wave_cursor_list_start(wave_loop_body(node))),
         wave_liveness_at(l->env->liveness, wave_cursor_after_node(node)));
   else
     f->loop_top = l->num_frames > 1 ? f[-1].loop_top : wave_regset_empty();
@@ -236,7 +237,7 @@ static bool pop_frame(lowering *l) {
     l->num_items += n;
   }
   l->num_pending = f.first;
-  bool loop = f.node->kind == WAVE_NODE_LOOP;
+  bool loop = wave_node_kind_of(f.node) == WAVE_NODE_LOOP;
   l->open_loops -= loop;
   bool cont = !loop && f.cont;   /* a loop's continues and breaks stay inside it */
   uint8_t brk = loop ? 0 : f.brk;
@@ -248,11 +249,11 @@ static bool pop_frame(lowering *l) {
   }
   frame *p = &l->frames[l->num_frames - 1];
   p->done |= f.done;
-  if (cont && p->node->kind == WAVE_NODE_LOOP)
+  if (cont && wave_node_kind_of(p->node) == WAVE_NODE_LOOP)
     p->target = true;
   else
     p->cont |= cont;
-  if (p->node->kind == WAVE_NODE_LOOP)
+  if (wave_node_kind_of(p->node) == WAVE_NODE_LOOP)
     p->left |= brk != 0;
   else
     p->brk |= brk;
@@ -299,7 +300,7 @@ static bool plan_block(lowering *l, wave_node *block) {
       l->first_exit = in;
     bool cont = wave_instr_op(in) == WAVE_OP_CONTINUE, brk = wave_instr_op(in) == WAVE_OP_BREAK;
     uint8_t brk_pred = brk ? (uint8_t)(1u << wave_instr_slot(in, 0).value) : 0;
-    if (cont && f->node->kind == WAVE_NODE_LOOP)
+    if (cont && wave_node_kind_of(f->node) == WAVE_NODE_LOOP)
       f->target = true;
     else if (cont)
       f->cont = true;
@@ -330,7 +331,7 @@ static bool plan(lowering *l, wave_node *top) {
       if (!pop_frame(l))
         return false;
     }
-    if (n->kind == WAVE_NODE_BLOCK ? !plan_block(l, n) : !push_frame(l, n))
+    if (wave_node_kind_of(n) == WAVE_NODE_BLOCK ? !plan_block(l, n) : !push_frame(l, n))
       return false;
   }
   while (l->num_frames) {
@@ -453,7 +454,7 @@ static void run_add(run *r, wave_node *n) {
 static bool end_block_at(lowering *l, wave_instr *last, wave_node **next) {
   if (wave_instr_next(last) && !wave_block_split(l->module, wave_instr_next(last)))
     return false;
-  *next = wave_instr_node(last)->next;
+  *next = wave_node_next(wave_instr_node(last));
   return true;
 }
 
@@ -477,12 +478,11 @@ static wave_exit_flags_status close_run(lowering *l, run *r, wave_cursor *tail, 
   wave_builder before = wave_builder_at(l->module, wave_cursor_before_node(w), r->at);
   if (!save_pred(l, &before, &c) || !build_compare(&before, WAVE_OP_ICMP_EQ, c.p, l->rk, l->rz) ||
       !wave_node_list_extract(r->first, r->last, &moved) ||
-      !wave_node_list_reinsert(l->module, wave_cursor_list_end(&w->u.if_.then_body), &moved))
+      !wave_node_list_reinsert(l->module, wave_cursor_list_end(wave_if_then(w)), &moved))
     return WAVE_EXIT_FLAGS_NO_MEMORY;
   if (c.saved) {
-    wave_builder start =
-        wave_builder_at(l->module, wave_cursor_list_start(&w->u.if_.then_body), r->at);
-    wave_builder end = wave_builder_at(l->module, wave_cursor_list_end(&w->u.if_.then_body), r->at);
+    wave_builder start = wave_builder_at(l->module, wave_cursor_list_start(wave_if_then(w)), r->at);
+    wave_builder end = wave_builder_at(l->module, wave_cursor_list_end(wave_if_then(w)), r->at);
     wave_builder after = wave_builder_at(l->module, wave_cursor_after_node(w), r->at);
     if (!restore_pred(l, &start, &c) || !save_pred(l, &end, &c) || !restore_pred(l, &after, &c))
       return WAVE_EXIT_FLAGS_NO_MEMORY;
@@ -586,14 +586,15 @@ static wave_node *isolate(lowering *l, wave_instr *in) {
 }
 
 static wave_node_list *item_list(const item *it) {
-  return it->exit ? wave_instr_node(it->exit)->list : it->node->list;
+  return it->exit ? wave_node_list_of(wave_instr_node(it->exit)) : wave_node_list_of(it->node);
 }
 
 static wave_loc item_loc(const item *it) {
   if (it->exit)
     return wave_instr_loc(it->exit);
-  return it->node->kind == WAVE_NODE_IF ? it->node->u.if_.endif_src.loc
-                                        : it->node->u.loop.endloop_src.loc;
+  return wave_node_kind_of(it->node) == WAVE_NODE_IF
+             ? wave_node_origin(it->node, WAVE_LINE_ENDIF)->loc
+             : wave_node_origin(it->node, WAVE_LINE_ENDLOOP)->loc;
 }
 
 /* One list of a job, its items its[0..n) in text order: after the first item every node goes
@@ -601,17 +602,17 @@ static wave_loc item_loc(const item *it) {
  * each item and, in a loop body, at each break. */
 static wave_exit_flags_status lower_list(lowering *l, const job *j, wave_node_list *list,
                                          const item *its, size_t n) {
-  bool loop = j->node->kind == WAVE_NODE_LOOP;
+  bool loop = wave_node_kind_of(j->node) == WAVE_NODE_LOOP;
   bool zone = false;
   run r = {NULL, NULL, wave_regset_empty(), {0}};
   size_t k = 0;
   wave_exit_flags_status s;
-  wave_node *node = list->first;
+  wave_node *node = wave_node_list_first(list);
   while (node) {
-    wave_node *next = node->next;
+    wave_node *next = wave_node_next(node);
     const item *it = k < n ? &its[k] : NULL;
     wave_instr *cut = NULL;
-    if (node->kind == WAVE_NODE_BLOCK) {
+    if (wave_node_kind_of(node) == WAVE_NODE_BLOCK) {
       wave_foreach_instr(in, node) {
         if ((it && it->exit == in) || (zone && loop && wave_instr_op(in) == WAVE_OP_BREAK)) {
           cut = in;
@@ -629,7 +630,7 @@ static wave_exit_flags_status lower_list(lowering *l, const job *j, wave_node_li
         return WAVE_EXIT_FLAGS_NO_MEMORY;
       if (alone != node && zone)
         run_add(&r, node);
-      next = alone->next;
+      next = wave_node_next(alone);
       node = alone;
       if (!(it && it->exit == cut)) {
         /* The run's restore, if any, lands before the break, in its block. */
@@ -687,11 +688,11 @@ static wave_exit_flags_status lower_list(lowering *l, const job *j, wave_node_li
 static wave_exit_flags_status lower_job(lowering *l, const job *j) {
   wave_node_list *lists[2] = {NULL, NULL};
   unsigned num_lists = 0;
-  if (j->node->kind == WAVE_NODE_LOOP) {
-    lists[num_lists++] = &j->node->u.loop.body;
+  if (wave_node_kind_of(j->node) == WAVE_NODE_LOOP) {
+    lists[num_lists++] = wave_loop_body(j->node);
   } else {
-    lists[num_lists++] = &j->node->u.if_.then_body;
-    lists[num_lists++] = &j->node->u.if_.else_body;
+    lists[num_lists++] = wave_if_then(j->node);
+    lists[num_lists++] = wave_if_else(j->node);
   }
   const item *its = l->items + j->first;
   size_t split = 0;
@@ -703,15 +704,15 @@ static wave_exit_flags_status lower_job(lowering *l, const job *j) {
   if (s != WAVE_EXIT_FLAGS_DONE || !j->target)
     return s;
   wave_builder b = wave_builder_at(l->module, wave_cursor_list_start(lists[0]),
-                                   j->node->u.loop.loop_src.loc);
+                                   wave_node_origin(j->node, WAVE_LINE_LOOP)->loc);
   return wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rk), wave_imm(0)) ? WAVE_EXIT_FLAGS_DONE
                                                                       : WAVE_EXIT_FLAGS_NO_MEMORY;
 }
 
 /* The first top-level instruction after `top` that ends the subroutine for every lane. */
 static wave_instr *subroutine_end(wave_node *top) {
-  for (wave_node *n = top->next; n; n = n->next) {
-    if (n->kind != WAVE_NODE_BLOCK)
+  for (wave_node *n = wave_node_next(top); n; n = wave_node_next(n)) {
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
       continue;
     wave_foreach_instr(in, n) {
       if (wave_opcode_has(wave_instr_op(in), WAVE_F_EXIT) &&
@@ -728,9 +729,9 @@ static wave_instr *subroutine_end(wave_node *top) {
 static void note_convergent_after(lowering *l, wave_node *top) {
   const wave_instr *end = subroutine_end(top);
   l->exit_seen = true;
-  for (wave_node *n = top->next; n; n = n->next) {
+  for (wave_node *n = wave_node_next(top); n; n = wave_node_next(n)) {
     for (wave_node *m = n; m; m = wave_tree_next(n, m)) {
-      if (m->kind != WAVE_NODE_BLOCK)
+      if (wave_node_kind_of(m) != WAVE_NODE_BLOCK)
         continue;
       wave_foreach_instr(in, m) {
         if (in == end)
@@ -745,8 +746,9 @@ static void note_convergent_after(lowering *l, wave_node *top) {
  * it the lanes that halted end (`@pS halt`), or in a subroutine skip the code up to its
  * return. */
 static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node **wrap) {
-  wave_loc at = top->kind == WAVE_NODE_IF ? top->u.if_.endif_src.loc
-                                          : top->u.loop.endloop_src.loc;
+  wave_loc at = wave_node_kind_of(top) == WAVE_NODE_IF
+                    ? wave_node_origin(top, WAVE_LINE_ENDIF)->loc
+                    : wave_node_origin(top, WAVE_LINE_ENDLOOP)->loc;
   wave_builder b = wave_builder_at(l->module, wave_cursor_before_node(top), at);
   if (!wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rz), wave_imm(0)) ||
       !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->ro), wave_imm(1)) ||
@@ -755,7 +757,7 @@ static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node *
       (l->need_rb && !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rb), wave_imm(0))))
     return WAVE_EXIT_FLAGS_NO_MEMORY;
   wave_cursor after = wave_cursor_after_node(top);
-  wave_node *rest = top->next;
+  wave_node *rest = wave_node_next(top);
   if (l->top_reset) {
     wave_instr *last;
     if (!reset_after(l, after, at, &last) || !end_block_at(l, last, &rest))
@@ -772,7 +774,7 @@ static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node *
     wave_node *stop = end ? wave_block_split(l->module, end) : NULL;
     if (end && !stop)
       return WAVE_EXIT_FLAGS_NO_MEMORY;
-    for (wave_node *n = rest; n && n != stop; n = n->next)
+    for (wave_node *n = rest; n && n != stop; n = wave_node_next(n))
       run_add(&r, n);
     wave_cursor tail;
     wave_node *next, *first = r.first;
@@ -795,7 +797,7 @@ static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node *
 
 /* Frames of the deepest if or loop in the subtree of `node` (itself included). */
 static unsigned frames_deep(wave_node *node) {
-  if (!node || node->kind == WAVE_NODE_BLOCK)
+  if (!node || wave_node_kind_of(node) == WAVE_NODE_BLOCK)
     return 0;
   unsigned d = 1, deepest = 1;
   wave_node *open = node;
@@ -804,7 +806,7 @@ static unsigned frames_deep(wave_node *node) {
       open = wave_node_parent(open);
       d--;
     }
-    if (n->kind != WAVE_NODE_BLOCK) {
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK) {
       open = n;
       if (++d > deepest)
         deepest = d;

@@ -142,7 +142,7 @@ static bool emitted(emitter *e, wave_instr *in) {
     if (e->in)
       wave_instr_set_origin(e->in, &e->src);
     else
-      e->if_node->u.if_.if_src = e->src;
+      wave_node_set_origin(e->if_node, WAVE_LINE_IF, &e->src);
     e->emitted = true;
   }
   return true;
@@ -273,9 +273,9 @@ static bool dead_preds(emitter *e, unsigned *dead) {
   } else {
     wave_node *node = e->if_node;
     busy = wave_regset_union(
-        wave_liveness_at(lw->liveness, wave_cursor_list_start(&node->u.if_.then_body)),
-        wave_liveness_at(lw->liveness, wave_cursor_list_start(&node->u.if_.else_body)));
-    wave_regset_set(&busy, WAVE_REG_PRED(node->u.if_.cond.value));
+        wave_liveness_at(lw->liveness, wave_cursor_list_start(wave_if_then(node))),
+        wave_liveness_at(lw->liveness, wave_cursor_list_start(wave_if_else(node))));
+    wave_regset_set(&busy, WAVE_REG_PRED(wave_if_cond(node).value));
   }
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
     *dead |= wave_regset_test(busy, WAVE_REG_PRED(p)) ? 0u : 1u << p;
@@ -314,15 +314,13 @@ static bool is_docs_immediate(const wave_instr *in, unsigned slot) {
          wave_opcode_slot_kind(wave_instr_op(in), slot) != 'i';
 }
 
-static bool is_negated_pred(const wave_operand *o) {
-  return o->kind == WAVE_OPERAND_PRED && o->negated;
-}
+static bool is_negated_pred(wave_operand o) { return o.kind == WAVE_OPERAND_PRED && o.negated; }
 
 static bool needs_lowering(const wave_instr *in) {
   if (wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return true;
   for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
-    if (is_docs_immediate(in, i) || is_negated_pred(wave_instr_operand(in, i)))
+    if (is_docs_immediate(in, i) || is_negated_pred(wave_instr_slot(in, i)))
       return true;
   }
   return false;
@@ -360,7 +358,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
       }
       shared_imms += !own_constant(e->lw, wave_instr_slot(in, i).value);
     }
-    negated += is_negated_pred(wave_instr_operand(in, i));
+    negated += is_negated_pred(wave_instr_slot(in, i));
   }
   if (negated > 1) {
     report(e, "only one negated predicate operand can be lowered");
@@ -380,7 +378,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
   }
   for (unsigned i = 0; i < n; i++) {
     wave_operand o = *wave_instr_operand(in, i);
-    if (!is_negated_pred(&o))
+    if (!is_negated_pred(o))
       continue;
     if (!lower_negated_pred(e, &o))
       return;
@@ -408,7 +406,7 @@ static void lower_instr(lowering *lw, wave_instr *in) {
     wave_instr_set_op(in, WAVE_OP_MOV_IMM);
     return;
   }
-  if (op == WAVE_OP_SELECT && n == 4 && is_negated_pred(wave_instr_operand(in, 1))) {
+  if (op == WAVE_OP_SELECT && n == 4 && is_negated_pred(wave_instr_slot(in, 1))) {
     wave_operand pred = *wave_instr_operand(in, 1);
     pred.negated = 0;
     wave_instr_set_operand(in, 1, pred);
@@ -421,14 +419,17 @@ static void lower_instr(lowering *lw, wave_instr *in) {
 /* `if !p`: the inverse goes into the free predicate, computed in the block before the if (a new
  * one when the if has none). */
 static void lower_if_condition(lowering *lw, wave_node *node) {
-  wave_src src = node->u.if_.if_src;
+  wave_src src = *wave_node_origin(node, WAVE_LINE_IF);
   emitter e = {lw,   wave_builder_at(lw->module, wave_cursor_before_node(node), src.loc),
                src,  "",
                NULL, node,
                0,    false};
-  snprintf(e.text, sizeof(e.text), "if !p%u", node->u.if_.cond.value);
-  if (reserve_scratch(&e, shared_bool_constants(lw) + 1))
-    lower_negated_pred(&e, &node->u.if_.cond);
+  snprintf(e.text, sizeof(e.text), "if !p%u", wave_if_cond(node).value);
+  if (reserve_scratch(&e, shared_bool_constants(lw) + 1)) {
+    wave_operand cond = wave_if_cond(node);
+    if (lower_negated_pred(&e, &cond))
+      wave_if_set_cond(node, cond);
+  }
 }
 
 /* ---- per kernel ----------------------------------------------------------------------------- */
@@ -463,7 +464,7 @@ static bool each_statement(wave_kernel *k, statement_fn *visit, void *arg) {
     wave_walk_init(&w, &r->body);
     while (wave_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
-        for (wave_instr *in = w.node->u.block.first, *next; in; in = next) {
+        for (wave_instr *in = wave_block_first(w.node), *next; in; in = next) {
           next = wave_instr_next(in);
           if (!visit(arg, in, NULL))
             return false;
@@ -480,8 +481,8 @@ static bool note_statement(void *arg, wave_instr *in, wave_node *if_node) {
   usage *u = arg;
   if (in)
     note_instr(u, in);
-  else if (if_node->u.if_.cond.kind == WAVE_OPERAND_PRED)
-    u->preds |= 1u << (if_node->u.if_.cond.value & 31);
+  else if (wave_if_cond(if_node).kind == WAVE_OPERAND_PRED)
+    u->preds |= 1u << (wave_if_cond(if_node).value & 31);
   return true;
 }
 
@@ -492,7 +493,7 @@ static void note_kernel(usage *u, wave_kernel *k) {
 /* Whether the statement each_statement gives (an instruction, or an if's condition) is of the
  * documentation dialect. */
 static bool statement_needs_lowering(const wave_instr *in, const wave_node *if_node) {
-  return in ? needs_lowering(in) : is_negated_pred(&if_node->u.if_.cond);
+  return in ? needs_lowering(in) : is_negated_pred(wave_if_cond(if_node));
 }
 
 static bool lower_statement(void *arg, wave_instr *in, wave_node *if_node) {
@@ -616,7 +617,7 @@ static needs needs_of(const wave_instr *in) {
     const wave_operand *o = wave_instr_operand(in, i);
     if (is_docs_immediate(in, i) && n.num_values < WAVE_MAX_OPERANDS)
       n.values[n.num_values++] = o->value;
-    negated += is_negated_pred(o) && !(op == WAVE_OP_SELECT && i == 1);
+    negated += is_negated_pred(*o) && !(op == WAVE_OP_SELECT && i == 1);
   }
   if (negated == 1)
     need_bool_constants(&n, 1);
@@ -668,13 +669,13 @@ static bool walk_needs(const lowering *lw, wave_kernel *k, tally *t, bool record
         loops++;
       } else if (w.event == WAVE_WALK_ENDLOOP) {
         loops--;
-      } else if (w.event == WAVE_WALK_IF && is_negated_pred(&w.node->u.if_.cond)) {
+      } else if (w.event == WAVE_WALK_IF && is_negated_pred(wave_if_cond(w.node))) {
         needs n = {{0}, 0, 0};
         need_bool_constants(&n, 1);
-        if (!tally_statement(lw, t, &n, w.node->u.if_.if_src.loc, loops, record))
+        if (!tally_statement(lw, t, &n, wave_node_origin(w.node, WAVE_LINE_IF)->loc, loops, record))
           return false;
       } else if (w.event == WAVE_WALK_BLOCK) {
-        for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
+        for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in)) {
           if (!needs_lowering(in))
             continue;
           needs n = needs_of(in);

@@ -59,9 +59,9 @@ bool wave_scratch_pred(wave_scratch *s, uint32_t *p) {
 /* Every register the subtree of node reads or writes, the predicates of its ifs included. */
 static wave_regset mentioned_in(const wave_node *node, wave_regset set) {
   for (const wave_node *n = node; n; n = wave_tree_next(node, n)) {
-    if (n->kind == WAVE_NODE_IF)
-      wave_regset_set(&set, WAVE_REG_PRED(n->u.if_.cond.value));
-    if (n->kind != WAVE_NODE_BLOCK)
+    if (wave_node_kind_of(n) == WAVE_NODE_IF)
+      wave_regset_set(&set, WAVE_REG_PRED(wave_if_cond(n).value));
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
       continue;
     wave_foreach_instr(i, n) {
       wave_regset uses, defs;
@@ -80,9 +80,9 @@ static void scan_kernel(const wave_kernel *kernel, bool *call, bool *negated) {
   wave_foreach_region(r, (wave_kernel *)kernel) {
     wave_foreach_node(top, &r->body) {
       for (const wave_node *n = top; n; n = wave_tree_next(top, n)) {
-        if (n->kind == WAVE_NODE_IF)
-          *negated |= n->u.if_.cond.negated != 0;
-        if (n->kind != WAVE_NODE_BLOCK)
+        if (wave_node_kind_of(n) == WAVE_NODE_IF)
+          *negated |= wave_if_cond(n).negated != 0;
+        if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
           continue;
         wave_foreach_instr(i, n) {
           *call |= wave_instr_op(i) == WAVE_OP_CALL;

@@ -91,12 +91,13 @@ static void find_constructs(wave_hazard_set *set, const wave_kernel *kernel) {
     wave_const_walk_init(&w, &r->body);
     while (wave_const_walk_next(&w)) {
       if (w.event == WAVE_WALK_IF)
-        add_construct(set, WAVE_BARRIER_CAUSE_IF, w.node->u.if_.if_src.loc.line);
+        add_construct(set, WAVE_BARRIER_CAUSE_IF, wave_node_origin(w.node, WAVE_LINE_IF)->loc.line);
       else if (w.event == WAVE_WALK_LOOP)
-        add_construct(set, WAVE_BARRIER_CAUSE_LOOP, w.node->u.loop.loop_src.loc.line);
+        add_construct(set, WAVE_BARRIER_CAUSE_LOOP,
+                      wave_node_origin(w.node, WAVE_LINE_LOOP)->loc.line);
       if (w.event != WAVE_WALK_BLOCK)
         continue;
-      for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
+      for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in)) {
         if (wave_instr_op(in) == WAVE_OP_BREAK || wave_instr_op(in) == WAVE_OP_CONTINUE)
           add_construct(set, WAVE_BARRIER_CAUSE_BRANCH, wave_instr_loc(in).line);
       }

@@ -164,12 +164,13 @@ static bool unwrap(const item *x, int body) {
   wave_node *node = x->node;
   if (!node)
     return false;
-  wave_node_list *list = node->kind == WAVE_NODE_LOOP ? (body ? NULL : &node->u.loop.body)
-                         : body ? &node->u.if_.else_body
-                                : &node->u.if_.then_body;
+  wave_node_list *list = wave_node_kind_of(node) == WAVE_NODE_LOOP
+                             ? (body ? NULL : wave_loop_body(node))
+                         : body ? wave_if_else(node)
+                                : wave_if_then(node);
   if (!list || wave_node_list_is_empty(list))
     return false;
-  if (node->kind == WAVE_NODE_LOOP && !remove_exits(list))
+  if (wave_node_kind_of(node) == WAVE_NODE_LOOP && !remove_exits(list))
     return false;
   return wave_node_replace(node, list);
 }

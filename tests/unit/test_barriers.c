@@ -51,7 +51,7 @@ Test(barriers, divergent_if_and_converged_barrier) {
   cr_assert_not_null(f);
   cr_assert_eq(f, wave_barriers_finding(b, 0), "findings come in text order");
   cr_assert_eq(f->cause, WAVE_BARRIER_CAUSE_IF);
-  cr_assert_eq(f->node, k->first_region->body.first->next, "the if");
+  cr_assert_eq(f->node, wave_node_next(wave_node_list_first(&k->first_region->body)), "the if");
   cr_assert_eq(f->line, 4);
   cr_assert(!f->across_waves);
   cr_assert(strstr(f->why, "the if at line 4 is divergent") && strstr(f->why, "sr_lane_id"),
@@ -150,7 +150,8 @@ Test(barriers, deep_nest) {
   const wave_barrier_finding *f = wave_barriers_finding(b, 0);
   cr_assert_eq(f->instr, nth_op(k, WAVE_OP_BARRIER, 0));
   cr_assert_eq(f->cause, WAVE_BARRIER_CAUSE_IF);
-  cr_assert_eq(f->node, k->first_region->body.first->next, "the one divergent if");
+  cr_assert_eq(f->node, wave_node_next(wave_node_list_first(&k->first_region->body)),
+               "the one divergent if");
   wave_barriers_destroy(b);
   wave_module_destroy(m);
   free(text);
@@ -279,7 +280,7 @@ Test(barriers, generator_places_divergent_barriers) {
       loops -= w.event == WAVE_WALK_ENDLOOP;
       if (w.event != WAVE_WALK_BLOCK)
         continue;
-      for (const wave_instr *i = w.node->u.block.first; i; i = wave_instr_next(i)) {
+      for (const wave_instr *i = wave_block_first(w.node); i; i = wave_instr_next(i)) {
         nested += wave_instr_op(i) == WAVE_OP_BARRIER && w.depth > 0;
         cr_assert(!(wave_instr_op(i) == WAVE_OP_HALT && loops), "seed %llu: a halt in a loop",
                   (unsigned long long)seed);

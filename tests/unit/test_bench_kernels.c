@@ -132,10 +132,10 @@ Test(bench_kernels, files_describe_their_launch) {
 
 static bool small_side(const wave_node_list *list) {
   size_t n = 0;
-  for (const wave_node *node = list->first; node; node = node->next) {
-    if (node->kind != WAVE_NODE_BLOCK)
+  for (const wave_node *node = wave_node_list_first(list); node; node = wave_node_next(node)) {
+    if (wave_node_kind_of(node) != WAVE_NODE_BLOCK)
       return false;
-    for (const wave_instr *i = node->u.block.first; i; i = wave_instr_next(i), n++)
+    for (const wave_instr *i = wave_block_first(node); i; i = wave_instr_next(i), n++)
       if (!wave_instr_can_speculate(i) && wave_instr_op(i) != WAVE_OP_BREAK &&
           wave_instr_op(i) != WAVE_OP_CONTINUE)
         return false;
@@ -151,8 +151,8 @@ static bool has_small_divergent_if(const wave_kernel *kernel) {
     wave_const_walker w;
     wave_const_walk_init(&w, &r->body);
     while (!found && wave_const_walk_next(&w))
-      found = w.event == WAVE_WALK_IF && small_side(&w.node->u.if_.then_body) &&
-              small_side(&w.node->u.if_.else_body) && wave_uniformity_node_divergent(u, w.node);
+      found = w.event == WAVE_WALK_IF && small_side(wave_if_then(w.node)) &&
+              small_side(wave_if_else(w.node)) && wave_uniformity_node_divergent(u, w.node);
   }
   wave_uniformity_destroy(u);
   return found;

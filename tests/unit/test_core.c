@@ -149,18 +149,19 @@ Test(builder, walk_visits_statements_in_text_order) {
 Test(builder, nested_lists_know_their_region) {
   wave_module *m = wave_module_create(NULL);
   wave_kernel *k = tu_sample_kernel(m);
-  wave_node *iff = k->first_region->body.first->next;
-  wave_node *loop = iff->u.if_.else_body.first;
-  cr_assert_eq(loop->u.loop.body.region, k->first_region);
-  cr_assert_eq(loop->u.loop.body.parent, loop);
-  cr_assert_eq(loop->list->parent, iff);
+  wave_node *iff = wave_node_next(wave_node_list_first(&k->first_region->body));
+  wave_node *loop = wave_node_list_first(wave_if_else(iff));
+  cr_assert_eq(wave_node_list_region(wave_loop_body(loop)), k->first_region);
+  cr_assert_eq(wave_node_list_parent(wave_loop_body(loop)), loop);
+  cr_assert_eq(wave_node_list_parent(wave_node_list_of(loop)), iff);
   wave_region *sub = wave_region_create(k, "sub");
   cr_assert_eq(k->last_region, sub);
   cr_assert_str_eq(sub->label, "sub");
   wave_node_remove(loop);
-  cr_assert_null(iff->u.if_.else_body.first);
+  cr_assert_null(wave_node_list_first(wave_if_else(iff)));
   wave_node_list_append(&sub->body, loop);
-  cr_assert_eq(loop->u.loop.body.region, sub, "moved subtree follows its new region");
+  cr_assert_eq(wave_node_list_region(wave_loop_body(loop)), sub,
+               "moved subtree follows its new region");
   wave_module_destroy(m);
 }
 
@@ -177,12 +178,12 @@ Test(builder, instruction_list_edits) {
   cr_assert_eq(wave_instr_prev(c), mid);
   wave_instr *first = wave_instr_create(m, WAVE_OP_BARRIER, WAVE_NO_GUARD, false, 0, NULL);
   wave_instr_insert_before(a, first);
-  cr_assert_eq(b->u.block.first, first);
+  cr_assert_eq(wave_block_first(b), first);
   wave_instr_remove(c);
-  cr_assert_eq(b->u.block.last, mid);
+  cr_assert_eq(wave_block_last(b), mid);
   cr_assert_null(wave_instr_node(c));
   wave_block_prepend(b, c);
-  cr_assert_eq(b->u.block.first, c);
+  cr_assert_eq(wave_block_first(b), c);
   cr_assert_eq(wave_instr_next(c), first);
   cr_assert_eq(wave_node_list_tail_block(m, &k->first_region->body), b, "reuses a tail block");
   wave_module_destroy(m);
@@ -197,7 +198,7 @@ Test(builder, deep_nesting_walks_without_recursion) {
     wave_node *iff = wave_if_create(m, wave_pred(1));
     cr_assert_not_null(iff);
     wave_node_list_append(list, iff);
-    list = &iff->u.if_.then_body;
+    list = wave_if_then(iff);
   }
   wave_walker w;
   wave_walk_init(&w, &k->first_region->body);

@@ -147,7 +147,7 @@ static item stream_next(item_stream *s) {
     unsigned depth = s->walker.depth;
     switch (s->walker.event) {
     case WAVE_WALK_BLOCK:
-      s->pending = n->u.block.first;
+      s->pending = wave_block_first(n);
       if (s->blocks)
         return (item){ITEM_BLOCK, n, NULL, depth};
       break;
@@ -249,12 +249,13 @@ static bool same_region(const wave_region *a, const wave_region *b, bool blocks,
       if (!same_instr(x.instr, y.instr, m))
         return false;
       break;
-    case ITEM_IF:
-      if (!same_operand(&x.node->u.if_.cond, &y.node->u.if_.cond) ||
-          x.node->u.if_.has_else != y.node->u.if_.has_else)
+    case ITEM_IF: {
+      wave_operand cx = wave_if_cond(x.node), cy = wave_if_cond(y.node);
+      if (!same_operand(&cx, &cy) || wave_if_has_else(x.node) != wave_if_has_else(y.node))
         return differ(m, "line %u: the condition or the else of an if changed",
-                      x.node->u.if_.if_src.loc.line);
+                      wave_node_origin(x.node, WAVE_LINE_IF)->loc.line);
       break;
+    }
     default:
       break;
     }
@@ -496,13 +497,13 @@ static void count_op(coverage *c, wave_opcode op) {
 
 /* The innermost if or loop around a node; NULL at the top level of a region. */
 static const wave_node *enclosing(const wave_node *node) {
-  return node->list ? node->list->parent : NULL;
+  return wave_node_list_of(node) ? wave_node_list_parent(wave_node_list_of(node)) : NULL;
 }
 
 /* The innermost loop around a node, looking through ifs. */
 static const wave_node *enclosing_loop(const wave_node *node) {
   for (const wave_node *n = enclosing(node); n; n = enclosing(n))
-    if (n->kind == WAVE_NODE_LOOP)
+    if (wave_node_kind_of(n) == WAVE_NODE_LOOP)
       return n;
   return NULL;
 }
@@ -517,13 +518,13 @@ static void count_instr(coverage *c, const wave_instr *in, const wave_node *bloc
   if (wave_instr_origin(in)->leading)
     c->line_comments++;
   const wave_node *parent = enclosing(block);
-  bool in_if = parent && parent->kind == WAVE_NODE_IF;
+  bool in_if = parent && wave_node_kind_of(parent) == WAVE_NODE_IF;
   switch (wave_instr_op(in)) {
   case WAVE_OP_BREAK: {
     const wave_node *loop = enclosing_loop(block);
     if (in_if)
       c->breaks_in_if++;
-    else if (parent && parent->kind == WAVE_NODE_LOOP)
+    else if (parent && wave_node_kind_of(parent) == WAVE_NODE_LOOP)
       c->top_level_breaks++;
     if (loop && enclosing_loop(loop))
       c->inner_loop_breaks++;
@@ -563,7 +564,7 @@ static void count_module(coverage *c, const wave_module *m) {
         case ITEM_IF:
           count_op(c, WAVE_OP_IF);
           count_op(c, WAVE_OP_ENDIF);
-          if (it.node->u.if_.has_else) {
+          if (wave_if_has_else(it.node)) {
             count_op(c, WAVE_OP_ELSE);
             c->if_with_else++;
           } else {

@@ -54,9 +54,9 @@ Test(deadlock, program_2_names_the_read_the_writer_and_the_if) {
   cr_assert_eq(wave_deadlock_num_loops(d), 1);
   cr_assert_eq(wave_deadlock_num_findings(d), 1);
   const wave_loop_verdict *v = wave_deadlock_loop(d, 0);
-  const wave_node *the_if = k->first_region->body.first->next;
-  cr_assert_eq(the_if->kind, WAVE_NODE_IF);
-  cr_assert_eq(v->loop, the_if->u.if_.then_body.first);
+  const wave_node *the_if = wave_node_next(wave_node_list_first(&k->first_region->body));
+  cr_assert_eq(wave_node_kind_of(the_if), WAVE_NODE_IF);
+  cr_assert_eq(v->loop, wave_node_list_first(wave_if_then(the_if)));
   cr_assert_eq(v->wait, WAVE_WAIT_DEADLOCK);
   cr_assert_eq(v->read, instr_at_line(k, 7));
   cr_assert_eq(v->writer, instr_at_line(k, 13));
@@ -113,7 +113,7 @@ Test(deadlock, nest_100000_deep) {
   cr_assert_not_null(d);
   cr_assert_eq(wave_deadlock_num_loops(d), DEEP);
   cr_assert_eq(wave_deadlock_num_findings(d), DEEP);
-  const wave_instr *store = k->first_region->body.last->u.block.first;
+  const wave_instr *store = wave_block_first(wave_node_list_last(&k->first_region->body));
   for (size_t i = 0; i < DEEP; i++) {
     const wave_loop_verdict *v = wave_deadlock_loop(d, i);
     cr_assert(v->writer == store && v->parker == v->loop, "loop %zu", i);

@@ -57,10 +57,13 @@ static void way_text(const wave_depth *d, wave_depth_kind kind, char *buf, size_
   for (size_t i = 0; i < p.length; i++) {
     const wave_depth_step *s = &p.steps[i];
     cr_assert((s->node == NULL) != (s->call == NULL), "step %zu sets both or neither", i);
-    unsigned line = s->call                         ? wave_instr_loc(s->call).line
-                    : s->node->kind == WAVE_NODE_IF ? s->node->u.if_.if_src.loc.line
-                                                    : s->node->u.loop.loop_src.loc.line;
-    const char *word = s->call ? "call" : s->node->kind == WAVE_NODE_IF ? "if" : "loop";
+    unsigned line = s->call ? wave_instr_loc(s->call).line
+                    : wave_node_kind_of(s->node) == WAVE_NODE_IF
+                        ? wave_node_origin(s->node, WAVE_LINE_IF)->loc.line
+                        : wave_node_origin(s->node, WAVE_LINE_LOOP)->loc.line;
+    const char *word = s->call                                      ? "call"
+                       : wave_node_kind_of(s->node) == WAVE_NODE_IF ? "if"
+                                                                    : "loop";
     used += (size_t)snprintf(buf + used, size - used, "%s%s%s%u", i ? " " : "",
                              i == p.cycle ? "[" : "", word, line);
     cr_assert_lt(used, size);
@@ -389,7 +392,7 @@ Test(depth, nest_100000_deep) {
   wave_depth_path p = wave_depth_deepest(a.d, WAVE_DEPTH_STATIC);
   cr_assert_eq(p.length, DEEP);
   cr_assert_eq(p.cycle, p.length);
-  cr_assert_eq(p.steps[DEEP - 1].node->kind, WAVE_NODE_LOOP);
+  cr_assert_eq(wave_node_kind_of(p.steps[DEEP - 1].node), WAVE_NODE_LOOP);
   cr_assert_eq(wave_depth_deepest(a.d, WAVE_DEPTH_DIVERGENT).length, DEEP / 2);
   release(&a);
   free(text);
@@ -405,11 +408,11 @@ Test(depth, nest_100000_deep_with_a_call_at_the_bottom) {
   wave_depth_path p = wave_depth_deepest(a.d, WAVE_DEPTH_STATIC);
   cr_assert_eq(p.length, DEEP + 2);
   cr_assert_not_null(p.steps[DEEP].call);
-  cr_assert_eq(p.steps[DEEP + 1].node->kind, WAVE_NODE_IF);
+  cr_assert_eq(wave_node_kind_of(p.steps[DEEP + 1].node), WAVE_NODE_IF);
   p = wave_depth_deepest(a.d, WAVE_DEPTH_DIVERGENT);
   cr_assert_eq(p.length, DEEP / 2 + 2);
   cr_assert_not_null(p.steps[DEEP / 2].call);
-  cr_assert_eq(p.steps[DEEP / 2 + 1].node->kind, WAVE_NODE_IF);
+  cr_assert_eq(wave_node_kind_of(p.steps[DEEP / 2 + 1].node), WAVE_NODE_IF);
   release(&a);
   free(text);
 }

@@ -30,10 +30,10 @@ typedef struct counts {
 } counts;
 
 static bool region_falls_through(const wave_region *r) {
-  const wave_node *n = r->body.last;
-  if (!n || n->kind != WAVE_NODE_BLOCK || !n->u.block.last)
+  const wave_node *n = wave_node_list_last(&r->body);
+  if (!n || wave_node_kind_of(n) != WAVE_NODE_BLOCK || !wave_block_last(n))
     return true;
-  const wave_instr *i = n->u.block.last;
+  const wave_instr *i = wave_block_last(n);
   return !((wave_instr_op(i) == WAVE_OP_HALT || wave_instr_op(i) == WAVE_OP_RETURN) &&
            wave_instr_guard(i) == WAVE_NO_GUARD);
 }
@@ -54,7 +54,7 @@ static counts expected_counts(const wave_kernel *k, const wave_uniformity *u) {
       bool div = w.event != WAVE_WALK_BLOCK && wave_uniformity_node_divergent(u, n);
       switch (w.event) {
       case WAVE_WALK_BLOCK:
-        for (const wave_instr *i = n->u.block.first; i; i = wave_instr_next(i)) {
+        for (const wave_instr *i = wave_block_first(n); i; i = wave_instr_next(i)) {
           if (wave_instr_op(i) != WAVE_OP_BREAK && wave_instr_op(i) != WAVE_OP_CONTINUE)
             continue;
           int kind = wave_instr_op(i) == WAVE_OP_BREAK ? BREAK : CONTINUE;
@@ -68,7 +68,7 @@ static counts expected_counts(const wave_kernel *k, const wave_uniformity *u) {
         }
         break;
       case WAVE_WALK_IF: {
-        bool has_else = n->u.if_.has_else || n->u.if_.else_body.first;
+        bool has_else = wave_if_has_else(n) || wave_node_list_first(wave_if_else(n));
         c.blocks += 2 + has_else;   /* then, else, endif */
         c.divergent_blocks += (outer || div) * (1 + has_else);
         c.edges[THEN]++;

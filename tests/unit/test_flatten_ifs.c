@@ -158,7 +158,8 @@ static wave_flatten_status flatten_first(const char *text, wave_flatten_outcome 
   wave_flatten f;
   wave_flatten_init(&f, k, wave_target_default(), lv, wave_xform_kernel_taken(k), cm, 0, 8);
   wave_node *outer = first_if_in(&k->first_region->body);
-  wave_flatten_status st = wave_flatten_if(&f, outer ? outer : k->first_region->body.first, out);
+  wave_flatten_status st =
+      wave_flatten_if(&f, outer ? outer : wave_node_list_first(&k->first_region->body), out);
   wave_comment_moves_destroy(cm);
   wave_liveness_destroy(lv);
   wave_module_destroy(m);
@@ -296,7 +297,8 @@ Test(flatten_ifs, comments_of_a_deep_chain, .timeout = 120) {
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
   wave_pipeline_result result = {0};
   run_pipeline(m, "flatten-ifs", "portable", &result);
-  const char *leading = m->first_kernel->first_region->body.last->u.block.last->src.leading;
+  const char *leading =
+      wave_node_list_last(&m->first_kernel->first_region->body)->u.block.last->src.leading;
   cr_assert_not_null(leading, "the halt carries the endifs' comments");
   /* The one endif left is the innermost (endif 0); endif 1 .. endif 99999 follow it. */
   char line[32];

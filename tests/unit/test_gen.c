@@ -53,11 +53,11 @@ typedef struct features {
 
 /* Whether the innermost region around `block` is an if nested inside a loop. */
 static bool in_if_inside_loop(const wave_node *block) {
-  const wave_node *parent = block->list->parent;
-  if (!parent || parent->kind != WAVE_NODE_IF)
+  const wave_node *parent = wave_node_list_parent(wave_node_list_of(block));
+  if (!parent || wave_node_kind_of(parent) != WAVE_NODE_IF)
     return false;
-  for (; parent; parent = parent->list->parent)
-    if (parent->kind == WAVE_NODE_LOOP)
+  for (; parent; parent = wave_node_list_parent(wave_node_list_of(parent)))
+    if (wave_node_kind_of(parent) == WAVE_NODE_LOOP)
       return true;
   return false;
 }
@@ -136,12 +136,12 @@ static features count_features(wave_module *m) {
       f.max_depth = w.depth + 1;
     if (w.event == WAVE_WALK_IF) {
       f.ifs++;
-      f.elses += w.node->u.if_.has_else;
+      f.elses += wave_if_has_else(w.node);
     } else if (w.event == WAVE_WALK_LOOP) {
       f.loops++;
     } else if (w.event == WAVE_WALK_BLOCK) {
       bool after_halt = false;
-      for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in)) {
+      for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in)) {
         count_instr(&f, in, w.node, w.depth, after_halt);
         after_halt |= wave_instr_op(in) == WAVE_OP_HALT && wave_instr_guard(in) != WAVE_NO_GUARD;
       }
@@ -309,12 +309,13 @@ static bool is_speculable(const wave_instr *in) {
 static bool only_block(const wave_node_list *list, unsigned max_len, const wave_instr **first,
                        const wave_instr **last) {
   *first = *last = NULL;
-  if (!list->first)
+  if (!wave_node_list_first(list))
     return true;
-  if (list->first != list->last || list->first->kind != WAVE_NODE_BLOCK)
+  if (wave_node_list_first(list) != wave_node_list_last(list) ||
+      wave_node_kind_of(wave_node_list_first(list)) != WAVE_NODE_BLOCK)
     return false;
-  *first = list->first->u.block.first;
-  *last = list->first->u.block.last;
+  *first = wave_block_first(wave_node_list_first(list));
+  *last = wave_block_last(wave_node_list_first(list));
   unsigned n = 0;
   for (const wave_instr *in = *first; in; in = wave_instr_next(in), n++)
     if (max_len && !is_speculable(in))
@@ -351,12 +352,14 @@ static bool same_lists(const wave_node_list *a, const wave_node_list *b) {
       return true;
     if (wa.event != wb.event)
       return false;
-    if (wa.event == WAVE_WALK_IF && (!same_operand(&wa.node->u.if_.cond, &wb.node->u.if_.cond) ||
-                                     wa.node->u.if_.has_else != wb.node->u.if_.has_else))
+    wave_operand ca = wa.event == WAVE_WALK_IF ? wave_if_cond(wa.node) : wave_gpr(0);
+    wave_operand cb = wb.event == WAVE_WALK_IF ? wave_if_cond(wb.node) : wave_gpr(0);
+    if (wa.event == WAVE_WALK_IF &&
+        (!same_operand(&ca, &cb) || wave_if_has_else(wa.node) != wave_if_has_else(wb.node)))
       return false;
     if (wa.event != WAVE_WALK_BLOCK)
       continue;
-    const wave_instr *x = wa.node->u.block.first, *y = wb.node->u.block.first;
+    const wave_instr *x = wave_block_first(wa.node), *y = wave_block_first(wb.node);
     for (; x && y; x = wave_instr_next(x), y = wave_instr_next(y))
       if (!same_instr(x, y))
         return false;
@@ -378,22 +381,23 @@ static bool reads_gpr(const wave_instr *in, uint32_t r) {
 }
 
 static bool inside_loop(const wave_node *node) {
-  for (const wave_node *p = node->list->parent; p; p = p->list->parent)
-    if (p->kind == WAVE_NODE_LOOP)
+  for (const wave_node *p = wave_node_list_parent(wave_node_list_of(node)); p;
+       p = wave_node_list_parent(wave_node_list_of(p)))
+    if (wave_node_kind_of(p) == WAVE_NODE_LOOP)
       return true;
   return false;
 }
 
 static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_uniformity *u) {
-  const wave_node_list *then_list = &n->u.if_.then_body, *else_list = &n->u.if_.else_body;
+  const wave_node_list *then_list = wave_if_then(n), *else_list = wave_if_else(n);
   const wave_instr *t0, *t1, *e0, *e1;
-  uint32_t cond = n->u.if_.cond.value;
+  uint32_t cond = wave_if_cond(n).value;
   if (only_block(then_list, 4, &t0, &t1) && t0 &&
-      (!else_list->first || only_block(else_list, 4, &e0, &e1))) {
+      (!wave_node_list_first(else_list) || only_block(else_list, 4, &e0, &e1))) {
     s->small_ifs++;
     s->small_ifs_on_p0 += cond == 0;
     s->small_uniform_ifs += !wave_uniformity_node_divergent(u, n);
-    if (else_list->first) {
+    if (wave_node_list_first(else_list)) {
       s->small_elses++;
       s->same_register_sides += wave_instr_num_operands(t1) && wave_instr_num_operands(e1) &&
                                 wave_instr_slot(t1, 0).kind == WAVE_OPERAND_GPR &&
@@ -401,8 +405,9 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
     }
   }
   /* A division right inside the if by a register compared with zero just before it. */
-  const wave_node *prev = n->prev;
-  const wave_instr *cmp = prev && prev->kind == WAVE_NODE_BLOCK ? prev->u.block.last : NULL;
+  const wave_node *prev = wave_node_prev(n);
+  const wave_instr *cmp =
+      prev && wave_node_kind_of(prev) == WAVE_NODE_BLOCK ? wave_block_last(prev) : NULL;
   if (cmp && (wave_instr_op(cmp) == WAVE_OP_ICMP_NE || wave_instr_op(cmp) == WAVE_OP_ICMP_EQ) &&
       wave_instr_slot(cmp, 0).value == cond) {
     const wave_node_list *side = wave_instr_op(cmp) == WAVE_OP_ICMP_NE ? then_list : else_list;
@@ -412,28 +417,30 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
       s->protected_divisions++;
   }
   /* if pA { [compare] if pB { S } } */
-  const wave_node *inner = then_list->last;
-  if (!n->u.if_.has_else && inner && inner->kind == WAVE_NODE_IF && !inner->u.if_.has_else) {
-    const wave_node *before = then_list->first;
+  const wave_node *inner = wave_node_list_last(then_list);
+  if (!wave_if_has_else(n) && inner && wave_node_kind_of(inner) == WAVE_NODE_IF &&
+      !wave_if_has_else(inner)) {
+    const wave_node *before = wave_node_list_first(then_list);
     if (before == inner) {
       s->nested_ifs++;
-    } else if (before->next == inner && before->kind == WAVE_NODE_BLOCK) {
+    } else if (wave_node_next(before) == inner && wave_node_kind_of(before) == WAVE_NODE_BLOCK) {
       /* The compare, with the constant it may need. */
-      const wave_instr *last = before->u.block.last;
+      const wave_instr *last = wave_block_last(before);
       s->nested_with_compare += wave_opcode_get(wave_instr_op(last))->category == WAVE_CAT_CMP &&
-                                wave_instr_slot(last, 0).value == inner->u.if_.cond.value &&
-                                (before->u.block.first == last ||
-                                 wave_instr_op(before->u.block.first) == WAVE_OP_MOV_IMM);
+                                wave_instr_slot(last, 0).value == wave_if_cond(inner).value &&
+                                (wave_block_first(before) == last ||
+                                 wave_instr_op(wave_block_first(before)) == WAVE_OP_MOV_IMM);
     }
   }
   /* if pA { S } else { [compare] if pB { S } } */
-  inner = else_list->last;
-  if (inner && inner->kind == WAVE_NODE_IF && !inner->u.if_.has_else &&
-      (else_list->first == inner || else_list->first->next == inner) &&
-      same_lists(then_list, &inner->u.if_.then_body))
+  inner = wave_node_list_last(else_list);
+  if (inner && wave_node_kind_of(inner) == WAVE_NODE_IF && !wave_if_has_else(inner) &&
+      (wave_node_list_first(else_list) == inner ||
+       wave_node_next(wave_node_list_first(else_list)) == inner) &&
+      same_lists(then_list, wave_if_then(inner)))
     s->else_if_same++;
   /* if pA { [S] break/continue pB } in a loop */
-  if (!n->u.if_.has_else && inside_loop(n) && only_block(then_list, 0, &t0, &t1) && t1 &&
+  if (!wave_if_has_else(n) && inside_loop(n) && only_block(then_list, 0, &t0, &t1) && t1 &&
       (wave_instr_op(t1) == WAVE_OP_BREAK || wave_instr_op(t1) == WAVE_OP_CONTINUE)) {
     bool pure = true;
     for (const wave_instr *in = t0; in != t1; in = wave_instr_next(in))
@@ -446,18 +453,20 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
       s->if_continues++;
   }
   /* The same first or last instruction on both sides. */
-  const wave_node *a = then_list->first, *b = else_list->first;
-  s->common_begins += a && b && a->kind == WAVE_NODE_BLOCK && b->kind == WAVE_NODE_BLOCK &&
-                      same_instr(a->u.block.first, b->u.block.first);
-  a = then_list->last, b = else_list->last;
-  s->common_ends += a && b && a->kind == WAVE_NODE_BLOCK && b->kind == WAVE_NODE_BLOCK &&
-                    same_instr(a->u.block.last, b->u.block.last);
-  s->adjacent_ifs += n->next && n->next->kind == WAVE_NODE_IF &&
-                     n->next->u.if_.cond.value == cond;
+  const wave_node *a = wave_node_list_first(then_list), *b = wave_node_list_first(else_list);
+  s->common_begins += a && b && wave_node_kind_of(a) == WAVE_NODE_BLOCK &&
+                      wave_node_kind_of(b) == WAVE_NODE_BLOCK &&
+                      same_instr(wave_block_first(a), wave_block_first(b));
+  a = wave_node_list_last(then_list), b = wave_node_list_last(else_list);
+  s->common_ends += a && b && wave_node_kind_of(a) == WAVE_NODE_BLOCK &&
+                    wave_node_kind_of(b) == WAVE_NODE_BLOCK &&
+                    same_instr(wave_block_last(a), wave_block_last(b));
+  s->adjacent_ifs += wave_node_next(n) && wave_node_kind_of(wave_node_next(n)) == WAVE_NODE_IF &&
+                     wave_if_cond(wave_node_next(n)).value == cond;
 }
 
 static void count_block_shapes(pass_shapes *s, const wave_node *block) {
-  for (const wave_instr *in = block->u.block.first; in; in = wave_instr_next(in)) {
+  for (const wave_instr *in = wave_block_first(block); in; in = wave_instr_next(in)) {
     /* Value registers only: r8 and r9 are the generator's address temporaries. */
     uint32_t d = wave_instr_slot(in, 0).value;
     bool value =
@@ -486,9 +495,12 @@ static void count_block_shapes(pass_shapes *s, const wave_node *block) {
 /* A loop that starts by comparing a counter with the counted loops' bound r27 (gen.c) and ends
  * by adding to the counter. */
 static bool is_counted_loop(const wave_node *loop) {
-  const wave_node *first = loop->u.loop.body.first, *last = loop->u.loop.body.last;
-  const wave_instr *cmp = first && first->kind == WAVE_NODE_BLOCK ? first->u.block.first : NULL;
-  const wave_instr *step = last && last->kind == WAVE_NODE_BLOCK ? last->u.block.last : NULL;
+  const wave_node *first = wave_node_list_first(wave_loop_body(loop)),
+                  *last = wave_node_list_last(wave_loop_body(loop));
+  const wave_instr *cmp =
+      first && wave_node_kind_of(first) == WAVE_NODE_BLOCK ? wave_block_first(first) : NULL;
+  const wave_instr *step =
+      last && wave_node_kind_of(last) == WAVE_NODE_BLOCK ? wave_block_last(last) : NULL;
   if (!cmp || !step || wave_instr_num_operands(cmp) != 3 || wave_instr_op(step) != WAVE_OP_IADD)
     return false;
   uint32_t a = wave_instr_slot(cmp, 1).value, b = wave_instr_slot(cmp, 2).value;
@@ -506,7 +518,9 @@ static pass_shapes count_pass_shapes(wave_module *m) {
     if (w.event == WAVE_WALK_IF)
       count_if_shapes(&s, w.node, u);
     else if (w.event == WAVE_WALK_LOOP) {
-      s.trailing_ifs += w.node->u.loop.body.last && w.node->u.loop.body.last->kind == WAVE_NODE_IF;
+      s.trailing_ifs +=
+          wave_node_list_last(wave_loop_body(w.node)) &&
+          wave_node_kind_of(wave_node_list_last(wave_loop_body(w.node))) == WAVE_NODE_IF;
       s.counted_loops += is_counted_loop(w.node);
     }
     else if (w.event == WAVE_WALK_BLOCK)
@@ -729,7 +743,7 @@ static wave_instr *last_instr(wave_module *m, bool (*match)(const wave_instr *))
   wave_walk_init(&w, &m->first_kernel->first_region->body);
   while (wave_walk_next(&w))
     if (w.event == WAVE_WALK_BLOCK)
-      for (wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
+      for (wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in))
         if (match(in))
           found = in;
   return found;
@@ -744,7 +758,7 @@ static bool is_iadd_of_values(const wave_instr *in) {
 }
 static bool is_final_halt(const wave_instr *in) {
   return wave_instr_op(in) == WAVE_OP_HALT && wave_instr_guard(in) == WAVE_NO_GUARD &&
-         !wave_instr_node(in)->list->parent;
+         !wave_node_list_parent(wave_node_list_of(wave_instr_node(in)));
 }
 
 /* Removes the last instruction that `match` picks, if any: a wrong transformation. */

@@ -18,9 +18,9 @@ static wave_diags diags;
 static wave_pass_result run_last_if(wave_kernel *kernel, wave_analysis_manager *am,
                                     wave_pass_context *ctx) {
   (void)am;
-  wave_node *last = kernel->first_region->body.last;
-  while (last && last->kind != WAVE_NODE_IF)
-    last = last->prev;
+  wave_node *last = wave_node_list_last(&kernel->first_region->body);
+  while (last && wave_node_kind_of(last) != WAVE_NODE_IF)
+    last = wave_node_prev(last);
   unsigned moved = 0;
   if (last && !wave_hoist_common(last, ctx, &moved))
     return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory");
@@ -97,8 +97,8 @@ Test(hoist_common, nesting_100000_deep_in_one_run) {
     cr_assert_not_null(ifs[d] = wave_build_if(&b, wave_pred(1)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(3), wave_imm(1)));
   for (unsigned d = 0; d < DEPTH; d++) {
-    b.cursor = wave_cursor_list_end(&ifs[d]->u.if_.else_body);
-    ifs[d]->u.if_.has_else = true;
+    b.cursor = wave_cursor_list_end(wave_if_else(ifs[d]));
+    wave_if_set_has_else(ifs[d], true);
     cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(3), wave_imm(1)));
   }
   b.cursor = wave_cursor_list_end(&k->first_region->body);
@@ -109,14 +109,16 @@ Test(hoist_common, nesting_100000_deep_in_one_run) {
   cr_assert_eq(run(m, "hoist-common"), DEPTH);
   /* One mov_imm is left, before the outermost if; every if keeps only the next one. The tree is
    * read afresh: the manager may have laid the code out anew (wave_module_compact). */
-  wave_node *top = k->first_region->body.first;
-  cr_assert_eq(top->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(wave_instr_op(top->u.block.last), WAVE_OP_MOV_IMM);
-  wave_node *level = top->next;
+  wave_node *top = wave_node_list_first(&k->first_region->body);
+  cr_assert_eq(wave_node_kind_of(top), WAVE_NODE_BLOCK);
+  cr_assert_eq(wave_instr_op(wave_block_last(top)), WAVE_OP_MOV_IMM);
+  wave_node *level = wave_node_next(top);
   for (unsigned d = 0; d < DEPTH; d++) {
-    cr_assert(level && level->kind == WAVE_NODE_IF && (d == 0 || !level->next), "level %u", d);
-    cr_assert(wave_node_list_is_empty(&level->u.if_.else_body), "level %u", d);
-    level = level->u.if_.then_body.first;
+    cr_assert(level && wave_node_kind_of(level) == WAVE_NODE_IF &&
+                  (d == 0 || !wave_node_next(level)),
+              "level %u", d);
+    cr_assert(wave_node_list_is_empty(wave_if_else(level)), "level %u", d);
+    level = wave_node_list_first(wave_if_then(level));
   }
   cr_assert_null(level);
   tu_assert_valid(k);

@@ -328,7 +328,7 @@ static void direct_close(direct *d) {
 }
 
 static wave_node *first_if(wave_kernel *k) {
-  for (wave_node *n = k->first_region->body.first; n; n = n->next)
+  for (wave_node *n = wave_node_list_first(&k->first_region->body); n; n = n->next)
     if (n->kind == WAVE_NODE_IF)
       return n;
   cr_assert_fail("no if");

@@ -26,20 +26,19 @@ static nest build_detached_nest(wave_module *m) {
   nest t = {wave_loop_create(m), wave_if_create(m, wave_pred(1)), wave_loop_create(m),
             wave_if_create(m, wave_pred(2))};
   cr_assert(t.a && t.b && t.c && t.d);
-  tu_add(m, wave_node_list_tail_block(m, &t.c->u.loop.body), WAVE_OP_NOP, 0, NULL);
-  wave_node_list_append(&t.b->u.if_.then_body, t.c);
-  wave_node_list_append(&t.a->u.loop.body, t.b);
+  tu_add(m, wave_node_list_tail_block(m, wave_loop_body(t.c)), WAVE_OP_NOP, 0, NULL);
+  wave_node_list_append(wave_if_then(t.b), t.c);
+  wave_node_list_append(wave_loop_body(t.a), t.b);
   /* One level attached after its parent was: the order of construction must not matter. */
-  wave_node_list_append(&t.b->u.if_.else_body, t.d);
+  wave_node_list_append(wave_if_else(t.b), t.d);
   return t;
 }
 
 static void assert_nest_region(const nest *t, const wave_region *r) {
-  const wave_node_list *lists[] = {&t->a->u.loop.body,   &t->b->u.if_.then_body,
-                                   &t->b->u.if_.else_body, &t->c->u.loop.body,
-                                   &t->d->u.if_.then_body, &t->d->u.if_.else_body};
+  const wave_node_list *lists[] = {wave_loop_body(t->a), wave_if_then(t->b), wave_if_else(t->b),
+                                   wave_loop_body(t->c), wave_if_then(t->d), wave_if_else(t->d)};
   for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
-    cr_assert_eq(lists[i]->region, r, "list %zu names the wrong region", i);
+    cr_assert_eq(wave_node_list_region(lists[i]), r, "list %zu names the wrong region", i);
 }
 
 Test(regions, detached_subtree_takes_the_region_it_is_inserted_into) {
@@ -55,7 +54,7 @@ Test(regions, detached_subtree_takes_the_region_it_is_inserted_into) {
   wave_node_remove(t.a);
   wave_node_list_prepend(&sub->body, t.a);
   assert_nest_region(&t, sub);
-  cr_assert_eq(t.a->list, &sub->body);
+  cr_assert_eq(wave_node_list_of(t.a), &sub->body);
   wave_module_destroy(m);
 }
 
@@ -75,7 +74,7 @@ Test(regions, every_insertion_function_updates_the_subtree) {
   wave_node_remove(t.a);
   wave_node_insert_after(anchor, t.a);
   assert_nest_region(&t, sub);
-  cr_assert_eq(anchor->next, t.a);
+  cr_assert_eq(wave_node_next(anchor), t.a);
   wave_module_destroy(m);
 }
 
@@ -99,7 +98,7 @@ Test(walkers, const_walker_reports_the_mutable_walkers_events) {
     cr_assert_eq(w.event, events[n], "event %u", n);
     cr_assert_eq(w.depth, depths[n], "depth %u", n);
     if (w.event == WAVE_WALK_BLOCK)
-      cr_assert_eq(wave_instr_op(w.node->u.block.first), first_op[n], "block at event %u", n);
+      cr_assert_eq(wave_instr_op(wave_block_first(w.node)), first_op[n], "block at event %u", n);
     n++;
   }
   cr_assert_eq(n, 9);
@@ -498,9 +497,9 @@ static wave_node *add_loop(tree *t, wave_node_list *list) {
   return n;
 }
 
-#define THEN(n) (&(n)->u.if_.then_body)
-#define ELSE(n) (&(n)->u.if_.else_body)
-#define BODY(n) (&(n)->u.loop.body)
+#define THEN(n) (wave_if_then((n)))
+#define ELSE(n) (wave_if_else((n)))
+#define BODY(n) (wave_loop_body((n)))
 
 /* [1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6] */
 typedef struct sample {
@@ -553,7 +552,7 @@ Test(navigation, parents_regions_and_enclosing_loops) {
   cr_assert_eq(wave_node_parent(s.inner_loop), s.outer_if);
   cr_assert_eq(wave_node_parent(s.b5), s.inner_if);
   cr_assert_null(wave_node_parent(s.outer_if));
-  cr_assert_eq(wave_instr_node(s.b3->u.block.first), s.b3);
+  cr_assert_eq(wave_instr_node(wave_block_first(s.b3)), s.b3);
   cr_assert_eq(wave_node_region(s.b5), s.t.k->first_region);
   cr_assert_eq(wave_node_enclosing_loop(s.b3), s.inner_loop);
   cr_assert_null(wave_node_enclosing_loop(s.inner_loop), "a loop does not enclose itself");
@@ -594,14 +593,14 @@ Test(navigation, foreach_block_visits_regions_in_order) {
   uint32_t seen[16], n = 0;
   wave_foreach_block(b, t->k) {
     cr_assert_lt(n, 16);
-    seen[n++] = wave_instr_slot(b->u.block.first, 1).value;
+    seen[n++] = wave_instr_slot(wave_block_first(b), 1).value;
   }
   cr_assert_eq(n, 8);
   for (uint32_t i = 0; i < n; i++)
     cr_assert_eq(seen[i], i + 1);
 
   n = 0;
-  wave_foreach_block_in_region(b, sub) seen[n++] = wave_instr_slot(b->u.block.first, 1).value;
+  wave_foreach_block_in_region(b, sub) seen[n++] = wave_instr_slot(wave_block_first(b), 1).value;
   cr_assert(n == 2 && seen[0] == 7 && seen[1] == 8);
   n = 0;
   wave_foreach_block_in_region(b, empty) n++;
@@ -633,7 +632,7 @@ Test(navigation, safe_iteration_survives_removing_the_current_item) {
       wave_instr_remove(i);
   }
   wave_foreach_node_safe(n, t->body) {
-    if (n->kind != WAVE_NODE_BLOCK)
+    if (wave_node_kind_of(n) != WAVE_NODE_BLOCK)
       wave_node_remove(n);
   }
   tu_assert_shape(t->body, "[1] [11 13]");
@@ -649,18 +648,18 @@ Test(navigation, safe_iteration_survives_removing_the_current_item) {
 Test(surgery, extract_stitches_the_gap_and_keeps_the_region) {
   sample s = new_sample();
   tree *t = &s.t;
-  wave_instr *i6 = s.b6->u.block.first;
+  wave_instr *i6 = wave_block_first(s.b6);
   wave_node_list out;
   cr_assert(wave_node_list_extract(s.outer_if, s.empty_loop, &out));
   tu_assert_shape(t->body, "[1 6]");
   tu_assert_shape(&out, "if{[2] loop{[3]}}{[4] if{}{[5]}} loop{}");
-  cr_assert_null(out.parent);
-  cr_assert_eq(out.region, t->k->first_region);
-  cr_assert_eq(s.outer_if->list, &out);
-  cr_assert_eq(s.empty_loop->list, &out);
+  cr_assert_null(wave_node_list_parent(&out));
+  cr_assert_eq(wave_node_list_region(&out), t->k->first_region);
+  cr_assert_eq(wave_node_list_of(s.outer_if), &out);
+  cr_assert_eq(wave_node_list_of(s.empty_loop), &out);
   cr_assert_eq(wave_instr_node(i6), s.b1, "the instruction moved to the merged block");
-  cr_assert_null(s.b6->u.block.first);
-  cr_assert_null(s.b6->list, "the emptied block left the tree");
+  cr_assert_null(wave_block_first(s.b6));
+  cr_assert_null(wave_node_list_of(s.b6), "the emptied block left the tree");
   tu_assert_valid(t->k);
 
   wave_node_list one;
@@ -676,7 +675,7 @@ Test(surgery, extract_refuses_a_bad_range) {
   cr_assert_not(wave_node_list_extract(s.b6, s.b1, &out), "last before first");
   cr_assert_not(wave_node_list_extract(s.b1, s.b2, &out), "two lists");
   tu_assert_shape(s.t.body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
-  cr_assert_null(out.first);
+  cr_assert_null(wave_node_list_first(&out));
   wave_module_destroy(s.t.m);
 }
 
@@ -692,7 +691,7 @@ Test(surgery, reinsert_at_every_kind_of_cursor) {
   cr_assert(wave_node_list_reinsert(t.m, wave_cursor_before_instr(i2), &nodes));
   tu_assert_shape(t.body, "[1] if{[9]}{} [2 3]");
   cr_assert(wave_node_list_is_empty(&nodes));
-  cr_assert_eq(THEN(iff)->region, t.k->first_region);
+  cr_assert_eq(wave_node_list_region(THEN(iff)), t.k->first_region);
   tu_assert_valid(t.k);
 
   /* [7] loop{} [8] into the middle of [2 3]: both ends merge with the halves. */
@@ -731,8 +730,8 @@ Test(surgery, extract_then_reinsert_moves_code_to_another_region) {
   cr_assert(wave_node_list_reinsert(t->m, wave_cursor_list_start(&sub->body), &out));
   tu_assert_shape(t->body, "loop{} [6]");
   tu_assert_shape(&sub->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} [7]");
-  cr_assert_eq(BODY(s.inner_loop)->region, sub);
-  cr_assert_eq(ELSE(s.inner_if)->region, sub);
+  cr_assert_eq(wave_node_list_region(BODY(s.inner_loop)), sub);
+  cr_assert_eq(wave_node_list_region(ELSE(s.inner_if)), sub);
   tu_assert_valid(t->k);
   wave_module_destroy(t->m);
 }
@@ -742,9 +741,9 @@ Test(surgery, replace_an_if_by_one_of_its_lists) {
   tree *t = &s.t;
   cr_assert(wave_node_replace(s.outer_if, THEN(s.outer_if)));
   tu_assert_shape(t->body, "[1 2] loop{[3]} loop{} [6]");
-  cr_assert_null(s.outer_if->list);
+  cr_assert_null(wave_node_list_of(s.outer_if));
   cr_assert(wave_node_list_is_empty(THEN(s.outer_if)));
-  cr_assert_eq(s.inner_loop->list, t->body);
+  cr_assert_eq(wave_node_list_of(s.inner_loop), t->body);
   tu_assert_valid(t->k);
 
   wave_node_list nothing = {0};
@@ -779,14 +778,14 @@ Test(surgery, split_and_merge) {
   cr_assert(tail && tail != b);
   tu_assert_shape(t.body, "[1] [2 3]");
   cr_assert(wave_instr_node(i2) == tail && wave_instr_node(i3) == tail && wave_instr_node(i1) == b);
-  cr_assert(b->u.block.last == i1 && wave_instr_next(i1) == NULL && wave_instr_prev(i2) == NULL);
-  cr_assert_eq(b->next, tail);
+  cr_assert(wave_block_last(b) == i1 && wave_instr_next(i1) == NULL && wave_instr_prev(i2) == NULL);
+  cr_assert_eq(wave_node_next(b), tail);
   cr_assert_not(wave_block_merge(tail, b), "wrong order");
   cr_assert(wave_block_merge(b, tail));
   tu_assert_shape(t.body, "[1 2 3]");
   cr_assert(wave_instr_node(i2) == b && wave_instr_next(i1) == i2 && wave_instr_prev(i2) == i1 &&
-            b->u.block.last == i3);
-  cr_assert_null(tail->list);
+            wave_block_last(b) == i3);
+  cr_assert_null(wave_node_list_of(tail));
   tu_assert_valid(t.k);
   wave_node *loop = add_loop(&t, t.body);
   cr_assert_not(wave_block_merge(b, loop), "only blocks merge");
@@ -819,11 +818,11 @@ Test(cursor, instructions_join_the_neighbouring_block) {
   insert_tag(&t, wave_cursor_after_node(iff), 4);
   tu_assert_shape(t.body, "[1 3] if{}{} [4 2]");
   insert_tag(&t, wave_cursor_list_end(THEN(iff)), 5);
-  wave_instr *first = t.body->first->u.block.first;
+  wave_instr *first = wave_block_first(wave_node_list_first(t.body));
   insert_tag(&t, wave_cursor_before_instr(first), 6);
-  insert_tag(&t, wave_cursor_after_instr(t.body->first->u.block.last), 7);
-  insert_tag(&t, wave_cursor_block_start(t.body->last), 8);
-  insert_tag(&t, wave_cursor_block_end(t.body->last), 9);
+  insert_tag(&t, wave_cursor_after_instr(wave_block_last(wave_node_list_first(t.body))), 7);
+  insert_tag(&t, wave_cursor_block_start(wave_node_list_last(t.body)), 8);
+  insert_tag(&t, wave_cursor_block_end(wave_node_list_last(t.body)), 9);
   tu_assert_shape(t.body, "[6 1 3 7] if{[5]}{} [8 4 2 9]");
   tu_assert_valid(t.k);
 
@@ -878,9 +877,11 @@ Test(builder, emits_in_order_with_the_given_location) {
   cr_assert_eq(wave_instr_loc(brk).line, 7);
   const wave_operand *cond = wave_instr_operand(brk, 0);
   cr_assert(cond->kind == WAVE_OPERAND_PRED && cond->value == 3);
-  cr_assert(iff->u.if_.if_src.loc.line == 7 && iff->u.if_.endif_src.loc.line == 7);
-  cr_assert(iff->u.if_.cond.kind == WAVE_OPERAND_PRED && iff->u.if_.cond.value == 2);
-  cr_assert(loop->u.loop.loop_src.loc.line == 7 && loop->u.loop.endloop_src.loc.line == 7);
+  cr_assert(wave_node_origin(iff, WAVE_LINE_IF)->loc.line == 7 &&
+            wave_node_origin(iff, WAVE_LINE_ENDIF)->loc.line == 7);
+  cr_assert(wave_if_cond(iff).kind == WAVE_OPERAND_PRED && wave_if_cond(iff).value == 2);
+  cr_assert(wave_node_origin(loop, WAVE_LINE_LOOP)->loc.line == 7 &&
+            wave_node_origin(loop, WAVE_LINE_ENDLOOP)->loc.line == 7);
   cr_assert_eq(wave_instr_guard(i10), WAVE_NO_GUARD);
 
   wave_builder stuck = wave_builder_at(t.m, wave_cursor_after_node(wave_loop_create(t.m)), loc);
@@ -905,13 +906,13 @@ static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_lis
     cr_assert_eq(a.event, b.event);
     cr_assert_neq(a.node, b.node, "a node is shared");
     if (a.event == WAVE_WALK_IF) {
-      cr_assert_eq(b.node->u.if_.then_body.parent, b.node);
-      cr_assert_eq(b.node->u.if_.else_body.parent, b.node);
-      cr_assert_eq(a.node->u.if_.cond.value, b.node->u.if_.cond.value);
+      cr_assert_eq(wave_node_list_parent(wave_if_then(b.node)), b.node);
+      cr_assert_eq(wave_node_list_parent(wave_if_else(b.node)), b.node);
+      cr_assert_eq(wave_if_cond(a.node).value, wave_if_cond(b.node).value);
     }
     if (a.event != WAVE_WALK_BLOCK)
       continue;
-    const wave_instr *x = a.node->u.block.first, *y = b.node->u.block.first;
+    const wave_instr *x = wave_block_first(a.node), *y = wave_block_first(b.node);
     for (; x && y; x = wave_instr_next(x), y = wave_instr_next(y)) {
       cr_assert_neq(x, y, "an instruction is shared");
       cr_assert_eq(wave_instr_node(y), b.node);
@@ -929,12 +930,12 @@ static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_lis
 Test(clone, a_list_and_a_node_with_everything_nested) {
   sample s = new_sample();
   tree *t = &s.t;
-  tu_set_origin(s.b3->u.block.first, wave_instr_loc(s.b3->u.block.first), NULL, "; three");
+  tu_set_origin(wave_block_first(s.b3), wave_instr_loc(wave_block_first(s.b3)), NULL, "; three");
   wave_node_list copy;
   cr_assert(wave_node_list_clone(t->m, t->body, &copy));
   tu_assert_shape(&copy, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
   assert_disjoint_copy(t->body, &copy);
-  cr_assert_null(copy.parent);
+  cr_assert_null(wave_node_list_parent(&copy));
 
   wave_region *sub = wave_region_create(t->k, "sub");
   cr_assert_not_null(sub);
@@ -944,8 +945,8 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
 
   wave_node *n = wave_node_clone(t->m, s.outer_if);
   cr_assert_not_null(n);
-  cr_assert_null(n->list);
-  cr_assert(n->prev == NULL && n->next == NULL);
+  cr_assert_null(wave_node_list_of(n));
+  cr_assert(wave_node_prev(n) == NULL && wave_node_next(n) == NULL);
   wave_node_list holder = {0};
   wave_node_list_append(&holder, n);
   tu_assert_shape(&holder, "if{[2] loop{[3]}}{[4] if{}{[5]}}");
@@ -955,7 +956,7 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
                            "if{}{[5]}}} [6]");
   tu_assert_valid(t->k);
 
-  wave_instr *orig = s.b3->u.block.first;
+  wave_instr *orig = wave_block_first(s.b3);
   wave_instr *i = wave_instr_clone(t->m, orig);
   cr_assert(i && i != orig && !wave_instr_node(i) && !wave_instr_prev(i) && !wave_instr_next(i));
   cr_assert(wave_instr_op(i) == wave_instr_op(orig) && wave_instr_slot(i, 1).value == 3);
@@ -965,9 +966,10 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
 
 Test(clone, an_empty_list) {
   tree t = new_tree();
-  wave_node_list copy = {.first = (wave_node *)&t};
+  wave_node_list copy;
+  memset(&copy, 0x5a, sizeof(copy)); /* what clone must overwrite, not read */
   cr_assert(wave_node_list_clone(t.m, t.body, &copy));
-  cr_assert(copy.first == NULL && copy.last == NULL);
+  cr_assert(wave_node_list_first(&copy) == NULL && wave_node_list_last(&copy) == NULL);
   wave_module_destroy(t.m);
 }
 
@@ -1023,8 +1025,10 @@ Test(compact, corpus_text_kernels_and_regions_stay_code_moves) {
     cr_assert_eq(fresh.count, old.count, "%s", path);
     for (size_t i = 0; i < fresh.count; i++) {
       cr_assert_neq(fresh.instrs[i], old.instrs[i], "%s: instruction %zu stayed", path, i);
-      if (i > 0 && wave_instr_node(fresh.instrs[i])->list->region->kernel ==
-                       wave_instr_node(fresh.instrs[i - 1])->list->region->kernel)
+      if (i > 0 &&
+          wave_node_list_region(wave_node_list_of(wave_instr_node(fresh.instrs[i])))->kernel ==
+              wave_node_list_region(wave_node_list_of(wave_instr_node(fresh.instrs[i - 1])))
+                  ->kernel)
         cr_assert_gt((uintptr_t)fresh.instrs[i], (uintptr_t)fresh.instrs[i - 1],
                      "%s: instruction %zu lies before the one before it", path, i);
     }
@@ -1049,11 +1053,11 @@ Test(compact, pays_once_a_quarter_of_the_code_is_removed) {
                                "    halt\n.end\n", "pays.wave", false);
   cr_assert_eq(m->instrs_made, 6);
   cr_assert_not(wave_module_compact_pays(m));
-  wave_node *block = m->first_kernel->first_region->body.first;
-  wave_instr_remove(block->u.block.first);
+  wave_node *block = wave_node_list_first(&m->first_kernel->first_region->body);
+  wave_instr_remove(wave_block_first(block));
   cr_assert_eq(m->instrs_removed, 1);
   cr_assert_not(wave_module_compact_pays(m));
-  wave_instr_remove(block->u.block.first);
+  wave_instr_remove(wave_block_first(block));
   cr_assert(wave_module_compact_pays(m));
   cr_assert(wave_module_compact(m));
   cr_assert(m->instrs_made == 4 && m->instrs_removed == 0);

@@ -137,7 +137,7 @@ static char *print(const wave_module *m) {
 /* Calls the rewrite on the kernel's first if or loop with wave-emu's settings, no growth. */
 static wave_exit_flags_status lower_first(wave_module *m, wave_exit_flags_result *r) {
   wave_kernel *k = m->first_kernel;
-  wave_node *top = k->first_region->body.first;
+  wave_node *top = wave_node_list_first(&k->first_region->body);
   while (top->kind == WAVE_NODE_BLOCK)
     top = top->next;
   wave_liveness *lv = wave_liveness_compute(k);
@@ -183,7 +183,7 @@ Test(legalize_exits, refused_in_a_subroutine) {
                                "    if p1\n        halt\n    endif\n    return\n.end\n",
                                "direct.wave", false);
   wave_kernel *k = m->first_kernel;
-  wave_node *top = k->last_region->body.first->next;
+  wave_node *top = wave_node_list_first(&k->last_region->body)->next;
   cr_assert_eq(top->kind, WAVE_NODE_IF);
   wave_liveness *lv = wave_liveness_compute(k);
   wave_regset reserved = wave_xform_kernel_taken(k);

@@ -50,10 +50,10 @@ Test(licm, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   cr_assert_eq(tu_stat(&r, "constants-hoisted"), 2);
   wave_node *parent = wave_node_parent(inner);
   cr_assert_not_null(parent);
-  wave_node *before = inner->prev;
-  cr_assert(before && before->kind == WAVE_NODE_BLOCK);
-  cr_assert_eq(wave_instr_op(before->u.block.last), WAVE_OP_MOV_SR);
-  cr_assert_eq(wave_instr_op(wave_instr_prev(before->u.block.last)), WAVE_OP_MOV_IMM);
+  wave_node *before = wave_node_prev(inner);
+  cr_assert(before && wave_node_kind_of(before) == WAVE_NODE_BLOCK);
+  cr_assert_eq(wave_instr_op(wave_block_last(before)), WAVE_OP_MOV_SR);
+  cr_assert_eq(wave_instr_op(wave_instr_prev(wave_block_last(before))), WAVE_OP_MOV_IMM);
   tu_assert_valid(k);
   wave_pipeline_result_free(&r);
   wave_pipeline_destroy(p);

@@ -74,8 +74,8 @@ Test(liveness, queries_at_cursors_across_nodes_and_free) {
   wave_regset_set(&r1_r3, WAVE_REG_GPR(3));
   cr_assert(wave_regset_equal(before, r1_r3));
   cr_assert(wave_regset_equal(after, wave_regset_empty()));
-  wave_node *if_node = wave_instr_node(store)->prev;
-  cr_assert_eq(if_node->kind, WAVE_NODE_IF);
+  wave_node *if_node = wave_node_prev(wave_instr_node(store));
+  cr_assert_eq(wave_node_kind_of(if_node), WAVE_NODE_IF);
   cr_assert(wave_regset_equal(wave_liveness_across(lv, if_node), r1_r3));
   wave_regset expected_free = wave_regset_empty();
   for (unsigned r = 0; r < 8; r++)
@@ -246,8 +246,8 @@ Test(liveness, the_end_of_a_region_is_the_start_of_the_next) {
   wave_kernel *k = m->first_kernel;
   wave_region *first = k->first_region, *last = k->last_region;
   cr_assert_neq(first, last);
-  wave_node *iff = first->body.last;
-  cr_assert_eq(iff->kind, WAVE_NODE_IF);
+  wave_node *iff = wave_node_list_last(&first->body);
+  cr_assert_eq(wave_node_kind_of(iff), WAVE_NODE_IF);
   wave_liveness *lv = wave_liveness_compute(k);
   wave_regset expected = wave_regset_empty();
   wave_regset_set(&expected, WAVE_REG_GPR(0));

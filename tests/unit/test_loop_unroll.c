@@ -52,10 +52,10 @@ Test(loop_unroll, loop_nest_100000_deep_in_one_run, .timeout = 120) {
   cr_assert(ok);
   cr_assert_eq(tu_stat(&r, "loops-unrolled"), 1);
   /* The innermost loop's place now holds its two copies: two adds of r4 and two of r5. */
-  const wave_node *last = parent->u.loop.body.last;
-  cr_assert(last && last->kind == WAVE_NODE_BLOCK);
+  const wave_node *last = wave_node_list_last(wave_loop_body(parent));
+  cr_assert(last && wave_node_kind_of(last) == WAVE_NODE_BLOCK);
   unsigned adds = 0;
-  for (const wave_instr *in = last->u.block.first; in; in = wave_instr_next(in))
+  for (const wave_instr *in = wave_block_first(last); in; in = wave_instr_next(in))
     adds += wave_instr_op(in) == WAVE_OP_IADD;
   cr_assert_eq(adds, 4);
   tu_assert_valid(k);

@@ -439,7 +439,7 @@ static harness build_in_loop(int guard, bool neg, wave_opcode op, wave_operand p
   }
   wave_node *loop = wave_loop_create(mod);
   wave_node_list_append(&h.kernel->first_region->body, loop);
-  place_form(&h, tail_block(&loop->u.loop.body), guard, neg, op, OPS(pred));
+  place_form(&h, tail_block(wave_loop_body(loop)), guard, neg, op, OPS(pred));
   return h;
 }
 
@@ -568,30 +568,29 @@ static void check_negated_if(bool block_before, bool all_mentioned) {
   for (unsigned p = 0; all_mentioned && p < 4; p++)
     add(tail_block(body), WAVE_OP_ICMP_EQ, OPS(wave_pred(p), wave_gpr(0), wave_gpr(1)));
   wave_node *ifn = wave_if_create(mod, wave_not_pred(2));
-  ifn->u.if_.if_src.loc = (wave_loc){"t.wave", 3, 5};
-  ifn->u.if_.if_src.comment = "; inverted";
+  tu_set_node_origin(ifn, WAVE_LINE_IF, (wave_loc){"t.wave", 3, 5}, NULL, "; inverted");
   wave_node_list_append(body, ifn);
-  add(tail_block(&ifn->u.if_.then_body), WAVE_OP_NOP, 0, NULL);
+  add(tail_block(wave_if_then(ifn)), WAVE_OP_NOP, 0, NULL);
   if (all_mentioned) {
-    add(tail_block(&ifn->u.if_.then_body), WAVE_OP_SELECT,
+    add(tail_block(wave_if_then(ifn)), WAVE_OP_SELECT,
         OPS(wave_gpr(3), wave_pred(0), wave_gpr(0), wave_gpr(1)));
     add(tail_block(body), WAVE_OP_SELECT, OPS(wave_gpr(4), wave_pred(1), wave_gpr(0), wave_gpr(1)));
   }
   cr_assert(lower_ok());
   /* The lowest predicate the kernel never mentions, or the one dead at the if. */
   unsigned pf = all_mentioned ? 3 : block_before ? 1 : 0;
-  cr_assert_eq(ifn->u.if_.cond.value, pf);
-  cr_assert_eq(ifn->u.if_.cond.negated, 0);
-  wave_node *prev = ifn->prev;
+  cr_assert_eq(wave_if_cond(ifn).value, pf);
+  cr_assert_eq(wave_if_cond(ifn).negated, 0);
+  wave_node *prev = wave_node_prev(ifn);
   cr_assert_not_null(prev);
-  cr_assert_eq(prev->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(body->first, prev, "the helper code must go right before the if");
-  const wave_instr *seq = prev->u.block.first;
+  cr_assert_eq(wave_node_kind_of(prev), WAVE_NODE_BLOCK);
+  cr_assert_eq(wave_node_list_first(body), prev, "the helper code must go right before the if");
+  const wave_instr *seq = wave_block_first(prev);
   while (seq && wave_instr_loc(seq).line != 3)
     seq = wave_instr_next(seq);
   cr_assert_not_null(seq);
   cr_assert_str_eq(wave_instr_origin(seq)->comment, "; inverted");
-  cr_assert_null(ifn->u.if_.if_src.comment);
+  cr_assert_null(wave_node_origin(ifn, WAVE_LINE_IF)->comment);
   for (unsigned preds = 0; preds < 16; preds++) {
     machine m;
     init_machine(&m, preds, 0, 0);
@@ -705,9 +704,9 @@ Test(lower, scratch_registers_are_shared_across_the_kernel) {
   wave_node *ifn = wave_if_create(mod, wave_pred(0));
   wave_node_list_append(body, ifn);
   wave_node *lp = wave_loop_create(mod);
-  wave_node_list_append(&ifn->u.if_.else_body, lp);
-  add(tail_block(&lp->u.loop.body), WAVE_OP_PAND, OPS(wave_pred(1), wave_pred(0), wave_pred(2)));
-  add(tail_block(&lp->u.loop.body), WAVE_OP_BREAK, OPS(wave_pred(1)));
+  wave_node_list_append(wave_if_else(ifn), lp);
+  add(tail_block(wave_loop_body(lp)), WAVE_OP_PAND, OPS(wave_pred(1), wave_pred(0), wave_pred(2)));
+  add(tail_block(wave_loop_body(lp)), WAVE_OP_BREAK, OPS(wave_pred(1)));
   wave_region *sub = wave_region_create(k, "sub");
   add(tail_block(&sub->body), WAVE_OP_IMUL, OPS(wave_gpr(1), wave_imm(2), wave_imm(3)));
   add(tail_block(&sub->body), WAVE_OP_RETURN, 0, NULL);
@@ -744,7 +743,7 @@ Test(lower, scratch_goes_above_register_pairs_and_grows_registers) {
   add(b, WAVE_OP_PXOR, OPS(wave_pred(0), wave_pred(1), wave_pred(2)));
   cr_assert(lower_ok());
   cr_assert_eq(k->registers, 16, "xor needs r12..r15");
-  const wave_instr *first = wave_instr_next(b->u.block.first);
+  const wave_instr *first = wave_instr_next(wave_block_first(b));
   cr_assert_eq(wave_instr_op(first), WAVE_OP_MOV_IMM);
   cr_assert_eq(wave_instr_slot(first, 0).value, 12);
 }
@@ -766,8 +765,10 @@ Test(lower, kernels_have_their_own_scratch) {
   wave_kernel *b = wave_kernel_create(mod, "b");
   add(tail_block(&b->first_region->body), WAVE_OP_IADD, OPS(wave_gpr(3), wave_gpr(0), wave_imm(1)));
   cr_assert(lower_ok());
-  cr_assert_eq(wave_instr_slot(a->first_region->body.first->u.block.first, 0).value, 51);
-  cr_assert_eq(wave_instr_slot(b->first_region->body.first->u.block.first, 0).value, 4);
+  cr_assert_eq(
+      wave_instr_slot(wave_block_first(wave_node_list_first(&a->first_region->body)), 0).value, 51);
+  cr_assert_eq(
+      wave_instr_slot(wave_block_first(wave_node_list_first(&b->first_region->body)), 0).value, 4);
   cr_assert_eq(a->registers, 52);
   cr_assert(a->has_registers);
   cr_assert_not(b->has_registers);
@@ -793,7 +794,7 @@ Test(lower, calls_make_scratch_module_wide) {
   cr_assert(lower_ok());
   cr_assert_eq(wave_instr_op(in), WAVE_OP_ICMP_NE);
   cr_assert_eq(wave_instr_slot(in, 1).value, 23, "scratch must be above r20, which kernel a uses");
-  cr_assert_eq(wave_instr_slot(sb->u.block.first, 0).value, 21);
+  cr_assert_eq(wave_instr_slot(wave_block_first(sb), 0).value, 21);
   cr_assert_eq(b->registers, 24);
   cr_assert_eq(a->registers, 32);
 }
@@ -885,7 +886,7 @@ Test(lower, deep_nesting_does_not_recurse) {
     wave_node *ifn = wave_if_create(mod, wave_not_pred(i & 1));
     cr_assert_not_null(ifn);
     wave_node_list_append(list, ifn);
-    list = &ifn->u.if_.then_body;
+    list = wave_if_then(ifn);
   }
   wave_instr *in = add(tail_block(list), WAVE_OP_IADD, OPS(wave_gpr(0), wave_gpr(0), wave_imm(1)));
   cr_assert(lower_ok());
@@ -926,11 +927,11 @@ Test(lower, parsed_straight_line_kernel_keeps_its_meaning) {
   wave_module *docs = parse(straight_line_docs);
   wave_module *lowered = parse(straight_line_docs);
   cr_assert(wave_lower_docs_dialect(lowered, &diags));
-  const wave_node *a = docs->first_kernel->first_region->body.first;
-  const wave_node *b = lowered->first_kernel->first_region->body.first;
-  cr_assert_eq(a->next, NULL);
-  cr_assert_eq(b->next, NULL);
-  compare_from_every_state(a->u.block.first, NULL, b->u.block.first, NULL, -1);
+  const wave_node *a = wave_node_list_first(&docs->first_kernel->first_region->body);
+  const wave_node *b = wave_node_list_first(&lowered->first_kernel->first_region->body);
+  cr_assert_eq(wave_node_next(a), NULL);
+  cr_assert_eq(wave_node_next(b), NULL);
+  compare_from_every_state(wave_block_first(a), NULL, wave_block_first(b), NULL, -1);
   cr_assert_eq(lowered->first_kernel->registers, WAVE_DEFAULT_REGISTERS);
   wave_module_destroy(docs);
   wave_module_destroy(lowered);
@@ -956,10 +957,10 @@ static unsigned count_docs_forms(wave_module *m) {
       wave_walk_init(&w, &r->body);
       while (wave_walk_next(&w)) {
         if (w.event == WAVE_WALK_IF)
-          n += w.node->u.if_.cond.negated;
+          n += wave_if_cond(w.node).negated;
         if (w.event != WAVE_WALK_BLOCK)
           continue;
-        for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
+        for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in))
           n += is_docs_form(in);
       }
     }

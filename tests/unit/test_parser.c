@@ -44,10 +44,10 @@ static void expect_error(const char *text, uint32_t line, uint32_t col, const ch
 static wave_node_list *entry(wave_module *m) { return &m->first_kernel->first_region->body; }
 
 static wave_instr *first_instr(wave_module *m) {
-  wave_node *n = entry(m)->first;
+  wave_node *n = wave_node_list_first(entry(m));
   cr_assert_not_null(n);
-  cr_assert_eq(n->kind, WAVE_NODE_BLOCK);
-  return n->u.block.first;
+  cr_assert_eq(wave_node_kind_of(n), WAVE_NODE_BLOCK);
+  return wave_block_first(n);
 }
 
 /* The only instruction of a kernel whose body is `line`. */
@@ -130,10 +130,10 @@ Test(parser, every_real_mnemonic) {
   snprintf(text + len, cap - len, "target:\n  halt\n.end\n");
   wave_module *m = parse_ok(text);
 
-  wave_node *block = entry(m)->first;
-  cr_assert_eq(block->kind, WAVE_NODE_BLOCK);
-  cr_assert_null(block->next, "straight-line code is one block");
-  wave_instr *i = block->u.block.first;
+  wave_node *block = wave_node_list_first(entry(m));
+  cr_assert_eq(wave_node_kind_of(block), WAVE_NODE_BLOCK);
+  cr_assert_null(wave_node_next(block), "straight-line code is one block");
+  wave_instr *i = wave_block_first(block);
   unsigned line = 2, seen = 0;
   for (int op = 0; op < WAVE_NUM_REAL_OPCODES; op++) {
     if (structured_keyword((wave_opcode)op))
@@ -163,30 +163,30 @@ Test(parser, every_real_mnemonic) {
   wave_region *target = m->first_kernel->first_region->next;
   cr_assert_not_null(target);
   cr_assert_str_eq(target->label, "target");
-  cr_assert_eq(wave_instr_op(target->body.first->u.block.first), WAVE_OP_HALT);
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&target->body))), WAVE_OP_HALT);
   wave_module_destroy(m);
   free(text);
 }
 
 Test(parser, structured_keywords_build_nodes) {
   wave_module *m = parse_ok(".kernel k\n  if p2\n  else\n  endif\n  loop\n  endloop\n.end\n");
-  wave_node *n = entry(m)->first;
-  cr_assert_eq(n->kind, WAVE_NODE_IF);
-  cr_assert_eq(n->u.if_.cond.kind, WAVE_OPERAND_PRED);
-  cr_assert_eq(n->u.if_.cond.value, 2);
-  cr_assert_eq(n->u.if_.cond.col, 6);
-  cr_assert(n->u.if_.has_else);
-  cr_assert_null(n->u.if_.then_body.first);
-  cr_assert_null(n->u.if_.else_body.first);
-  cr_assert_eq(n->u.if_.if_src.loc.line, 2);
-  cr_assert_eq(n->u.if_.else_src.loc.line, 3);
-  cr_assert_eq(n->u.if_.endif_src.loc.line, 4);
-  n = n->next;
-  cr_assert_eq(n->kind, WAVE_NODE_LOOP);
-  cr_assert_null(n->u.loop.body.first);
-  cr_assert_eq(n->u.loop.loop_src.loc.line, 5);
-  cr_assert_eq(n->u.loop.endloop_src.loc.line, 6);
-  cr_assert_null(n->next);
+  wave_node *n = wave_node_list_first(entry(m));
+  cr_assert_eq(wave_node_kind_of(n), WAVE_NODE_IF);
+  cr_assert_eq(wave_if_cond(n).kind, WAVE_OPERAND_PRED);
+  cr_assert_eq(wave_if_cond(n).value, 2);
+  cr_assert_eq(wave_if_cond(n).col, 6);
+  cr_assert(wave_if_has_else(n));
+  cr_assert_null(wave_node_list_first(wave_if_then(n)));
+  cr_assert_null(wave_node_list_first(wave_if_else(n)));
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_IF)->loc.line, 2);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ELSE)->loc.line, 3);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ENDIF)->loc.line, 4);
+  n = wave_node_next(n);
+  cr_assert_eq(wave_node_kind_of(n), WAVE_NODE_LOOP);
+  cr_assert_null(wave_node_list_first(wave_loop_body(n)));
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_LOOP)->loc.line, 5);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ENDLOOP)->loc.line, 6);
+  cr_assert_null(wave_node_next(n));
   wave_module_destroy(m);
 }
 
@@ -208,32 +208,33 @@ Test(parser, nested_structure) {
                             "  endif\n"
                             "  return\n"
                             ".end\n");
-  wave_node *b0 = entry(m)->first;
-  cr_assert_eq(b0->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(wave_instr_op(b0->u.block.first), WAVE_OP_NOP);
-  wave_node *if1 = b0->next;
-  cr_assert_eq(if1->kind, WAVE_NODE_IF);
-  cr_assert_eq(if1->list, entry(m));
-  wave_node *then0 = if1->u.if_.then_body.first;
-  cr_assert_eq(wave_instr_op(then0->u.block.first), WAVE_OP_IADD);
-  wave_node *loop = then0->next;
-  cr_assert_eq(loop->kind, WAVE_NODE_LOOP);
-  cr_assert_eq(loop->list->parent, if1);
-  wave_node *lb = loop->u.loop.body.first;
-  cr_assert_eq(wave_instr_op(lb->u.block.first), WAVE_OP_BREAK);
-  assert_operand(lb->u.block.first, 0, WAVE_OPERAND_PRED, 1);
-  wave_node *inner = lb->next;
-  cr_assert_eq(inner->kind, WAVE_NODE_IF);
-  cr_assert_not(inner->u.if_.has_else);
-  cr_assert_eq(wave_instr_op(inner->next->u.block.first), WAVE_OP_CONTINUE);
-  cr_assert_null(inner->next->next);
-  cr_assert_null(loop->next);
-  cr_assert(if1->u.if_.has_else);
-  cr_assert_eq(wave_instr_op(if1->u.if_.else_body.first->u.block.first), WAVE_OP_HALT);
-  wave_node *after = if1->next;
-  cr_assert_eq(after->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(wave_instr_op(after->u.block.first), WAVE_OP_RETURN);
-  cr_assert_null(after->next);
+  wave_node *b0 = wave_node_list_first(entry(m));
+  cr_assert_eq(wave_node_kind_of(b0), WAVE_NODE_BLOCK);
+  cr_assert_eq(wave_instr_op(wave_block_first(b0)), WAVE_OP_NOP);
+  wave_node *if1 = wave_node_next(b0);
+  cr_assert_eq(wave_node_kind_of(if1), WAVE_NODE_IF);
+  cr_assert_eq(wave_node_list_of(if1), entry(m));
+  wave_node *then0 = wave_node_list_first(wave_if_then(if1));
+  cr_assert_eq(wave_instr_op(wave_block_first(then0)), WAVE_OP_IADD);
+  wave_node *loop = wave_node_next(then0);
+  cr_assert_eq(wave_node_kind_of(loop), WAVE_NODE_LOOP);
+  cr_assert_eq(wave_node_list_parent(wave_node_list_of(loop)), if1);
+  wave_node *lb = wave_node_list_first(wave_loop_body(loop));
+  cr_assert_eq(wave_instr_op(wave_block_first(lb)), WAVE_OP_BREAK);
+  assert_operand(wave_block_first(lb), 0, WAVE_OPERAND_PRED, 1);
+  wave_node *inner = wave_node_next(lb);
+  cr_assert_eq(wave_node_kind_of(inner), WAVE_NODE_IF);
+  cr_assert_not(wave_if_has_else(inner));
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_next(inner))), WAVE_OP_CONTINUE);
+  cr_assert_null(wave_node_next(wave_node_next(inner)));
+  cr_assert_null(wave_node_next(loop));
+  cr_assert(wave_if_has_else(if1));
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(wave_if_else(if1)))),
+               WAVE_OP_HALT);
+  wave_node *after = wave_node_next(if1);
+  cr_assert_eq(wave_node_kind_of(after), WAVE_NODE_BLOCK);
+  cr_assert_eq(wave_instr_op(wave_block_first(after)), WAVE_OP_RETURN);
+  cr_assert_null(wave_node_next(after));
   wave_module_destroy(m);
 }
 
@@ -254,8 +255,9 @@ Test(parser, labels_start_regions) {
   cr_assert_eq(m->num_kernels, 2);
   wave_region *r = k->first_region;
   cr_assert_null(r->label);
-  cr_assert_eq(wave_instr_op(r->body.first->u.block.first), WAVE_OP_CALL);
-  cr_assert_str_eq(wave_instr_slot(r->body.first->u.block.first, 0).label, "sub");
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&r->body))), WAVE_OP_CALL);
+  cr_assert_str_eq(wave_instr_slot(wave_block_first(wave_node_list_first(&r->body)), 0).label,
+                   "sub");
   r = r->next;
   cr_assert_str_eq(r->label, "sub");
   cr_assert_eq(r->label_src.loc.line, 4);
@@ -263,12 +265,13 @@ Test(parser, labels_start_regions) {
   cr_assert_eq(r->kernel, k);
   r = r->next;
   cr_assert_str_eq(r->label, "other");
-  cr_assert_eq(wave_instr_op(r->body.first->u.block.first), WAVE_OP_NOP);
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&r->body))), WAVE_OP_NOP);
   cr_assert_null(r->next);
   cr_assert_eq(k->last_region, r);
   wave_kernel *k2 = k->next;
   cr_assert_str_eq(k2->name, "k2");
-  cr_assert_null(k2->first_region->body.first, "the entry region before 'start:' is empty");
+  cr_assert_null(wave_node_list_first(&k2->first_region->body),
+                 "the entry region before 'start:' is empty");
   cr_assert_str_eq(k2->first_region->next->label, "start");
   wave_module_destroy(m);
 }
@@ -362,8 +365,8 @@ Test(parser, several_statements_on_one_line) {
   cr_assert_str_eq(wave_instr_origin(wave_instr_next(i))->comment, "; both");
   wave_region *lbl = m->first_kernel->first_region->next;
   cr_assert_str_eq(lbl->label, "lbl");
-  cr_assert_eq(wave_instr_op(lbl->body.first->u.block.first), WAVE_OP_NOP);
-  cr_assert_eq(wave_instr_loc(lbl->body.first->u.block.first).col, 8);
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&lbl->body))), WAVE_OP_NOP);
+  cr_assert_eq(wave_instr_loc(wave_block_first(wave_node_list_first(&lbl->body))).col, 8);
   cr_assert_eq(m->first_kernel->end_src.loc.line, 4);
   cr_assert_eq(m->first_kernel->end_src.loc.col, 19);
   wave_module_destroy(m);
@@ -397,14 +400,14 @@ Test(parser, comments_travel_with_statements) {
   wave_instr *nop = first_instr(m);
   cr_assert_str_eq(wave_instr_origin(nop)->leading, "# hash comment");
   cr_assert_str_eq(wave_instr_origin(nop)->comment, "; trailing");
-  wave_node *n = entry(m)->first->next;
-  cr_assert_str_eq(n->u.if_.if_src.comment, "; if");
-  cr_assert_null(n->u.if_.if_src.leading);
-  cr_assert_str_eq(n->u.if_.else_src.leading, "; before else");
-  cr_assert_str_eq(n->u.if_.else_src.comment, "; else");
-  cr_assert_str_eq(n->u.if_.endif_src.comment, "; endif");
-  cr_assert_null(n->next->u.loop.loop_src.comment);
-  cr_assert_str_eq(n->next->u.loop.endloop_src.comment, "; endloop");
+  wave_node *n = wave_node_next(wave_node_list_first(entry(m)));
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_IF)->comment, "; if");
+  cr_assert_null(wave_node_origin(n, WAVE_LINE_IF)->leading);
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ELSE)->leading, "; before else");
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ELSE)->comment, "; else");
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ENDIF)->comment, "; endif");
+  cr_assert_null(wave_node_origin(wave_node_next(n), WAVE_LINE_LOOP)->comment);
+  cr_assert_str_eq(wave_node_origin(wave_node_next(n), WAVE_LINE_ENDLOOP)->comment, "; endloop");
   cr_assert_str_eq(k->first_region->next->label_src.comment, "; label");
   cr_assert_str_eq(k->end_src.leading, "; before end");
   cr_assert_str_eq(k->end_src.comment, "; end");
@@ -634,7 +637,7 @@ Test(parser, p0_guard_on_a_structured_keyword_is_dropped) {
   cr_assert_eq(d.count, 1);
   cr_assert_str_eq(d.items[0].flag, "toolchain");
   cr_assert(strstr(d.items[0].message, "runs 'if' unguarded"));
-  cr_assert_eq(entry(m)->first->kind, WAVE_NODE_IF);
+  cr_assert_eq(wave_node_kind_of(wave_node_list_first(entry(m))), WAVE_NODE_IF);
   wave_module_destroy(m);
   wave_diags_free(&d);
 }
@@ -925,18 +928,18 @@ Test(parser, hundred_thousand_deep_nesting) {
     len += (size_t)sprintf(text + len, i % 2 ? "endloop\n" : "else\nendif\n");
   sprintf(text + len, ".end\n");
   wave_module *m = parse_ok(text);
-  wave_node *n = entry(m)->first;
+  wave_node *n = wave_node_list_first(entry(m));
   for (int i = 0; i < DEEP; i++) {
     cr_assert_not_null(n);
-    cr_assert_eq(n->kind, i % 2 ? WAVE_NODE_LOOP : WAVE_NODE_IF, "depth %d", i);
-    cr_assert_null(n->next);
+    cr_assert_eq(wave_node_kind_of(n), i % 2 ? WAVE_NODE_LOOP : WAVE_NODE_IF, "depth %d", i);
+    cr_assert_null(wave_node_next(n));
     if (i % 2 == 0)
-      cr_assert(n->u.if_.has_else);
-    n = i % 2 ? n->u.loop.body.first : n->u.if_.then_body.first;
+      cr_assert(wave_if_has_else(n));
+    n = i % 2 ? wave_node_list_first(wave_loop_body(n)) : wave_node_list_first(wave_if_then(n));
   }
-  cr_assert_eq(n->kind, WAVE_NODE_BLOCK);
-  cr_assert_eq(wave_instr_op(n->u.block.first), WAVE_OP_NOP);
-  cr_assert_eq(wave_instr_loc(n->u.block.first).line, DEEP + 2);
+  cr_assert_eq(wave_node_kind_of(n), WAVE_NODE_BLOCK);
+  cr_assert_eq(wave_instr_op(wave_block_first(n)), WAVE_OP_NOP);
+  cr_assert_eq(wave_instr_loc(wave_block_first(n)).line, DEEP + 2);
   wave_module_destroy(m);
   free(text);
 }

@@ -438,7 +438,7 @@ Test(pm, levels_are_named_pipelines) {
 /* What no pass may produce cannot come from text (the parser and verifier refuse it), so the
  * tree is edited here as a broken pass would leave it. */
 Test(pm, legalize_reports_what_no_pass_may_produce) {
-  wave_instr *nop = mod->first_kernel->first_region->body.first->u.block.first;
+  wave_instr *nop = wave_node_list_first(&mod->first_kernel->first_region->body)->u.block.first;
   wave_instr_set_guard(nop, 0, false);
   cr_assert_not(run("legalize", NULL));
   cr_assert(has_message("internal error: '@p0' guard on 'nop' (found by legalize)"));

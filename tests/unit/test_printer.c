@@ -200,21 +200,21 @@ static void build_commented_module(void) {
   tu_set_origin(sum, wave_instr_loc(sum), "; lead 1\n; lead 2", "; sum");
   wave_node *ifn = wave_if_create(mod, wave_pred(1));
   wave_node_list_append(body, ifn);
-  ifn->u.if_.if_src.leading = "; about the if";
-  ifn->u.if_.if_src.comment = "; cond";
-  ifn->u.if_.else_src.comment = "; otherwise";
-  ifn->u.if_.endif_src.comment = "; done";
-  ifn->u.if_.has_else = true;
-  wave_node *tb = wave_node_list_tail_block(mod, &ifn->u.if_.then_body);
+  wave_loc at = wave_node_origin(ifn, WAVE_LINE_IF)->loc;
+  tu_set_node_origin(ifn, WAVE_LINE_IF, at, "; about the if", "; cond");
+  tu_set_node_origin(ifn, WAVE_LINE_ELSE, at, NULL, "; otherwise");
+  tu_set_node_origin(ifn, WAVE_LINE_ENDIF, at, NULL, "; done");
+  wave_if_set_has_else(ifn, true);
+  wave_node *tb = wave_node_list_tail_block(mod, wave_if_then(ifn));
   wave_instr *inner = add(tb, WAVE_OP_NOP, 0, NULL);
   tu_set_origin(inner, wave_instr_loc(inner), "; inside", NULL);
-  wave_node *eb = wave_node_list_tail_block(mod, &ifn->u.if_.else_body);
+  wave_node *eb = wave_node_list_tail_block(mod, wave_if_else(ifn));
   add(eb, WAVE_OP_WAIT, 0, NULL);
   wave_node *lp = wave_loop_create(mod);
   wave_node_list_append(body, lp);
-  lp->u.loop.loop_src.comment = "; spin";
-  lp->u.loop.endloop_src.leading = "; closing";
-  wave_node *lb = wave_node_list_tail_block(mod, &lp->u.loop.body);
+  tu_set_node_origin(lp, WAVE_LINE_LOOP, at, NULL, "; spin");
+  tu_set_node_origin(lp, WAVE_LINE_ENDLOOP, at, "; closing", NULL);
+  wave_node *lb = wave_node_list_tail_block(mod, wave_loop_body(lp));
   add(lb, WAVE_OP_BREAK, OPS(wave_pred(1)));
   wave_node *after = wave_node_list_tail_block(mod, body);
   add(after, WAVE_OP_HALT, 0, NULL);
@@ -319,11 +319,11 @@ Test(printer, else_only_when_present_or_nonempty) {
   wave_node *a = wave_if_create(mod, wave_pred(1));
   wave_node_list_append(body, a);
   wave_node *b = wave_if_create(mod, wave_pred(2));
-  b->u.if_.has_else = true;
+  wave_if_set_has_else(b, true);
   wave_node_list_append(body, b);
   wave_node *c = wave_if_create(mod, wave_pred(3));
   wave_node_list_append(body, c);
-  add(wave_node_list_tail_block(mod, &c->u.if_.else_body), WAVE_OP_NOP, 0, NULL);
+  add(wave_node_list_tail_block(mod, wave_if_else(c)), WAVE_OP_NOP, 0, NULL);
   expect_text(WAVE_DIALECT_ASM, false,
               ".kernel k\n"
               "    if p1\n"
@@ -348,7 +348,7 @@ static void build_nest(unsigned depth) {
     wave_node *lp = wave_loop_create(mod);
     cr_assert_not_null(lp);
     wave_node_list_append(list, lp);
-    list = &lp->u.loop.body;
+    list = wave_loop_body(lp);
   }
   add(wave_node_list_tail_block(mod, list), WAVE_OP_NOP, 0, NULL);
 }
@@ -700,10 +700,10 @@ static void flatten(flat *f, wave_node_list *list) {
   wave_walk_init(&w, list);
   while (wave_walk_next(&w)) {
     if (w.event == WAVE_WALK_BLOCK) {
-      for (const wave_instr *in = w.node->u.block.first; in; in = wave_instr_next(in))
+      for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in))
         push(f, (item){WAVE_WALK_BLOCK, w.node, in});
-    } else if (w.event != WAVE_WALK_ELSE || w.node->u.if_.has_else ||
-               w.node->u.if_.else_body.first) {
+    } else if (w.event != WAVE_WALK_ELSE || wave_if_has_else(w.node) ||
+               wave_node_list_first(wave_if_else(w.node))) {
       push(f, (item){w.event, w.node, NULL});
     }
   }
@@ -729,8 +729,10 @@ static void same_region(wave_region *ra, wave_region *rb) {
   for (size_t i = 0; i < fa.count; i++) {
     item *a = &fa.items[i], *b = &fb.items[i];
     cr_assert_eq(a->event, b->event, "statement %zu", i);
-    if (a->event == WAVE_WALK_IF)
-      same_operand(&a->node->u.if_.cond, &b->node->u.if_.cond, "if");
+    if (a->event == WAVE_WALK_IF) {
+      wave_operand ca = wave_if_cond(a->node), cb = wave_if_cond(b->node);
+      same_operand(&ca, &cb, "if");
+    }
     if (a->event != WAVE_WALK_BLOCK)
       continue;
     const wave_instr *x = a->instr, *y = b->instr;

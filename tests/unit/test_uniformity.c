@@ -25,10 +25,11 @@ Test(uniformity, queries) {
   wave_kernel *k = m->first_kernel;
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert(u);
-  wave_node *block = k->first_region->body.first;
-  wave_instr *mov = block->u.block.first, *cmp = wave_instr_next(mov), *add = wave_instr_next(cmp);
-  wave_node *ifn = block->next;
-  wave_instr *barrier = ifn->u.if_.then_body.first->u.block.first;
+  wave_node *block = wave_node_list_first(&k->first_region->body);
+  wave_instr *mov = wave_block_first(block), *cmp = wave_instr_next(mov),
+             *add = wave_instr_next(cmp);
+  wave_node *ifn = wave_node_next(block);
+  wave_instr *barrier = wave_block_first(wave_node_list_first(wave_if_then(ifn)));
   cr_assert(wave_uniformity_result_divergent(u, mov));
   cr_assert(wave_uniformity_result_divergent(u, cmp));
   cr_assert(!wave_uniformity_result_divergent(u, add));
@@ -74,9 +75,9 @@ Test(uniformity, loop_converged_at_its_entry) {
                                ".end\n",
                                "loops.wave", false);
   wave_kernel *k = m->first_kernel;
-  const wave_node *outer = k->first_region->body.first->next;
-  const wave_node *inner = outer->u.loop.body.first;
-  const wave_node *last = outer->next;
+  const wave_node *outer = wave_node_next(wave_node_list_first(&k->first_region->body));
+  const wave_node *inner = wave_node_list_first(wave_loop_body(outer));
+  const wave_node *last = wave_node_next(outer);
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert(u);
   cr_assert(wave_uniformity_node_divergent(u, outer));
@@ -94,7 +95,8 @@ Test(uniformity, loop_converged_at_its_entry) {
 Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
   wave_module *m = tu_parse_ok(small, "small.wave", false);
   wave_kernel *k = m->first_kernel;
-  wave_instr *add = wave_instr_next(wave_instr_next(k->first_region->body.first->u.block.first));
+  wave_instr *add = wave_instr_next(
+      wave_instr_next(wave_block_first(wave_node_list_first(&k->first_region->body))));
   wave_pass_registry *registry = wave_pass_registry_create();
   cr_assert(registry);
   wave_analysis_id id = wave_pass_registry_find_analysis(registry, "uniformity");
@@ -131,7 +133,8 @@ Test(uniformity, a_result_computed_after_a_change_sees_the_change) {
   cr_assert(am);
   cr_assert(wave_analysis_get(am, k, liveness));
   wave_operand ops[2] = {wave_gpr(5), wave_imm(7)};
-  wave_instr *added = tu_add(m, k->first_region->body.first, WAVE_OP_MOV_IMM, 2, ops);
+  wave_instr *added =
+      tu_add(m, wave_node_list_first(&k->first_region->body), WAVE_OP_MOV_IMM, 2, ops);
   wave_analysis_invalidate(am, k, WAVE_PRESERVE_ALL);
   const wave_uniformity *u = wave_analysis_get(am, k, uniformity);
   cr_assert(u);
@@ -174,10 +177,10 @@ static wave_module *deep_kernel(int depth, const char *(*open)(int level),
 
 /* The instruction after the nest: the first region's last block is `iadd r4, r3, r3; halt`. */
 static const wave_instr *after_nest(const wave_kernel *k) {
-  const wave_node *n = k->first_region->body.first;
-  while (n->next)
-    n = n->next;
-  return n->u.block.first;
+  const wave_node *n = wave_node_list_first(&k->first_region->body);
+  while (wave_node_next(n))
+    n = wave_node_next(n);
+  return wave_block_first(n);
 }
 
 static const char *if_or_loop(int level) { return level % 1000 ? "if p1\n" : "loop\nbreak p1\n"; }
@@ -195,7 +198,8 @@ Test(uniformity, deep_nest_of_ifs) {
   wave_module *m = deep_kernel(DEPTH, if_or_loop, endif_or_endloop, write_r3_and_break, "");
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
   cr_assert(u);
-  cr_assert(wave_uniformity_node_divergent(u, m->first_kernel->first_region->body.first->next));
+  cr_assert(wave_uniformity_node_divergent(
+      u, wave_node_next(wave_node_list_first(&m->first_kernel->first_region->body))));
   cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
@@ -208,9 +212,11 @@ Test(uniformity, deep_nest_of_divergent_loops, .timeout = 20) {
   wave_module *m = deep_kernel(DEPTH, divergent_loop, endloop, write_r3_and_break, "");
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
   cr_assert(u);
-  const wave_node *outer = m->first_kernel->first_region->body.first->next;
+  const wave_node *outer =
+      wave_node_next(wave_node_list_first(&m->first_kernel->first_region->body));
   cr_assert(wave_uniformity_node_divergent(u, outer));
-  cr_assert(!wave_uniformity_instr_converged(u, outer->u.loop.body.first->u.block.first));
+  cr_assert(!wave_uniformity_instr_converged(
+      u, wave_block_first(wave_node_list_first(wave_loop_body(outer)))));
   cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
@@ -222,9 +228,11 @@ Test(uniformity, deep_nest_of_uniform_loops, .timeout = 20) {
   wave_module *m = deep_kernel(DEPTH, uniform_loop, endloop, write_r3_and_break, "");
   wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
   cr_assert(u);
-  const wave_node *outer = m->first_kernel->first_region->body.first->next;
+  const wave_node *outer =
+      wave_node_next(wave_node_list_first(&m->first_kernel->first_region->body));
   cr_assert(!wave_uniformity_node_divergent(u, outer));
-  cr_assert(wave_uniformity_instr_converged(u, outer->u.loop.body.first->u.block.first));
+  cr_assert(wave_uniformity_instr_converged(
+      u, wave_block_first(wave_node_list_first(wave_loop_body(outer)))));
   cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
@@ -241,11 +249,11 @@ Test(uniformity, deep_nest_of_loops_and_ifs_around_a_call, .timeout = 20) {
   const wave_kernel *k = m->first_kernel;
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert(u);
-  const wave_node *outer = k->first_region->body.first->next;
-  cr_assert_eq(outer->kind, WAVE_NODE_LOOP);
+  const wave_node *outer = wave_node_next(wave_node_list_first(&k->first_region->body));
+  cr_assert_eq(wave_node_kind_of(outer), WAVE_NODE_LOOP);
   cr_assert(wave_uniformity_node_divergent(u, outer));
-  const wave_node *first_if = outer->u.loop.body.first;
-  cr_assert_eq(first_if->kind, WAVE_NODE_IF);
+  const wave_node *first_if = wave_node_list_first(wave_loop_body(outer));
+  cr_assert_eq(wave_node_kind_of(first_if), WAVE_NODE_IF);
   cr_assert(wave_uniformity_node_divergent(u, first_if));
   cr_assert(wave_uniformity_reg_divergent(u, after_nest(k), WAVE_REG_GPR(3)));
   cr_assert(wave_uniformity_reg_divergent(u, after_nest(k), WAVE_REG_GPR(5)));

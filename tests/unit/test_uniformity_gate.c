@@ -141,11 +141,11 @@ static void map_program(gate *g, const wave_kernel *k) {
     while (wave_const_walk_next(&w)) {
       const wave_node *n = w.node;
       if (w.event == WAVE_WALK_BLOCK) {
-        for (const wave_instr *i = n->u.block.first; i; i = wave_instr_next(i), index++) {
+        for (const wave_instr *i = wave_block_first(n); i; i = wave_instr_next(i), index++) {
           cr_assert_eq(wave_machine_program_entry(g->machine, index)->instr, i);
           if (wave_instr_op(i) == WAVE_OP_BREAK || wave_instr_op(i) == WAVE_OP_CONTINUE) {
             size_t d = depth;
-            while (d && g->points[open[d - 1]].node->kind != WAVE_NODE_LOOP)
+            while (d && wave_node_kind_of(g->points[open[d - 1]].node) != WAVE_NODE_LOOP)
               d--;
             cr_assert(d, "break outside a loop");
             g->points[index].loop = open[d - 1];
@@ -153,7 +153,7 @@ static void map_program(gate *g, const wave_kernel *k) {
         }
         continue;
       }
-      if (w.event == WAVE_WALK_ELSE && !n->u.if_.else_body.first)
+      if (w.event == WAVE_WALK_ELSE && !wave_node_list_first(wave_if_else(n)))
         continue;
       static const wave_opcode ops[] = {
           [WAVE_WALK_IF] = WAVE_OP_IF, [WAVE_WALK_ELSE] = WAVE_OP_ELSE,
@@ -281,9 +281,9 @@ static void on_observe(void *ctx, const wave_observe *o) {
     const wave_node *n = g->points[o->index].node;
     if (o->mask != w->alive)
       expect(g, V_CONVERGED, o->index, !c_node_converged(g->u, n));
-    if (n->kind == WAVE_NODE_IF) {
+    if (wave_node_kind_of(n) == WAVE_NODE_IF) {
       wave_regset pred = wave_regset_empty();
-      wave_regset_set(&pred, WAVE_REG_PRED(n->u.if_.cond.value));
+      wave_regset_set(&pred, WAVE_REG_PRED(wave_if_cond(n).value));
       if (!wave_regset_is_empty(wave_regset_intersect(differing(g, o, o->mask), pred)))
         expect(g, V_IF, o->index, c_node(g->u, n));
     }

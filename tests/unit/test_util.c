@@ -137,7 +137,7 @@ void tu_shape(const wave_node_list *list, char *buf, size_t size) {
     switch (w.event) {
     case WAVE_WALK_BLOCK:
       put(buf, size, &used, "[");
-      for (const wave_instr *i = w.node->u.block.first; i; i = wave_instr_next(i)) {
+      for (const wave_instr *i = wave_block_first(w.node); i; i = wave_instr_next(i)) {
         char item[32];
         if (wave_instr_op(i) == WAVE_OP_MOV_IMM)
           snprintf(item, sizeof(item), "%u", wave_instr_slot(i, 1).value);
@@ -239,11 +239,11 @@ wave_kernel *tu_sample_kernel(wave_module *m) {
   tu_add(m, b0, WAVE_OP_NOP, 0, NULL);
   wave_node *iff = wave_if_create(m, wave_pred(1));
   wave_node_list_append(body, iff);
-  tu_add(m, wave_node_list_tail_block(m, &iff->u.if_.then_body), WAVE_OP_HALT, 0, NULL);
+  tu_add(m, wave_node_list_tail_block(m, wave_if_then(iff)), WAVE_OP_HALT, 0, NULL);
   wave_node *loop = wave_loop_create(m);
-  wave_node_list_append(&iff->u.if_.else_body, loop);
+  wave_node_list_append(wave_if_else(iff), loop);
   wave_operand p2 = wave_pred(2);
-  tu_add(m, wave_node_list_tail_block(m, &loop->u.loop.body), WAVE_OP_BREAK, 1, &p2);
+  tu_add(m, wave_node_list_tail_block(m, wave_loop_body(loop)), WAVE_OP_BREAK, 1, &p2);
   tu_add(m, wave_node_list_tail_block(m, body), WAVE_OP_NOP, 0, NULL);
   return k;
 }
@@ -342,4 +342,10 @@ void tu_set_operand_value(wave_instr *instr, unsigned i, uint32_t value) {
   wave_operand o = *wave_instr_operand(instr, i);
   o.value = value;
   cr_assert(wave_instr_set_operand(instr, i, o));
+}
+
+void tu_set_node_origin(wave_node *node, wave_node_line line, wave_loc loc, const char *leading,
+                        const char *comment) {
+  wave_src origin = {loc, comment, leading};
+  wave_node_set_origin(node, line, &origin);
 }

@@ -73,6 +73,9 @@ wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
  * tu_shape can tell apart. */
 /* Gives instr the location and comments a parsed statement would have; NULL leaves one out. */
 void tu_set_origin(wave_instr *instr, wave_loc loc, const char *leading, const char *comment);
+/* The same for one line of an if or loop. */
+void tu_set_node_origin(wave_node *node, wave_node_line line, wave_loc loc, const char *leading,
+                        const char *comment);
 /* Replaces one field of operand i, as a corrupt or hand-made tree would have it. */
 void tu_set_operand_value(wave_instr *instr, unsigned i, uint32_t value);
 

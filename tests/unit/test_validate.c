@@ -310,7 +310,7 @@ Test(validate, module_kernel_links) {
 Test(validate, reports_quote_the_source_and_omit_a_null_context) {
   wave_module *m = tu_parse_ok(".kernel k\n    nop\n    halt\n.end\n", "q.wave", true);
   wave_kernel *k = m->first_kernel;
-  wave_instr *halt = k->first_region->body.first->u.block.last;
+  wave_instr *halt = wave_node_list_first(&k->first_region->body)->u.block.last;
   halt->prev = NULL;
   wave_diags d;
   wave_diags_init(&d);
@@ -598,7 +598,7 @@ Test(deep, built_validated_cloned_moved_and_normalized, .timeout = 120) {
   wave_node_list moved;
   cr_assert(wave_node_list_extract(outer, outer, &moved));
   cr_assert(wave_node_list_reinsert(m, wave_cursor_list_start(&sub->body), &moved));
-  cr_assert_eq(innermost->list->region, sub);
+  cr_assert_eq(wave_node_list_region(innermost->list), sub);
   tu_assert_valid(k);
 
   wave_node_list_append(innermost->list, wave_block_create(m));
@@ -621,9 +621,9 @@ Test(deep, built_detached_bottom_up_then_inserted, .timeout = 120) {
     wave_node_list_append(&n->u.loop.body, top);
     top = n;
   }
-  cr_assert_null(inner->u.loop.body.region);
+  cr_assert_null(wave_node_list_region(&inner->u.loop.body));
   wave_node_list_append(&k->first_region->body, top);
-  cr_assert_eq(inner->u.loop.body.region, k->first_region);
+  cr_assert_eq(wave_node_list_region(&inner->u.loop.body), k->first_region);
   tu_assert_valid(k);
   unsigned blocks;
   cr_assert_eq(max_depth(&k->first_region->body, &blocks), DEEP);

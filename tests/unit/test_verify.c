@@ -77,9 +77,9 @@ static wave_node *add_loop(fixture *t, wave_node_list *list, uint32_t line) {
   return n;
 }
 
-#define THEN(n) (&(n)->u.if_.then_body)
-#define ELSE(n) (&(n)->u.if_.else_body)
-#define BODY(n) (&(n)->u.loop.body)
+#define THEN(n) (wave_if_then((n)))
+#define ELSE(n) (wave_if_else((n)))
+#define BODY(n) (wave_loop_body((n)))
 
 static void halt(fixture *t, wave_node_list *list) { EMIT0(t, list, 999, HALT); }
 
@@ -242,7 +242,7 @@ Test(verify, opcode_past_the_table) {
 Test(verify, structured_control_flow_as_nodes_is_clean) {
   fixture t = setup();
   wave_node *i = add_if(&t, t.body, 1, wave_pred(1));
-  i->u.if_.has_else = true;
+  wave_if_set_has_else(i, true);
   wave_node *l = add_loop(&t, ELSE(i), 2);
   EMIT(&t, BODY(l), 3, BREAK, wave_pred(2));
   halt_and_verify(&t);
@@ -697,7 +697,7 @@ Test(verify, nesting_beyond_32_frames) {
   nest_ifs(&t, t.body, 31, 1);
   wave_node_list *deep = t.body;
   for (unsigned i = 0; i < 31; i++)
-    deep = THEN(deep->first);
+    deep = THEN(wave_node_list_first(deep));
   wave_node *l = add_loop(&t, deep, 100);
   EMIT(&t, BODY(l), 101, BREAK, wave_pred(1));
   add_loop(&t, BODY(l), 102);

@@ -319,11 +319,11 @@ Test(xform, worklists_in_both_orders_shared_until_the_kernel_changes) {
                                "    endif\n    return\n.end\n",
                                "worklist.wave", false);
   wave_kernel *k = m->first_kernel;
-  wave_node *outer = k->first_region->body.first->next;
-  wave_node *loop = outer->u.if_.then_body.first;
-  wave_node *in_loop = loop->u.loop.body.first, *inner_loop = in_loop->next;
-  wave_node *in_else = outer->u.if_.else_body.first;
-  wave_node *in_sub = k->first_region->next->body.first;
+  wave_node *outer = wave_node_list_first(&k->first_region->body)->next;
+  wave_node *loop = wave_node_list_first(&outer->u.if_.then_body);
+  wave_node *in_loop = wave_node_list_first(&loop->u.loop.body), *inner_loop = in_loop->next;
+  wave_node *in_else = wave_node_list_first(&outer->u.if_.else_body);
+  wave_node *in_sub = wave_node_list_first(&k->first_region->next->body);
   wave_pass_registry *registry = wave_pass_registry_create();
   wave_diags d;
   wave_diags_init(&d);
