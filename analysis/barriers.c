@@ -205,7 +205,8 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
     return;
   for (size_t i = 0; i < w->num_calls; i++) {
     const wave_instr *call = w->calls[i];
-    if (wave_instr_slot(call, 0).label && !strcmp(wave_instr_slot(call, 0).label, region->label) &&
+    if (wave_instr_operand(call, 0).label &&
+        !strcmp(wave_instr_operand(call, 0).label, region->label) &&
         !wave_uniformity_instr_converged(u, call)) {
       f->cause = WAVE_BARRIER_CAUSE_CALL;
       f->branch = call;

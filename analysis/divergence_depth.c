@@ -198,9 +198,9 @@ static bool index_kernel(wave_depth *d, const wave_label_table *labels,
       case WAVE_LAYOUT_INSTR: {
         const wave_instr *i = wave_layout_instr(item);
         if (item->op != WAVE_OP_CALL || !wave_instr_num_operands(i) ||
-            wave_instr_slot(i, 0).kind != WAVE_OPERAND_LABEL)
+            wave_instr_operand(i, 0).kind != WAVE_OPERAND_LABEL)
           break;
-        size_t to = wave_label_table_find(labels, wave_instr_slot(i, 0).label);
+        size_t to = wave_label_table_find(labels, wave_instr_operand(i, 0).label);
         if (to != WAVE_NO_REGION && !add_edge(&b, i, ri, (uint32_t)to, open))
           return false;
         break;
@@ -602,7 +602,7 @@ static void emit(printer *p, const char *s) {
 static void emit_step(printer *p, const wave_depth_step *step) {
   char text[160];
   if (step->call)
-    snprintf(text, sizeof(text), "call %s (line %u)", wave_instr_slot(step->call, 0).label,
+    snprintf(text, sizeof(text), "call %s (line %u)", wave_instr_operand(step->call, 0).label,
              (unsigned)wave_instr_loc(step->call).line);
   else if (wave_node_kind_of(step->node) == WAVE_NODE_IF)
     snprintf(text, sizeof(text), "if (line %u)",

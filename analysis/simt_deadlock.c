@@ -331,10 +331,9 @@ static bool polls(const wave_layout_item *item, const loop_info *l) {
       wave_opcode_has(item->op, WAVE_F_CALL | WAVE_F_HIDDEN_STATE) || space_of(item->op) < 0)
     return false;
   const wave_instr *instr = wave_layout_instr(item);
-  const wave_operand *dest = wave_instr_dest(instr);
-  const wave_operand *addr = wave_instr_src(instr, 0);
-  return dest && addr && addr->kind == WAVE_OPERAND_GPR && item->num_defs &&
-         !wave_regset_test(l->defs, WAVE_REG_GPR(addr->value));
+  wave_operand dest = wave_instr_dest(instr), addr = wave_instr_src(instr, 0);
+  return dest.kind != WAVE_OPERAND_NONE && addr.kind == WAVE_OPERAND_GPR && item->num_defs &&
+         !wave_regset_test(l->defs, WAVE_REG_GPR(addr.value));
 }
 
 typedef struct if_frame {
@@ -430,8 +429,8 @@ static bool waits_on_memory(survey *s, uint32_t loop, if_frame **frames, size_t 
 enum { SAME_ADDRESS_LOOKAHEAD = 64 };
 
 static bool same_address(const wave_instr *store, const wave_instr *read) {
-  const wave_operand *a = wave_instr_src(store, 0), *b = wave_instr_src(read, 0);
-  return a && b && a->kind == b->kind && a->value == b->value &&
+  wave_operand a = wave_instr_src(store, 0), b = wave_instr_src(read, 0);
+  return a.kind != WAVE_OPERAND_NONE && a.kind == b.kind && a.value == b.value &&
          space_of(wave_instr_op(store)) == space_of(wave_instr_op(read));
 }
 

@@ -1082,9 +1082,9 @@ static void put_reg(out *o, unsigned reg) {
 
 static const char *source_name(const wave_instr *instr) {
   for (unsigned i = 0; i < wave_instr_num_operands(instr); i++)
-    if (wave_instr_slot(instr, i).kind == WAVE_OPERAND_SREG &&
+    if (wave_instr_operand(instr, i).kind == WAVE_OPERAND_SREG &&
         wave_opcode_reads_sreg(wave_instr_op(instr), i))
-      return wave_sreg_names[wave_instr_slot(instr, i).value];
+      return wave_sreg_names[wave_instr_operand(instr, i).value];
   if (wave_opcode_has(wave_instr_op(instr), WAVE_F_RMW))
     return "each lane's own old value";
   if (is_wave_uniform_op(wave_instr_op(instr)))

@@ -210,6 +210,8 @@ static void remove_dead(dce *d, wave_instr *in) {
 static wave_regset reads_of(const wave_instr *in) {
   wave_regset uses;
   wave_instr_operand_reads(in, &uses);
+  if (wave_instr_guard(in) != WAVE_NO_GUARD)
+    wave_regset_set(&uses, WAVE_REG_PRED(wave_instr_guard(in)));
   return uses;
 }
 
@@ -260,12 +262,12 @@ static void forget_deeper(dce *d, unsigned depth) {
 /* ---- select with equal arms --------------------------------------------------------------- */
 
 /* Whether two GPR-read operands read the same value: sr_N outside mov and mov_sr is rN. */
-static bool same_arm(const wave_operand *a, const wave_operand *b) {
-  bool reg_a = a->kind == WAVE_OPERAND_GPR || a->kind == WAVE_OPERAND_SREG;
-  bool reg_b = b->kind == WAVE_OPERAND_GPR || b->kind == WAVE_OPERAND_SREG;
+static bool same_arm(wave_operand a, wave_operand b) {
+  bool reg_a = a.kind == WAVE_OPERAND_GPR || a.kind == WAVE_OPERAND_SREG;
+  bool reg_b = b.kind == WAVE_OPERAND_GPR || b.kind == WAVE_OPERAND_SREG;
   if (reg_a || reg_b)
-    return reg_a && reg_b && a->value == b->value;
-  return a->kind == WAVE_OPERAND_IMM && b->kind == WAVE_OPERAND_IMM && a->value == b->value;
+    return reg_a && reg_b && a.value == b.value;
+  return a.kind == WAVE_OPERAND_IMM && b.kind == WAVE_OPERAND_IMM && a.value == b.value;
 }
 
 /* Turns `select rd, p, a, a` into a move of a; true when it moved nothing (a is rd) and is to
@@ -273,21 +275,20 @@ static bool same_arm(const wave_operand *a, const wave_operand *b) {
 static bool fold_select(dce *d, wave_instr *in) {
   if (wave_instr_op(in) != WAVE_OP_SELECT || wave_instr_num_operands(in) != 4)
     return false;
-  const wave_operand *rd = wave_instr_dest(in), *a = wave_instr_src(in, 1),
-                     *b = wave_instr_src(in, 2);
+  wave_operand rd = wave_instr_dest(in), a = wave_instr_src(in, 1), b = wave_instr_src(in, 2);
   wave_loc loc = wave_instr_loc(in);
   if (!same_arm(a, b))
     return false;
-  bool imm = a->kind == WAVE_OPERAND_IMM;
-  if (!imm && a->value == rd->value) {
+  bool imm = a.kind == WAVE_OPERAND_IMM;
+  if (!imm && a.value == rd.value) {
     wave_remark_passed(d->ctx, "select-removed", loc,
                        "select at %u:%u removed: both arms are its destination r%u", loc.line,
-                       loc.col, rd->value);
+                       loc.col, rd.value);
     wave_pass_stat_add(d->ctx, "selects-folded", "Number of selects with equal arms folded", 1);
     return true;
   }
-  wave_operand value = imm ? *a : wave_gpr(a->value);
-  wave_operand dest = *rd;
+  wave_operand value = imm ? a : wave_gpr(a.value);
+  wave_operand dest = rd;
   wave_instr_set_op(in, imm ? WAVE_OP_MOV_IMM : WAVE_OP_MOV);
   wave_instr_set_num_operands(in, 2);
   wave_instr_set_operand(in, 0, dest);
@@ -764,8 +765,8 @@ static wave_regset all_gprs(void) {
 
 static bool is_constant(const wave_instr *in) {
   return wave_instr_op(in) == WAVE_OP_MOV_IMM && wave_instr_num_operands(in) == 2 &&
-         wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR &&
-         wave_instr_slot(in, 0).value <= WAVE_MAX_GPR;
+         wave_instr_operand(in, 0).kind == WAVE_OPERAND_GPR &&
+         wave_instr_operand(in, 0).value <= WAVE_MAX_GPR;
 }
 
 /* An instruction writes `defs`: what they held is forgotten, here and after the scopes around. */
@@ -779,9 +780,9 @@ static bool note_defs(constants *c, wave_regset defs) {
 static bool constants_instr(dce *d, constants *c, wave_instr *in, wave_regset defs) {
   bool constant = is_constant(in);
   if (constant) {
-    uint32_t r = wave_instr_slot(in, 0).value;
+    uint32_t r = wave_instr_operand(in, 0).value;
     const wave_instr *set = c->setter[r];
-    if (set && wave_instr_slot(set, 1).value == wave_instr_slot(in, 1).value) {
+    if (set && wave_instr_operand(set, 1).value == wave_instr_operand(in, 1).value) {
       wave_loc loc = wave_instr_loc(in);
       wave_remark_passed(d->ctx, "constant-removed", loc,
                          "'mov_imm' at %u:%u removed: r%u already holds this value from %u:%u",
@@ -794,7 +795,7 @@ static bool constants_instr(dce *d, constants *c, wave_instr *in, wave_regset de
     }
   }
   return note_defs(c, defs) && (!constant || wave_instr_guard(in) != WAVE_NO_GUARD ||
-                                learn(c, wave_instr_slot(in, 0).value, in));
+                                learn(c, wave_instr_operand(in, 0).value, in));
 }
 
 /* Leaves an if or loop: what held before it still holds unless written inside. */

@@ -278,12 +278,12 @@ static bool is_source_slot(char kind) {
 /* The register an operand reads in this slot, or NO_REG (immediates, labels, scopes, and
  * special registers read as themselves). */
 static uint32_t read_reg(const wave_instr *in, unsigned slot) {
-  const wave_operand *o = wave_instr_operand(in, slot);
-  if (o->kind == WAVE_OPERAND_PRED)
-    return WAVE_REG_PRED(o->value);
-  if (o->kind == WAVE_OPERAND_GPR ||
-      (o->kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(wave_instr_op(in), slot)))
-    return WAVE_REG_GPR(o->value);
+  wave_operand o = wave_instr_operand(in, slot);
+  if (o.kind == WAVE_OPERAND_PRED)
+    return WAVE_REG_PRED(o.value);
+  if (o.kind == WAVE_OPERAND_GPR ||
+      (o.kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(wave_instr_op(in), slot)))
+    return WAVE_REG_GPR(o.value);
   return NO_REG;
 }
 
@@ -293,20 +293,20 @@ static void make_key(const cse *c, const wave_instr *in, bool by_value, uint32_t
   wave_opcode op = wave_instr_op(in);
   /* `mov rd, sr_x` is mov_sr. */
   if (op == WAVE_OP_MOV && wave_instr_num_operands(in) == 2 &&
-      wave_instr_slot(in, 1).kind == WAVE_OPERAND_SREG)
+      wave_instr_operand(in, 1).kind == WAVE_OPERAND_SREG)
     op = WAVE_OP_MOV_SR;
   key[0] = (uint32_t)op | (by_value ? 0u : 1u << 16);
   for (unsigned slot = 0, n = 2; slot < wave_instr_num_operands(in); slot++) {
     if (!is_source_slot(wave_opcode_slot_kind(wave_instr_op(in), slot)))
       continue;
-    const wave_operand *o = wave_instr_operand(in, slot);
+    wave_operand o = wave_instr_operand(in, slot);
     uint32_t reg = read_reg(in, slot);
-    key[1] |= ((uint32_t)o->kind | (uint32_t)o->negated << 3) << (4 * (n - 2));
+    key[1] |= ((uint32_t)o.kind | (uint32_t)o.negated << 3) << (4 * (n - 2));
     key[n] = by_value && reg != NO_REG && wave_opcode_slot_width(wave_instr_op(in), slot) == 1
                  ? c->vn[reg]
-                 : o->value;
-    if (o->kind == WAVE_OPERAND_LABEL)
-      key[n] = wave_hash_name(o->label, strlen(o->label));
+                 : o.value;
+    if (o.kind == WAVE_OPERAND_LABEL)
+      key[n] = wave_hash_name(o.label, strlen(o.label));
     n++;
   }
 }
@@ -322,8 +322,7 @@ static const char *why_not_merged(const wave_instr *in, bool ignore_guard) {
     return "it may trap";
   if (!wave_instr_can_speculate(in) || wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return "it is not a plain computation";
-  const wave_operand *d = wave_instr_dest(in);
-  if (!d)
+  if (wave_instr_dest(in).kind == WAVE_OPERAND_NONE)
     return "it writes no register";
   for (unsigned slot = 0; slot < wave_instr_num_operands(in); slot++) {
     if (wave_opcode_slot_width(wave_instr_op(in), slot) != 1)
@@ -342,8 +341,8 @@ static const char *reg_name(uint32_t reg, char *buf) {
   return buf;
 }
 
-static uint32_t dest_reg(const wave_operand *d) {
-  return d->kind == WAVE_OPERAND_PRED ? WAVE_REG_PRED(d->value) : WAVE_REG_GPR(d->value);
+static uint32_t dest_reg(wave_operand d) {
+  return d.kind == WAVE_OPERAND_PRED ? WAVE_REG_PRED(d.value) : WAVE_REG_GPR(d.value);
 }
 
 static const char *mnemonic(const wave_instr *in) {
@@ -371,9 +370,9 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
         changed = read_reg(in, slot);
       n++;
     }
-    const wave_operand *earlier_dest = wave_instr_dest(e->instr);
+    wave_operand earlier_dest = wave_instr_dest(e->instr);
     /* `iadd r7, r7, r8` again steps on from the earlier result: no news for the reader. */
-    bool steps = earlier_dest && changed == dest_reg(earlier_dest);
+    bool steps = earlier_dest.kind != WAVE_OPERAND_NONE && changed == dest_reg(earlier_dest);
     if (changed != NO_REG && !steps) {
       char buf[REG_NAME_LEN];
       reg_name(changed, buf);
@@ -451,7 +450,7 @@ static void rewrite_reads(cse *c, wave_instr *in) {
   wave_instr_other_lane_uses(in, &other_lanes);
   for (unsigned slot = 0; slot < wave_instr_num_operands(in); slot++) {
     char kind = wave_opcode_slot_kind(wave_instr_op(in), slot);
-    wave_operand o = *wave_instr_operand(in, slot);
+    wave_operand o = wave_instr_operand(in, slot);
     if ((kind != 'u' && kind != 'p') || wave_opcode_slot_width(wave_instr_op(in), slot) != 1 ||
         (o.kind != WAVE_OPERAND_GPR && o.kind != WAVE_OPERAND_PRED))
       continue;
@@ -491,8 +490,8 @@ static wave_regset set_defs_fresh(cse *c, const wave_instr *in) {
  * a new number and entry when `add`, else the answer is NO_REG. */
 static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **earlier) {
   *earlier = NULL;
-  if (wave_instr_op(in) == WAVE_OP_MOV && wave_instr_slot(in, 1).kind == WAVE_OPERAND_GPR)
-    return c->vn[wave_instr_slot(in, 1).value];
+  if (wave_instr_op(in) == WAVE_OP_MOV && wave_instr_operand(in, 1).kind == WAVE_OPERAND_GPR)
+    return c->vn[wave_instr_operand(in, 1).value];
   uint32_t key[KEY_WORDS];
   make_key(c, in, true, key);
   entry *e = lookup(c, key);
@@ -517,11 +516,13 @@ static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **e
 /* Visits an instruction; returns the registers it writes, none when it is to be removed. */
 static wave_regset visit_instr(cse *c, wave_instr *in) {
   rewrite_reads(c, in);
-  const wave_operand *d = wave_instr_dest(in);
+  wave_operand d = wave_instr_dest(in);
+  bool has_dest = d.kind != WAVE_OPERAND_NONE;
   const entry *earlier;
-  bool copy = wave_instr_op(in) == WAVE_OP_MOV && wave_instr_slot(in, 1).kind == WAVE_OPERAND_GPR;
-  if (!d || why_not_merged(in, true) != NULL) {
-    if (c->explain && d)
+  bool copy =
+      wave_instr_op(in) == WAVE_OP_MOV && wave_instr_operand(in, 1).kind == WAVE_OPERAND_GPR;
+  if (!has_dest || why_not_merged(in, true) != NULL) {
+    if (c->explain && has_dest)
       explain(c, in, false);
     return set_defs_fresh(c, in);
   }
@@ -574,9 +575,9 @@ static bool push_scope(cse *c) {
 /* `mov rX, rX`: no lane changes, and the visit removes it, so a loop is judged without it
  * (else removing a loop's only write of rX would leave a second run something to find). */
 static bool copies_itself(const wave_instr *in) {
-  const wave_operand *d = wave_instr_operand(in, 0), *s = wave_instr_operand(in, 1);
-  return wave_instr_op(in) == WAVE_OP_MOV && d->kind == WAVE_OPERAND_GPR &&
-         s->kind == WAVE_OPERAND_GPR && d->value == s->value && d->half == s->half;
+  wave_operand d = wave_instr_operand(in, 0), s = wave_instr_operand(in, 1);
+  return wave_instr_op(in) == WAVE_OP_MOV && d.kind == WAVE_OPERAND_GPR &&
+         s.kind == WAVE_OPERAND_GPR && d.value == s.value && d.half == s.half;
 }
 
 /* What the body of `loop` writes, and the body of each loop inside it, numbered on from

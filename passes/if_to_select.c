@@ -449,7 +449,7 @@ static bool constant_stays_unguarded(const rewrite *rw, unsigned k, const wave_i
   if (wave_instr_guard(i) != WAVE_NO_GUARD ||
       (wave_instr_op(i) != WAVE_OP_MOV_IMM && wave_instr_op(i) != WAVE_OP_MOV_SR))
     return false;
-  unsigned d = WAVE_REG_GPR(wave_instr_slot(i, 0).value);
+  unsigned d = WAVE_REG_GPR(wave_instr_operand(i, 0).value);
   return !wave_regset_test(after, d) && (k == 1 || !wave_regset_test(rw->sides[1].uses, d));
 }
 
@@ -516,7 +516,7 @@ static const char *select_refusal(const wave_instr *i) {
     if (refs[r].count > 1)
       return "register pairs";
   for (unsigned s = 0; s < wave_instr_num_operands(i); s++)
-    if (wave_instr_slot(i, s).kind == WAVE_OPERAND_SREG &&
+    if (wave_instr_operand(i, s).kind == WAVE_OPERAND_SREG &&
         !wave_opcode_reads_sreg(wave_instr_op(i), s))
       return "special register read as a GPR";
   return NULL;
@@ -625,14 +625,14 @@ static wave_operand renamed_operand(wave_operand o, uint16_t reg) {
 
 /* The register index an operand in slot `slot` names, or -1 when it names none. */
 static int slot_reg(const wave_instr *i, unsigned slot) {
-  const wave_operand *o = wave_instr_operand(i, slot);
+  wave_operand o = wave_instr_operand(i, slot);
   switch (wave_opcode_slot_kind(wave_instr_op(i), slot)) {
   case 'd':
   case 'u':
-    return o->kind == WAVE_OPERAND_GPR ? (int)WAVE_REG_GPR(o->value) : -1;
+    return o.kind == WAVE_OPERAND_GPR ? (int)WAVE_REG_GPR(o.value) : -1;
   case 'p':
   case 'q':
-    return o->kind == WAVE_OPERAND_PRED ? (int)WAVE_REG_PRED(o->value) : -1;
+    return o.kind == WAVE_OPERAND_PRED ? (int)WAVE_REG_PRED(o.value) : -1;
   default:
     return -1;
   }
@@ -660,7 +660,7 @@ static bool emit_renamed_side(rewrite *rw, const side *s, wave_regset rename, wa
     for (unsigned k = 0; k < slots; k++) {
       int r = slot_reg(i, k);
       if (r >= 0 && !is_def_slot(i, k))
-        wave_instr_set_operand(c, k, renamed_operand(wave_instr_slot(c, k), map[r]));
+        wave_instr_set_operand(c, k, renamed_operand(wave_instr_operand(c, k), map[r]));
     }
     if (wave_instr_guard(i) != WAVE_NO_GUARD)
       wave_instr_set_guard(c, (int)(map[WAVE_REG_PRED(wave_instr_guard(i))] - PRED_BASE),
@@ -684,7 +684,7 @@ static bool emit_renamed_side(rewrite *rw, const side *s, wave_regset rename, wa
         }
         map[r] = (uint16_t)to;
       }
-      wave_instr_set_operand(c, k, renamed_operand(wave_instr_slot(c, k), map[r]));
+      wave_instr_set_operand(c, k, renamed_operand(wave_instr_operand(c, k), map[r]));
     }
     wave_block_append(staging, c);
   }
@@ -796,9 +796,9 @@ static bool clamp_of(const rewrite *rw, wave_instr **cmp_out, uint32_t *x, uint3
       wave_node_kind_of(prev) != WAVE_NODE_BLOCK || !rw->p->liveness)
     return false;
   wave_instr *cmp = wave_block_last(prev);
-  const wave_operand *pd = cmp ? wave_instr_operand(cmp, 0) : NULL;
   if (!cmp || wave_instr_guard(cmp) != WAVE_NO_GUARD || wave_instr_num_operands(cmp) != 3 ||
-      pd->kind != WAVE_OPERAND_PRED || pd->value != rw->pred)
+      wave_instr_operand(cmp, 0).kind != WAVE_OPERAND_PRED ||
+      wave_instr_operand(cmp, 0).value != rw->pred)
     return false;
   bool less;
   switch (wave_instr_op(cmp)) {
@@ -808,28 +808,28 @@ static bool clamp_of(const rewrite *rw, wave_instr **cmp_out, uint32_t *x, uint3
   case WAVE_OP_ICMP_GE: less = false; break;
   default: return false;
   }
-  const wave_operand *a = wave_instr_operand(cmp, 1), *b = wave_instr_operand(cmp, 2);
-  const wave_operand *d = wave_instr_operand(mv, 0), *s = wave_instr_operand(mv, 1);
-  if (a->kind != WAVE_OPERAND_GPR || b->kind != WAVE_OPERAND_GPR || a->value == b->value ||
-      d->kind != WAVE_OPERAND_GPR || (d->value != a->value && d->value != b->value))
+  wave_operand a = wave_instr_operand(cmp, 1), b = wave_instr_operand(cmp, 2);
+  wave_operand d = wave_instr_operand(mv, 0), s = wave_instr_operand(mv, 1);
+  if (a.kind != WAVE_OPERAND_GPR || b.kind != WAVE_OPERAND_GPR || a.value == b.value ||
+      d.kind != WAVE_OPERAND_GPR || (d.value != a.value && d.value != b.value))
     return false;
-  *x = d->value;
-  *c = d->value == a->value ? b->value : a->value;
+  *x = d.value;
+  *c = d.value == a.value ? b.value : a.value;
   if (wave_instr_op(mv) == WAVE_OP_MOV) {
-    if (s->kind != WAVE_OPERAND_GPR || s->value != *c)
+    if (s.kind != WAVE_OPERAND_GPR || s.value != *c)
       return false;
   } else {
     const wave_instr *load = last_write_before(cmp, *c);
     if (!load || wave_instr_op(load) != WAVE_OP_MOV_IMM ||
-        wave_instr_guard(load) != WAVE_NO_GUARD || wave_instr_slot(load, 0).value != *c ||
-        wave_instr_slot(load, 1).value != s->value)
+        wave_instr_guard(load) != WAVE_NO_GUARD || wave_instr_operand(load, 0).value != *c ||
+        wave_instr_operand(load, 1).value != s.value)
       return false;
   }
   if (wave_regset_test(wave_liveness_at(rw->p->liveness, wave_cursor_after_node(rw->node)),
                        WAVE_REG_PRED(rw->pred)))
     return false;
   /* x < c takes c: the maximum; c < x (x first as the compare's second operand) the minimum. */
-  *op = less == (a->value == *x) ? WAVE_OP_IMAX : WAVE_OP_IMIN;
+  *op = less == (a.value == *x) ? WAVE_OP_IMAX : WAVE_OP_IMIN;
   *cmp_out = cmp;
   return true;
 }

@@ -93,7 +93,7 @@ static bool is_constant(const wave_layout_item *item) {
   return item->guard == WAVE_NO_GUARD &&
          (item->op == WAVE_OP_MOV_IMM || item->op == WAVE_OP_MOV_SR ||
           (item->op == WAVE_OP_MOV &&
-           wave_instr_slot(wave_layout_instr(item), 1).kind == WAVE_OPERAND_SREG));
+           wave_instr_operand(wave_layout_instr(item), 1).kind == WAVE_OPERAND_SREG));
 }
 
 static void note_instr(licm *l, const wave_layout *layout, const wave_layout_item *item,
@@ -106,7 +106,7 @@ static void note_instr(licm *l, const wave_layout *layout, const wave_layout_ite
       return;
     }
     wave_instr *in = (wave_instr *)wave_layout_instr(item);
-    unsigned r = WAVE_REG_GPR(wave_instr_slot(in, 0).value);
+    unsigned r = WAVE_REG_GPR(wave_instr_operand(in, 0).value);
     l->candidates[l->num_candidates++] =
         (candidate){in, wave_regset_test(f->read, r), f->exit_seen, f->return_seen};
   }
@@ -133,7 +133,7 @@ static void note_instr(licm *l, const wave_layout *layout, const wave_layout_ite
 
 /* Why the candidate stays in its loop, or NULL when it may leave. */
 static const char *why_kept(licm *l, const frame *f, const candidate *c) {
-  unsigned r = WAVE_REG_GPR(wave_instr_slot(c->instr, 0).value);
+  unsigned r = WAVE_REG_GPR(wave_instr_operand(c->instr, 0).value);
   if (wave_regset_test(f->written_twice, r))
     return "is written elsewhere in the loop";
   if (c->read_before)
@@ -159,7 +159,7 @@ static void end_loop(licm *l) {
     const candidate *c = &l->candidates[i];
     wave_loc at = wave_instr_loc(c->instr);
     const char *mnemonic = wave_opcode_get(wave_instr_op(c->instr))->mnemonic;
-    unsigned r = wave_instr_slot(c->instr, 0).value;
+    unsigned r = wave_instr_operand(c->instr, 0).value;
     const char *why = why_kept(l, &f, c);
     if (why) {
       wave_remark_missed(l->ctx, "constant-kept", at,

@@ -186,7 +186,7 @@ static wave_unroll_status refuse(wave_unroll_result *r, const char *fmt, ...) {
   return WAVE_UNROLL_REFUSED;
 }
 
-static bool is_gpr(const wave_operand *o) { return o->kind == WAVE_OPERAND_GPR; }
+static bool is_gpr(wave_operand o) { return o.kind == WAVE_OPERAND_GPR; }
 
 /* The constant rN holds wherever `loop` runs: its one write in the kernel is an unguarded
  * mov_imm that every lane reaching the loop ran, the loop lying after it in its list or
@@ -202,7 +202,7 @@ static bool constant_at(const wave_unroll_env *env, uint32_t r, const wave_node 
   if (k == WAVE_KEY_NOT_FOUND || env->loop_at[k] <= env->writer_at[r] ||
       env->loop_at[k] >= env->writer_until[r])
     return false;
-  *value = wave_instr_slot(w, 1).value;
+  *value = wave_instr_operand(w, 1).value;
   return true;
 }
 
@@ -216,9 +216,9 @@ static bool start_value(const wave_node *loop, uint32_t r, uint32_t *value) {
     if (!wave_regset_test(wave_xform_may_write(in), WAVE_REG_GPR(r)))
       continue;
     if (wave_instr_op(in) != WAVE_OP_MOV_IMM || wave_instr_guard(in) != WAVE_NO_GUARD ||
-        wave_instr_slot(in, 0).value != r)
+        wave_instr_operand(in, 0).value != r)
       return false;
-    *value = wave_instr_slot(in, 1).value;
+    *value = wave_instr_operand(in, 1).value;
     return true;
   }
   return false;
@@ -228,18 +228,28 @@ static bool start_value(const wave_node *loop, uint32_t r, uint32_t *value) {
  * C == N, else C >= N. False when it is no compare of this kind. */
 static bool read_compare(const wave_instr *cmp, uint32_t *counter, uint32_t *bound,
                          bool *strict, bool *equal) {
-  const wave_operand *a = wave_instr_operand(cmp, 1), *b = wave_instr_operand(cmp, 2);
+  wave_operand a = wave_instr_operand(cmp, 1), b = wave_instr_operand(cmp, 2);
   if (wave_instr_num_operands(cmp) != 3 || !is_gpr(a) || !is_gpr(b))
     return false;
   *strict = *equal = false;
   switch (wave_instr_op(cmp)) {
   case WAVE_OP_ICMP_GT: *strict = true; /* fall through */
-  case WAVE_OP_ICMP_GE: *counter = a->value; *bound = b->value; return true;
+  case WAVE_OP_ICMP_GE:
+    *counter = a.value;
+    *bound = b.value;
+    return true;
   case WAVE_OP_ICMP_LT:
   case WAVE_OP_UCMP_LT: *strict = true; /* fall through */
   case WAVE_OP_ICMP_LE:
-  case WAVE_OP_UCMP_LE: *counter = b->value; *bound = a->value; return true;
-  case WAVE_OP_ICMP_EQ: *equal = true; *counter = a->value; *bound = b->value; return true;
+  case WAVE_OP_UCMP_LE:
+    *counter = b.value;
+    *bound = a.value;
+    return true;
+  case WAVE_OP_ICMP_EQ:
+    *equal = true;
+    *counter = a.value;
+    *bound = b.value;
+    return true;
   default: return false;
   }
 }
@@ -252,14 +262,14 @@ static const wave_instr *find_step(const wave_node *loop, uint32_t counter, uint
   if (!in || wave_instr_op(in) != WAVE_OP_IADD || wave_instr_guard(in) != WAVE_NO_GUARD ||
       wave_instr_num_operands(in) != 3)
     return NULL;
-  const wave_operand *d = wave_instr_operand(in, 0), *a = wave_instr_operand(in, 1),
-                     *b = wave_instr_operand(in, 2);
-  if (!is_gpr(d) || !is_gpr(a) || !is_gpr(b) || d->value != counter)
+  wave_operand d = wave_instr_operand(in, 0), a = wave_instr_operand(in, 1),
+               b = wave_instr_operand(in, 2);
+  if (!is_gpr(d) || !is_gpr(a) || !is_gpr(b) || d.value != counter)
     return NULL;
-  if (a->value == counter && b->value != counter)
-    *step_reg = b->value;
-  else if (b->value == counter && a->value != counter)
-    *step_reg = a->value;
+  if (a.value == counter && b.value != counter)
+    *step_reg = b.value;
+  else if (b.value == counter && a.value != counter)
+    *step_reg = a.value;
   else
     return NULL;
   return in;
@@ -365,11 +375,11 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   if (!brk || wave_instr_op(brk) != WAVE_OP_BREAK || wave_instr_guard(cmp) != WAVE_NO_GUARD ||
       wave_instr_guard(brk) != WAVE_NO_GUARD ||
       !read_compare(cmp, &counter, &bound_reg, &strict, &equal) ||
-      wave_instr_slot(cmp, 0).kind != WAVE_OPERAND_PRED ||
-      wave_instr_slot(brk, 0).kind != WAVE_OPERAND_PRED || wave_instr_slot(brk, 0).negated ||
-      wave_instr_slot(brk, 0).value != wave_instr_slot(cmp, 0).value)
+      wave_instr_operand(cmp, 0).kind != WAVE_OPERAND_PRED ||
+      wave_instr_operand(brk, 0).kind != WAVE_OPERAND_PRED || wave_instr_operand(brk, 0).negated ||
+      wave_instr_operand(brk, 0).value != wave_instr_operand(cmp, 0).value)
     return WAVE_UNROLL_NOT_SHAPE;
-  uint32_t pred = wave_instr_slot(cmp, 0).value;
+  uint32_t pred = wave_instr_operand(cmp, 0).value;
   uint32_t step_reg;
   const wave_instr *step = find_step(loop, counter, &step_reg);
   if (!step && equal) {

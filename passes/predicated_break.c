@@ -384,7 +384,7 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                        "condition into");
   }
 
-  wave_cond c = operand_cond(wave_instr_slot(exit, 0));
+  wave_cond c = operand_cond(wave_instr_operand(exit, 0));
   if (copy && !writes_pred && same_cond(c, g))
     c = guard;   /* the copy holds the very test the exit makes */
   uint32_t dst = 0;

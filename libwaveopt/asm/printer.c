@@ -219,12 +219,12 @@ static void put_instr(printer *p, const wave_instr *instr) {
     p->unprintable = true;
   bool first = true;
   for (unsigned i = 0; i < wave_instr_num_operands(instr); i++) {
-    const wave_operand *o = wave_instr_operand(instr, i);
-    if (o->kind == WAVE_OPERAND_NONE)
+    wave_operand o = wave_instr_operand(instr, i);
+    if (o.kind == WAVE_OPERAND_NONE)
       continue;
     put(p, first ? " " : ", ", first ? 1 : 2);
     first = false;
-    put_operand(p, o, wave_opcode_slot_kind(op, i));
+    put_operand(p, &o, wave_opcode_slot_kind(op, i));
   }
 }
 

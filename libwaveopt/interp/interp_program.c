@@ -229,14 +229,14 @@ static bool fragment_slot(builder *b, const wave_instr *instr, unsigned slot,
 
 /* Slot i of the shape -> operand; an omitted optional destination may have been written
  * either as a NONE operand or left out of the list. */
-static const wave_operand *slot_operand(const wave_instr *instr, unsigned slot, unsigned slots) {
-  static const wave_operand none = {0};
+static wave_operand slot_operand(const wave_instr *instr, unsigned slot, unsigned slots) {
   bool shifted = wave_opcode_slot_kind(wave_instr_op(instr), 0) == 'o' &&
                  wave_instr_num_operands(instr) + 1u == slots;
-  if (shifted && slot == 0)
-    return &none;
-  const wave_operand *o = wave_instr_operand(instr, shifted ? slot - 1 : slot);
-  return o ? o : &none;
+  if (shifted && slot == 0) {
+    wave_operand none = {0};
+    return none;
+  }
+  return wave_instr_operand(instr, shifted ? slot - 1 : slot);
 }
 
 static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
@@ -257,7 +257,8 @@ static bool decode(builder *b, const wave_instr *instr, interp_instr *in) {
                 num_operands);
   unsigned nsrc = 0, npred = 0, nfrag = 0;
   for (unsigned i = 0; i < slots; i++) {
-    const wave_operand *o = slot_operand(instr, i, slots);
+    wave_operand operand = slot_operand(instr, i, slots);
+    const wave_operand *o = &operand;
     char kind = wave_opcode_slot_kind(op, i);
     unsigned width = wave_opcode_slot_width(op, i);
     switch (kind) {
@@ -406,7 +407,7 @@ static bool resolve_calls(builder *b, const wave_label_table *labels, const uint
       continue;
     const wave_instr *instr = p->entries[i].instr;
     /* decode() checked that a call's one operand is a label */
-    const char *label = wave_instr_slot(instr, 0).label;
+    const char *label = wave_instr_operand(instr, 0).label;
     size_t region = wave_label_table_find(labels, label);
     if (region == WAVE_NO_REGION)
       return fail(b, wave_instr_loc(instr), "call: label '%s' is not in this kernel", label);

@@ -68,10 +68,7 @@ static inline wave_cache_hint wave_code_instr_cache_hint(const wave_instr *instr
 static inline unsigned wave_code_instr_num_operands(const wave_instr *instr) {
   return instr->num_operands;
 }
-static inline const wave_operand *wave_code_instr_operand(const wave_instr *instr, unsigned i) {
-  return i < instr->num_operands ? &instr->operands[i] : NULL;
-}
-static inline wave_operand wave_code_instr_slot(const wave_instr *instr, unsigned i) {
+static inline wave_operand wave_code_instr_operand(const wave_instr *instr, unsigned i) {
   if (i < instr->num_operands)
     return instr->operands[i];
   wave_operand none = {0};
@@ -201,7 +198,6 @@ static inline wave_node *wave_code_node_as_mutable(wave_node *node, wave_node_ki
 #define wave_instr_cache_hint(instr) wave_code_instr_cache_hint(instr)
 #define wave_instr_num_operands(instr) wave_code_instr_num_operands(instr)
 #define wave_instr_operand(instr, i) wave_code_instr_operand((instr), (i))
-#define wave_instr_slot(instr, i) wave_code_instr_slot((instr), (i))
 #define wave_instr_next(instr) wave_code_instr_next(instr)
 #define wave_instr_prev(instr) wave_code_instr_prev(instr)
 #define wave_instr_node(instr) wave_code_instr_node(instr)

@@ -66,13 +66,16 @@ void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num
  * analysis and pass asks this of every instruction, and the sorted lists of
  * wave_instr_reg_lists would only be turned into sets again. defs_only skips the reads. */
 static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *defs, bool defs_only,
-                     bool guarded_defs_read) {
+                     bool guard_read) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = defs_only ? wave_instr_def_refs(instr, refs) : wave_instr_reg_refs(instr, refs);
+  bool guarded = wave_instr_guard(instr) != WAVE_NO_GUARD;
   *defs = wave_regset_empty();
   if (uses)
     *uses = wave_regset_empty();
-  for (unsigned i = 0; i < n; i++) {
+  /* A guard is the first reference (ir.c); without guard_read it and what it makes an input
+   * are left out. */
+  for (unsigned i = !defs_only && guarded && !guard_read ? 1 : 0; i < n; i++) {
     wave_regset *into = refs[i].is_def ? defs : uses;
     unsigned base = refs[i].is_pred ? WAVE_REG_PRED(0) : WAVE_REG_GPR(0);
     uint64_t limit = refs[i].is_pred ? WAVE_NUM_PREDS : WAVE_MAX_GPR + 1;
@@ -80,7 +83,7 @@ static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *de
       wave_regset_set(into, base + refs[i].first + k);
   }
   /* Lanes the guard turns off keep the old value: it is an input. */
-  if (uses && guarded_defs_read && wave_instr_guard(instr) != WAVE_NO_GUARD)
+  if (uses && guard_read && guarded)
     *uses = wave_regset_union(*uses, *defs);
 }
 
@@ -102,10 +105,10 @@ void wave_instr_defs(const wave_instr *instr, wave_regset *defs) {
   ref_sets(instr, NULL, defs, true, true);
 }
 
-static bool same_operand(const wave_operand *a, const wave_operand *b) {
-  if (a->kind != b->kind || a->value != b->value || a->negated != b->negated)
+static bool same_operand(wave_operand a, wave_operand b) {
+  if (a.kind != b.kind || a.value != b.value || a.negated != b.negated)
     return false;
-  return a->kind != WAVE_OPERAND_LABEL || strcmp(a->label, b->label) == 0;
+  return a.kind != WAVE_OPERAND_LABEL || strcmp(a.label, b.label) == 0;
 }
 
 bool wave_instr_equal(const wave_instr *a, const wave_instr *b) {
@@ -144,11 +147,9 @@ static unsigned src_index(const wave_instr *instr, unsigned i) {
   return (has_dest_slot(instr) ? 1u : 0u) + i;
 }
 
-const wave_operand *wave_instr_dest(const wave_instr *instr) {
-  if (!has_dest_slot(instr) || wave_instr_num_operands(instr) == 0 ||
-      wave_instr_slot(instr, 0).kind == WAVE_OPERAND_NONE)
-    return NULL;
-  return wave_instr_operand(instr, 0);
+wave_operand wave_instr_dest(const wave_instr *instr) {
+  wave_operand none = {0};
+  return has_dest_slot(instr) ? wave_instr_operand(instr, 0) : none;
 }
 
 unsigned wave_instr_num_srcs(const wave_instr *instr) {
@@ -156,8 +157,8 @@ unsigned wave_instr_num_srcs(const wave_instr *instr) {
   return wave_instr_num_operands(instr) > first ? wave_instr_num_operands(instr) - first : 0;
 }
 
-const wave_operand *wave_instr_src(const wave_instr *instr, unsigned i) {
-  return i < wave_instr_num_srcs(instr) ? wave_instr_operand(instr, src_index(instr, i)) : NULL;
+wave_operand wave_instr_src(const wave_instr *instr, unsigned i) {
+  return wave_instr_operand(instr, src_index(instr, i));
 }
 
 void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses) {
@@ -165,12 +166,12 @@ void wave_instr_other_lane_uses(const wave_instr *instr, wave_regset *uses) {
   /* The flag first: finding the source slot costs more, and few instructions have it. */
   if (!op_has(instr, WAVE_F_OTHER_LANES))
     return;
-  const wave_operand *src = wave_instr_src(instr, 0);
-  if (!src || (src->kind != WAVE_OPERAND_GPR && src->kind != WAVE_OPERAND_SREG))
+  wave_operand src = wave_instr_src(instr, 0);
+  if (src.kind != WAVE_OPERAND_GPR && src.kind != WAVE_OPERAND_SREG)
     return;
   unsigned width = wave_opcode_slot_width(wave_instr_op(instr), src_index(instr, 0));
-  for (unsigned k = 0; k < width && src->value + k <= WAVE_MAX_GPR; k++)
-    wave_regset_set(uses, WAVE_REG_GPR(src->value + k));
+  for (unsigned k = 0; k < width && src.value + k <= WAVE_MAX_GPR; k++)
+    wave_regset_set(uses, WAVE_REG_GPR(src.value + k));
 }
 
 bool wave_instr_set_dest(wave_instr *instr, wave_operand operand) {

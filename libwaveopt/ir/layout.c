@@ -53,14 +53,14 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
   item->num_defs = (uint8_t)num_defs;
   if ((wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE) &&
       wave_instr_num_operands(instr))
-    item->branch_pred = (uint8_t)(wave_instr_slot(instr, 0).value < WAVE_LAYOUT_LARGE_PRED
-                                      ? wave_instr_slot(instr, 0).value
+    item->branch_pred = (uint8_t)(wave_instr_operand(instr, 0).value < WAVE_LAYOUT_LARGE_PRED
+                                      ? wave_instr_operand(instr, 0).value
                                       : WAVE_LAYOUT_LARGE_PRED);
   for (unsigned i = 0; i < wave_instr_num_operands(instr); i++) {
-    const wave_operand *o = wave_instr_operand(instr, i);
-    if (o->kind == WAVE_OPERAND_SREG && o->value < 8 &&
+    wave_operand o = wave_instr_operand(instr, i);
+    if (o.kind == WAVE_OPERAND_SREG && o.value < 8 &&
         wave_opcode_reads_sreg(wave_instr_op(instr), i))
-      item->low_sregs |= (uint8_t)(1u << o->value);
+      item->low_sregs |= (uint8_t)(1u << o.value);
   }
 }
 

@@ -62,7 +62,7 @@ typedef struct wave_layout_item {
 static inline uint32_t wave_layout_branch_pred(const wave_layout_item *item) {
   return item->branch_pred < WAVE_LAYOUT_LARGE_PRED
              ? item->branch_pred
-             : wave_instr_slot(((const wave_instr *)item->what), 0).value;
+             : wave_instr_operand(((const wave_instr *)item->what), 0).value;
 }
 
 typedef struct wave_layout {

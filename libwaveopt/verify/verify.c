@@ -50,26 +50,26 @@ static bool build_kernel_tables(wave_verify *v) {
 /* ---- operands ----------------------------------------------------------------------------- */
 
 static bool operand_fits(const wave_instr *instr, unsigned slot, char kind) {
-  const wave_operand *o = wave_instr_operand(instr, slot);
-  bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
+  wave_operand o = wave_instr_operand(instr, slot);
+  bool gpr = o.kind == WAVE_OPERAND_GPR || o.kind == WAVE_OPERAND_SREG;
   switch (kind) {
   case 'o':
-    return gpr || o->kind == WAVE_OPERAND_NONE;
+    return gpr || o.kind == WAVE_OPERAND_NONE;
   case 'd': case 'f':
     return gpr;
   case 'u':
-    return gpr || (o->kind == WAVE_OPERAND_IMM &&
+    return gpr || (o.kind == WAVE_OPERAND_IMM &&
                    wave_opcode_accepts_docs_immediate(wave_instr_op(instr), slot));
   case 'q': case 'p':
-    return o->kind == WAVE_OPERAND_PRED;
+    return o.kind == WAVE_OPERAND_PRED;
   case 's':
-    return o->kind == WAVE_OPERAND_SREG;
+    return o.kind == WAVE_OPERAND_SREG;
   case 'i':
-    return o->kind == WAVE_OPERAND_IMM;
+    return o.kind == WAVE_OPERAND_IMM;
   case 'l':
-    return o->kind == WAVE_OPERAND_LABEL && o->label;
+    return o.kind == WAVE_OPERAND_LABEL && o.label;
   case 'c':
-    return o->kind == WAVE_OPERAND_SCOPE;
+    return o.kind == WAVE_OPERAND_SCOPE;
   default:
     return false;
   }
@@ -110,39 +110,38 @@ static void check_call_target(wave_verify *v, wave_loc loc, const char *label) {
 
 static void check_operand(wave_verify *v, const wave_instr *instr, unsigned slot) {
   wave_opcode op = wave_instr_op(instr);
-  const wave_operand *o = wave_instr_operand(instr, slot);
+  wave_operand o = wave_instr_operand(instr, slot);
   char kind = wave_opcode_slot_kind(op, slot);
-  wave_loc loc = wave_verify_operand_loc(wave_instr_loc(instr), o);
+  wave_loc loc = wave_verify_operand_loc(wave_instr_loc(instr), &o);
   if (!operand_fits(instr, slot, kind)) {
     VERIFY_ERROR(v, loc, "expected %s as operand %u of '%s'", wave_slot_kind_noun(kind), slot + 1,
                  mnemonic_of(instr));
     return;
   }
-  switch ((wave_operand_kind)o->kind) {
+  switch ((wave_operand_kind)o.kind) {
   case WAVE_OPERAND_GPR:
-    check_gpr_range(v, loc, o->value, wave_opcode_slot_width(op, slot), kind);
+    check_gpr_range(v, loc, o.value, wave_opcode_slot_width(op, slot), kind);
     break;
   case WAVE_OPERAND_SREG:
-    if (o->value >= WAVE_NUM_SREGS)
-      VERIFY_ERROR(v, loc, "special register %u does not exist (there are %u)", o->value,
+    if (o.value >= WAVE_NUM_SREGS)
+      VERIFY_ERROR(v, loc, "special register %u does not exist (there are %u)", o.value,
                    WAVE_NUM_SREGS);
     else if (!wave_opcode_reads_sreg(op, slot))
-      check_gpr_range(v, loc, o->value, wave_opcode_slot_width(op, slot), kind);
+      check_gpr_range(v, loc, o.value, wave_opcode_slot_width(op, slot), kind);
     break;
   case WAVE_OPERAND_PRED:
-    if (o->value >= WAVE_NUM_PREDS)
-      VERIFY_ERROR(v, loc, "predicate p%u does not exist (predicates are p0-p3)", o->value);
-    else if (o->negated && kind == 'q')
+    if (o.value >= WAVE_NUM_PREDS)
+      VERIFY_ERROR(v, loc, "predicate p%u does not exist (predicates are p0-p3)", o.value);
+    else if (o.negated && kind == 'q')
       /* A negated read is documentation dialect that lowering inverts; a write cannot be. */
-      VERIFY_ERROR(v, loc, "a predicate destination cannot be negated ('!p%u')", o->value);
+      VERIFY_ERROR(v, loc, "a predicate destination cannot be negated ('!p%u')", o.value);
     break;
   case WAVE_OPERAND_SCOPE:
-    if (o->value > WAVE_SCOPE_SYSTEM)
-      VERIFY_ERROR(v, loc, "scope %u does not exist (wave, workgroup, device, system)",
-                   o->value);
+    if (o.value > WAVE_SCOPE_SYSTEM)
+      VERIFY_ERROR(v, loc, "scope %u does not exist (wave, workgroup, device, system)", o.value);
     break;
   case WAVE_OPERAND_LABEL:
-    check_call_target(v, loc, o->label);
+    check_call_target(v, loc, o.label);
     break;
   case WAVE_OPERAND_NONE:
   case WAVE_OPERAND_IMM:

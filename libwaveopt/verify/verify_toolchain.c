@@ -170,17 +170,21 @@ static void warn_operands(wave_verify *v, const wave_instr *instr) {
   static const char *const half_names[] = {"", "lo", "hi"};
   wave_opcode op = wave_instr_op(instr);
   for (unsigned slot = 0; slot < wave_instr_num_operands(instr); slot++) {
-    const wave_operand *o = wave_instr_operand(instr, slot);
+    wave_operand o = wave_instr_operand(instr, slot);
     char kind = wave_opcode_slot_kind(op, slot);
-    wave_loc loc = wave_verify_operand_loc(wave_instr_loc(instr), o);
-    bool reg = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
-    if (o->kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(op, slot))
-      TOOLCHAIN_WARN(v, loc, "special register '%s' outside mov_sr is encoded as register r%u "
-                     "(read it with mov_sr first)", wave_sreg_names[o->value], o->value);
-    if (reg && o->half != WAVE_HALF_NONE && o->half <= WAVE_HALF_HI)
-      TOOLCHAIN_WARN(v, loc, "half register '.%s' is ignored by every tool: the whole register "
-                     "is used", half_names[o->half]);
-    if (kind == 'o' && reg && o->value == 0)
+    wave_loc loc = wave_verify_operand_loc(wave_instr_loc(instr), &o);
+    bool reg = o.kind == WAVE_OPERAND_GPR || o.kind == WAVE_OPERAND_SREG;
+    if (o.kind == WAVE_OPERAND_SREG && !wave_opcode_reads_sreg(op, slot))
+      TOOLCHAIN_WARN(v, loc,
+                     "special register '%s' outside mov_sr is encoded as register r%u "
+                     "(read it with mov_sr first)",
+                     wave_sreg_names[o.value], o.value);
+    if (reg && o.half != WAVE_HALF_NONE && o.half <= WAVE_HALF_HI)
+      TOOLCHAIN_WARN(v, loc,
+                     "half register '.%s' is ignored by every tool: the whole register "
+                     "is used",
+                     half_names[o.half]);
+    if (kind == 'o' && reg && o.value == 0)
       TOOLCHAIN_WARN(v, loc, "r0 as an atomic destination means 'no return': the old value is "
                      "not written (omit the destination or use another register)");
   }

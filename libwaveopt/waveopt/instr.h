@@ -43,8 +43,8 @@ WAVE_API bool wave_instr_is_convergent(const wave_instr *instr);
  * destinations too: lanes the guard turns off keep the old value, so the old value is an
  * input. Registers that cannot exist (r255, p4) are left out; the verifier reports them. */
 WAVE_API void wave_instr_uses(const wave_instr *instr, wave_regset *uses);
-/* wave_instr_uses without the destinations a guard makes inputs: what its operands and its
- * guard read. */
+/* What its operands read: wave_instr_uses without the guard's predicate and without the
+ * destinations a guard makes inputs. */
 WAVE_API void wave_instr_operand_reads(const wave_instr *instr, wave_regset *uses);
 /* The registers it writes, pairs and quads expanded; an atomic whose destination is r0 or
  * omitted writes none. */
@@ -92,24 +92,23 @@ WAVE_API void wave_instr_set_origin(wave_instr *instr, const wave_src *origin);
 /* ---- operands ----------------------------------------------------------------------------- */
 
 WAVE_API unsigned wave_instr_num_operands(const wave_instr *instr);
-/* Operand i in source order, or NULL past the last one. The pointer holds until the
- * instruction is next changed. */
-WAVE_API const wave_operand *wave_instr_operand(const wave_instr *instr, unsigned i);
-/* Operand i by value, or an empty operand (kind WAVE_OPERAND_NONE, value 0) past the last: what
- * a caller that asks about a slot the shape may lack wants. */
-WAVE_API wave_operand wave_instr_slot(const wave_instr *instr, unsigned i);
+/* Operand i in source order, by value; an empty operand (kind WAVE_OPERAND_NONE, value 0) past
+ * the last. A value, not a pointer into the instruction, so that how operands are stored is
+ * the library's business. */
+WAVE_API wave_operand wave_instr_operand(const wave_instr *instr, unsigned i);
 /* Makes it n operands long, for a new opcode of another shape: slots past the old last one are
  * empty (WAVE_OPERAND_NONE) until set. False, with nothing changed, beyond WAVE_MAX_OPERANDS. */
 WAVE_API bool wave_instr_set_num_operands(wave_instr *instr, unsigned n);
 /* Replaces operand i; false (nothing changed) past the last one. */
 WAVE_API bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand);
 
-/* The register the instruction's shape writes first (rd, or pd of a compare), or NULL when the
- * shape has none or an atomic's destination is omitted. */
-WAVE_API const wave_operand *wave_instr_dest(const wave_instr *instr);
-/* The operands after the destination, in source order (a store's address, then its value). */
+/* The register the instruction's shape writes first (rd, or pd of a compare), or an empty
+ * operand (WAVE_OPERAND_NONE) when the shape has none or an atomic's destination is omitted. */
+WAVE_API wave_operand wave_instr_dest(const wave_instr *instr);
+/* The operands after the destination, in source order (a store's address, then its value);
+ * an empty operand past the last. */
 WAVE_API unsigned wave_instr_num_srcs(const wave_instr *instr);
-WAVE_API const wave_operand *wave_instr_src(const wave_instr *instr, unsigned i);
+WAVE_API wave_operand wave_instr_src(const wave_instr *instr, unsigned i);
 /* Replace the destination or source i; false (nothing changed) when there is no such slot. */
 WAVE_API bool wave_instr_set_dest(wave_instr *instr, wave_operand operand);
 WAVE_API bool wave_instr_set_src(wave_instr *instr, unsigned i, wave_operand operand);

@@ -126,8 +126,8 @@ bool wave_compare_invert(wave_instr *compare) {
       continue;
     wave_instr_set_op(compare, pairs[i].inverse);
     if (pairs[i].swap) {
-      wave_operand x = wave_instr_slot(compare, 1);
-      wave_instr_set_operand(compare, 1, wave_instr_slot(compare, 2));
+      wave_operand x = wave_instr_operand(compare, 1);
+      wave_instr_set_operand(compare, 1, wave_instr_operand(compare, 2));
       wave_instr_set_operand(compare, 2, x);
     }
     return true;

@@ -145,7 +145,7 @@ static bool env_wants(const wave_exit_flags_env *env, const wave_instr *in) {
     return env->breaks && wave_node_list_parent(wave_node_list_of(wave_instr_node(in))) &&
            wave_node_kind_of(wave_node_list_parent(wave_node_list_of(wave_instr_node(in)))) ==
                WAVE_NODE_IF &&
-           !wave_instr_slot(in, 0).negated;
+           !wave_instr_operand(in, 0).negated;
   return (wave_instr_op(in) == WAVE_OP_HALT || wave_instr_op(in) == WAVE_OP_RETURN) && env->halts;
 }
 
@@ -299,7 +299,7 @@ static bool plan_block(lowering *l, wave_node *block) {
     if (!l->first_exit)
       l->first_exit = in;
     bool cont = wave_instr_op(in) == WAVE_OP_CONTINUE, brk = wave_instr_op(in) == WAVE_OP_BREAK;
-    uint8_t brk_pred = brk ? (uint8_t)(1u << wave_instr_slot(in, 0).value) : 0;
+    uint8_t brk_pred = brk ? (uint8_t)(1u << wave_instr_operand(in, 0).value) : 0;
     if (cont && wave_node_kind_of(f->node) == WAVE_NODE_LOOP)
       f->target = true;
     else if (cont)
@@ -417,9 +417,10 @@ static wave_exit_flags_status lower_exit(lowering *l, const item *it) {
   wave_builder b = wave_builder_at(l->module, wave_cursor_before_instr(e), wave_instr_loc(e));
   wave_operand guard = wave_pred(wave_instr_guard(e) >= 0 ? (uint32_t)wave_instr_guard(e) : 0);
   guard.negated = wave_instr_guard_negated(e);
+  wave_operand exit_pred = wave_instr_operand(e, 0);
   const wave_operand *cond = NULL;
   if (it->cont || it->brk)
-    cond = wave_instr_operand(e, 0);
+    cond = &exit_pred;
   else if (wave_instr_guard(e) != WAVE_NO_GUARD &&
            !(wave_instr_guard(e) == 0 && !wave_instr_guard_negated(e)))
     cond = &guard;
@@ -559,7 +560,7 @@ static bool reset_after(lowering *l, wave_cursor at, wave_loc loc, wave_instr **
  *   select rT, pB, rK, rO ; icmp_eq pB, rT, rZ ; break pB     (break !pB: rO, rK ; icmp_ne) */
 static wave_exit_flags_status combine_break(lowering *l, wave_instr *brk, wave_regset loop_top) {
   const wave_liveness *lv = l->env->liveness;
-  wave_operand pb = wave_instr_slot(brk, 0);
+  wave_operand pb = wave_instr_operand(brk, 0);
   check_pred c = {pb.value,
                   wave_regset_test(wave_regset_union(wave_liveness_out(lv, brk), loop_top),
                                    WAVE_REG_PRED(pb.value))};

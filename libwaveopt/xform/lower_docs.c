@@ -198,8 +198,8 @@ static bool emit_truth(emitter *e, const bool_regs *c, wave_operand rt, wave_ope
 }
 
 static void swap_operands(wave_instr *in, unsigned i, unsigned j) {
-  wave_operand a = *wave_instr_operand(in, i);
-  wave_instr_set_operand(in, i, *wave_instr_operand(in, j));
+  wave_operand a = wave_instr_operand(in, i);
+  wave_instr_set_operand(in, i, wave_instr_operand(in, j));
   wave_instr_set_operand(in, j, a);
 }
 
@@ -208,7 +208,7 @@ static bool operands_are_preds(const wave_instr *in) {
   if (n != wave_opcode_num_slots(wave_instr_op(in)))
     return false;
   for (unsigned i = 0; i < n; i++) {
-    if (wave_instr_slot(in, i).kind != WAVE_OPERAND_PRED)
+    if (wave_instr_operand(in, i).kind != WAVE_OPERAND_PRED)
       return false;
   }
   return true;
@@ -229,19 +229,18 @@ static void lower_pred_logic(emitter *e, wave_instr *in) {
   bool_regs c;
   bool done = emit_bool_constants(e, &c);
   wave_operand rt = scratch(e);
-  wave_operand a = *wave_instr_src(in, 0);
+  wave_operand a = wave_instr_src(in, 0);
   switch (op) {
   case WAVE_OP_PAND:
-    done = done && emit_truth(e, &c, rt, a) &&
-           emit_select(e, rt, *wave_instr_src(in, 1), rt, c.zero);
+    done =
+        done && emit_truth(e, &c, rt, a) && emit_select(e, rt, wave_instr_src(in, 1), rt, c.zero);
     break;
   case WAVE_OP_POR:
-    done = done && emit_truth(e, &c, rt, a) &&
-           emit_select(e, rt, *wave_instr_src(in, 1), c.one, rt);
+    done = done && emit_truth(e, &c, rt, a) && emit_select(e, rt, wave_instr_src(in, 1), c.one, rt);
     break;
   case WAVE_OP_PXOR: {
     wave_operand r2 = scratch(e);
-    done = done && emit_truth(e, &c, rt, a) && emit_truth(e, &c, r2, *wave_instr_src(in, 1)) &&
+    done = done && emit_truth(e, &c, rt, a) && emit_truth(e, &c, r2, wave_instr_src(in, 1)) &&
            emitted(e, wave_build(&e->b, WAVE_OP_XOR, rt, rt, r2));
     break;
   }
@@ -310,7 +309,7 @@ static bool lower_negated_pred(emitter *e, wave_operand *pred) {
 }
 
 static bool is_docs_immediate(const wave_instr *in, unsigned slot) {
-  return wave_instr_slot(in, slot).kind == WAVE_OPERAND_IMM &&
+  return wave_instr_operand(in, slot).kind == WAVE_OPERAND_IMM &&
          wave_opcode_slot_kind(wave_instr_op(in), slot) != 'i';
 }
 
@@ -320,7 +319,7 @@ static bool needs_lowering(const wave_instr *in) {
   if (wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return true;
   for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
-    if (is_docs_immediate(in, i) || is_negated_pred(wave_instr_slot(in, i)))
+    if (is_docs_immediate(in, i) || is_negated_pred(wave_instr_operand(in, i)))
       return true;
   }
   return false;
@@ -356,9 +355,9 @@ static void lower_operands(emitter *e, wave_instr *in) {
         report(e, "this operand cannot be an immediate");
         return;
       }
-      shared_imms += !own_constant(e->lw, wave_instr_slot(in, i).value);
+      shared_imms += !own_constant(e->lw, wave_instr_operand(in, i).value);
     }
-    negated += is_negated_pred(wave_instr_slot(in, i));
+    negated += is_negated_pred(wave_instr_operand(in, i));
   }
   if (negated > 1) {
     report(e, "only one negated predicate operand can be lowered");
@@ -369,7 +368,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
   for (unsigned i = 0; i < n; i++) {
     if (!is_docs_immediate(in, i))
       continue;
-    wave_operand imm = *wave_instr_operand(in, i);
+    wave_operand imm = wave_instr_operand(in, i);
     wave_operand reg;
     if (!emit_constant(e, imm, &reg))
       return;
@@ -377,7 +376,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
     wave_instr_set_operand(in, i, reg);
   }
   for (unsigned i = 0; i < n; i++) {
-    wave_operand o = *wave_instr_operand(in, i);
+    wave_operand o = wave_instr_operand(in, i);
     if (!is_negated_pred(o))
       continue;
     if (!lower_negated_pred(e, &o))
@@ -402,12 +401,12 @@ static void lower_instr(lowering *lw, wave_instr *in) {
     return;
   }
   unsigned n = wave_instr_num_operands(in);
-  if (op == WAVE_OP_MOV && n == 2 && wave_instr_slot(in, 1).kind == WAVE_OPERAND_IMM) {
+  if (op == WAVE_OP_MOV && n == 2 && wave_instr_operand(in, 1).kind == WAVE_OPERAND_IMM) {
     wave_instr_set_op(in, WAVE_OP_MOV_IMM);
     return;
   }
-  if (op == WAVE_OP_SELECT && n == 4 && is_negated_pred(wave_instr_slot(in, 1))) {
-    wave_operand pred = *wave_instr_operand(in, 1);
+  if (op == WAVE_OP_SELECT && n == 4 && is_negated_pred(wave_instr_operand(in, 1))) {
+    wave_operand pred = wave_instr_operand(in, 1);
     pred.negated = 0;
     wave_instr_set_operand(in, 1, pred);
     swap_operands(in, 2, 3);
@@ -610,14 +609,14 @@ static needs needs_of(const wave_instr *in) {
       need_bool_constants(&n, op == WAVE_OP_PXOR ? 2 : 1);
     return n;
   }
-  if (op == WAVE_OP_MOV && count == 2 && wave_instr_slot(in, 1).kind == WAVE_OPERAND_IMM)
+  if (op == WAVE_OP_MOV && count == 2 && wave_instr_operand(in, 1).kind == WAVE_OPERAND_IMM)
     return n;
   unsigned negated = 0;
   for (unsigned i = 0; i < count; i++) {
-    const wave_operand *o = wave_instr_operand(in, i);
+    wave_operand o = wave_instr_operand(in, i);
     if (is_docs_immediate(in, i) && n.num_values < WAVE_MAX_OPERANDS)
-      n.values[n.num_values++] = o->value;
-    negated += is_negated_pred(*o) && !(op == WAVE_OP_SELECT && i == 1);
+      n.values[n.num_values++] = o.value;
+    negated += is_negated_pred(*&o) && !(op == WAVE_OP_SELECT && i == 1);
   }
   if (negated == 1)
     need_bool_constants(&n, 1);

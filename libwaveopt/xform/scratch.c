@@ -87,8 +87,8 @@ static void scan_kernel(const wave_kernel *kernel, bool *call, bool *negated) {
         wave_foreach_instr(i, n) {
           *call |= wave_instr_op(i) == WAVE_OP_CALL;
           for (unsigned k = 0; k < wave_instr_num_operands(i); k++)
-            *negated |=
-                wave_instr_slot(i, k).kind == WAVE_OPERAND_PRED && wave_instr_slot(i, k).negated;
+            *negated |= wave_instr_operand(i, k).kind == WAVE_OPERAND_PRED &&
+                        wave_instr_operand(i, k).negated;
         }
       }
     }

@@ -183,27 +183,24 @@ static void observe(void *ctx, const wave_observe *o) {
   wave_track *tr = &w->waves[o->wave];
   if (!o->instr) {
     if (k->ifs[o->index]) {
-      unsigned pred = (unsigned)k->ifs[o->index]->u.if_.cond.value;
+      unsigned pred = (unsigned)wave_if_cond(k->ifs[o->index]).value;
       note_branch(w, o, pred);
       read_reg(w, tr, o->mask, reg_index(k, WAVE_REG_PRED(pred)));
     }
     return;
   }
   const wave_instr *in = o->instr;
-  if (in->op == WAVE_OP_BREAK || in->op == WAVE_OP_CONTINUE)
-    note_branch(w, o, (unsigned)wave_instr_slot(in, 0).value);
+  if (wave_instr_op(in) == WAVE_OP_BREAK || wave_instr_op(in) == WAVE_OP_CONTINUE)
+    note_branch(w, o, (unsigned)wave_instr_operand(in, 0).value);
   /* Lanes the guard turns off read the guard and nothing else. */
-  wave_instr plain = *in;
-  plain.guard = WAVE_NO_GUARD;
   wave_regset uses, defs;
-  wave_instr_uses(&plain, &uses);
+  wave_instr_operand_reads(in, &uses);
   wave_instr_defs(in, &defs);
-  if (in->guard != WAVE_NO_GUARD)
-    read_reg(w, tr, o->mask | o->active, reg_index(k, WAVE_REG_PRED(in->guard)));
-  if (is_cross_lane(in->op)) {
+  if (wave_instr_guard(in) != WAVE_NO_GUARD)
+    read_reg(w, tr, o->mask | o->active, reg_index(k, WAVE_REG_PRED(wave_instr_guard(in))));
+  if (is_cross_lane(wave_instr_op(in))) {
     wave_regset shared = wave_regset_empty();
-    const wave_operand *from = wave_instr_src(in, 0);
-    wave_regset_set(&shared, WAVE_REG_GPR(from->value));
+    wave_regset_set(&shared, WAVE_REG_GPR(wave_instr_src(in, 0).value));
     uint64_t all = w->width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w->width) - 1;
     read_set(w, tr, all, shared);
     uses = wave_regset_subtract(uses, shared);
@@ -288,14 +285,14 @@ static bool facts_init(kernel_facts *k, const wave_kernel *kernel, const wave_ma
       case WAVE_WALK_IF: {
         op = WAVE_OP_IF;
         wave_regset s = wave_regset_empty();
-        wave_regset_set(&s, WAVE_REG_PRED(walk.node->u.if_.cond.value));
+        wave_regset_set(&s, WAVE_REG_PRED(wave_if_cond(walk.node).value));
         name_regs(k, s);
         if (index < k->size)
           k->ifs[index] = walk.node;
         break;
       }
       case WAVE_WALK_ELSE:
-        if (!walk.node->u.if_.else_body.first)
+        if (!wave_if_else(walk.node)->first)
           continue;
         op = WAVE_OP_ELSE;
         break;

@@ -212,12 +212,13 @@ static bool same_instr(const wave_instr *a, const wave_instr *b, mismatch *m) {
     return differ(m, "line %u: '%s' had %u operands, now %u", line, mn, wave_instr_num_operands(a),
                   wave_instr_num_operands(b));
   for (unsigned i = 0; i < wave_instr_num_operands(a); i++) {
-    const wave_operand *x = wave_instr_operand(a, i), *y = wave_instr_operand(b, i);
-    if (!same_operand(x, y))
-      return differ(m, "line %u: operand %u of '%s' changed (kind %u value 0x%x half %u neg %u "
-                    "form %u -> kind %u value 0x%x half %u neg %u form %u)", line, i + 1, mn,
-                    x->kind, x->value, x->half, x->negated, x->imm_form, y->kind, y->value,
-                    y->half, y->negated, y->imm_form);
+    wave_operand x = wave_instr_operand(a, i), y = wave_instr_operand(b, i);
+    if (!same_operand(&x, &y))
+      return differ(m,
+                    "line %u: operand %u of '%s' changed (kind %u value 0x%x half %u neg %u "
+                    "form %u -> kind %u value 0x%x half %u neg %u form %u)",
+                    line, i + 1, mn, x.kind, x.value, x.half, x.negated, x.imm_form, y.kind,
+                    y.value, y.half, y.negated, y.imm_form);
   }
   return true;
 }
@@ -299,10 +300,10 @@ static bool is_docs_form(const wave_instr *in) {
   if (wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return true;
   for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
-    const wave_operand *o = wave_instr_operand(in, i);
-    if (o->negated)
+    wave_operand o = wave_instr_operand(in, i);
+    if (o.negated)
       return true;
-    if (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind(wave_instr_op(in), i) != 'i')
+    if (o.kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind(wave_instr_op(in), i) != 'i')
       return true;
   }
   return false;

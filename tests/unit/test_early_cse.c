@@ -59,7 +59,7 @@ static unsigned count_reads_of(const wave_kernel *k, uint32_t reg) {
   unsigned n = 0;
   wave_foreach_block(blk, (wave_kernel *)k) {
     wave_foreach_instr(in, blk) {
-      if (wave_instr_op(in) == WAVE_OP_IADD && wave_instr_slot(in, 2).value == reg)
+      if (wave_instr_op(in) == WAVE_OP_IADD && wave_instr_operand(in, 2).value == reg)
         n++;
     }
   }

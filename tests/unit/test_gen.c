@@ -88,7 +88,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
       f->continues++;
       f->continues_in_ifs += in_if;
     }
-    f->negated_exits += wave_instr_slot(in, 0).negated;
+    f->negated_exits += wave_instr_operand(in, 0).negated;
   }
   if (info->category == WAVE_CAT_WAVE) {
     f->wave_ops++;
@@ -108,7 +108,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
   f->convergent_after_halts += after_halt && (info->flags & WAVE_F_CONVERGENT);
   if (info->category == WAVE_CAT_ATOMIC) {
     f->atomics++;
-    f->atomic_returns += wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR;
+    f->atomic_returns += wave_instr_operand(in, 0).kind == WAVE_OPERAND_GPR;
   }
   f->loads += info->category == WAVE_CAT_LOAD;
   f->stores += info->category == WAVE_CAT_STORE;
@@ -118,11 +118,11 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
   f->pseudo += (info->flags & WAVE_F_PSEUDO) != 0;
   cr_assert_neq(op, WAVE_OP_FCLAMP);
   for (unsigned s = 0; s < wave_instr_num_operands(in); s++) {
-    const wave_operand *o = wave_instr_operand(in, s);
-    if (o->kind == WAVE_OPERAND_IMM && op != WAVE_OP_MOV_IMM)
+    wave_operand o = wave_instr_operand(in, s);
+    if (o.kind == WAVE_OPERAND_IMM && op != WAVE_OP_MOV_IMM)
       f->docs_immediates++;
-    if (o->kind == WAVE_OPERAND_SREG && (o->value == 3 || o->value == 4 || o->value == 14 ||
-                                         o->value == 15))
+    if (o.kind == WAVE_OPERAND_SREG &&
+        (o.value == 3 || o.value == 4 || o.value == 14 || o.value == 15))
       f->w_dependent_sregs++;
   }
 }
@@ -323,8 +323,8 @@ static bool only_block(const wave_node_list *list, unsigned max_len, const wave_
   return !max_len || (n >= 1 && n <= max_len);
 }
 
-static bool same_operand(const wave_operand *a, const wave_operand *b) {
-  return a->kind == b->kind && a->value == b->value && a->negated == b->negated;
+static bool same_operand(wave_operand a, wave_operand b) {
+  return a.kind == b.kind && a.value == b.value && a.negated == b.negated;
 }
 
 static bool same_instr(const wave_instr *a, const wave_instr *b) {
@@ -352,10 +352,8 @@ static bool same_lists(const wave_node_list *a, const wave_node_list *b) {
       return true;
     if (wa.event != wb.event)
       return false;
-    wave_operand ca = wa.event == WAVE_WALK_IF ? wave_if_cond(wa.node) : wave_gpr(0);
-    wave_operand cb = wb.event == WAVE_WALK_IF ? wave_if_cond(wb.node) : wave_gpr(0);
-    if (wa.event == WAVE_WALK_IF &&
-        (!same_operand(&ca, &cb) || wave_if_has_else(wa.node) != wave_if_has_else(wb.node)))
+    if (wa.event == WAVE_WALK_IF && (!same_operand(wave_if_cond(wa.node), wave_if_cond(wb.node)) ||
+                                     wave_if_has_else(wa.node) != wave_if_has_else(wb.node)))
       return false;
     if (wa.event != WAVE_WALK_BLOCK)
       continue;
@@ -370,12 +368,12 @@ static bool same_lists(const wave_node_list *a, const wave_node_list *b) {
 
 static bool writes_gpr(const wave_instr *in, uint32_t r) {
   return wave_instr_num_operands(in) && wave_opcode_slot_kind(wave_instr_op(in), 0) == 'd' &&
-         wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR && wave_instr_slot(in, 0).value == r;
+         wave_instr_operand(in, 0).kind == WAVE_OPERAND_GPR && wave_instr_operand(in, 0).value == r;
 }
 
 static bool reads_gpr(const wave_instr *in, uint32_t r) {
   for (unsigned s = 1; s < wave_instr_num_operands(in); s++)
-    if (wave_instr_slot(in, s).kind == WAVE_OPERAND_GPR && wave_instr_slot(in, s).value == r)
+    if (wave_instr_operand(in, s).kind == WAVE_OPERAND_GPR && wave_instr_operand(in, s).value == r)
       return true;
   return false;
 }
@@ -400,7 +398,7 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
     if (wave_node_list_first(else_list)) {
       s->small_elses++;
       s->same_register_sides += wave_instr_num_operands(t1) && wave_instr_num_operands(e1) &&
-                                wave_instr_slot(t1, 0).kind == WAVE_OPERAND_GPR &&
+                                wave_instr_operand(t1, 0).kind == WAVE_OPERAND_GPR &&
                                 same_operand(wave_instr_operand(t1, 0), wave_instr_operand(e1, 0));
     }
   }
@@ -409,7 +407,7 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
   const wave_instr *cmp =
       prev && wave_node_kind_of(prev) == WAVE_NODE_BLOCK ? wave_block_last(prev) : NULL;
   if (cmp && (wave_instr_op(cmp) == WAVE_OP_ICMP_NE || wave_instr_op(cmp) == WAVE_OP_ICMP_EQ) &&
-      wave_instr_slot(cmp, 0).value == cond) {
+      wave_instr_operand(cmp, 0).value == cond) {
     const wave_node_list *side = wave_instr_op(cmp) == WAVE_OP_ICMP_NE ? then_list : else_list;
     if (only_block(side, 0, &t0, &t1) && t0 &&
         (wave_instr_op(t0) == WAVE_OP_IDIV || wave_instr_op(t0) == WAVE_OP_IMOD) &&
@@ -427,7 +425,7 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
       /* The compare, with the constant it may need. */
       const wave_instr *last = wave_block_last(before);
       s->nested_with_compare += wave_opcode_get(wave_instr_op(last))->category == WAVE_CAT_CMP &&
-                                wave_instr_slot(last, 0).value == wave_if_cond(inner).value &&
+                                wave_instr_operand(last, 0).value == wave_if_cond(inner).value &&
                                 (wave_block_first(before) == last ||
                                  wave_instr_op(wave_block_first(before)) == WAVE_OP_MOV_IMM);
     }
@@ -468,9 +466,9 @@ static void count_if_shapes(pass_shapes *s, const wave_node *n, const wave_unifo
 static void count_block_shapes(pass_shapes *s, const wave_node *block) {
   for (const wave_instr *in = wave_block_first(block); in; in = wave_instr_next(in)) {
     /* Value registers only: r8 and r9 are the generator's address temporaries. */
-    uint32_t d = wave_instr_slot(in, 0).value;
-    bool value =
-        wave_instr_num_operands(in) && wave_instr_slot(in, 0).kind == WAVE_OPERAND_GPR && d >= 13;
+    uint32_t d = wave_instr_operand(in, 0).value;
+    bool value = wave_instr_num_operands(in) &&
+                 wave_instr_operand(in, 0).kind == WAVE_OPERAND_GPR && d >= 13;
     if (value && is_speculable(in) && writes_gpr(in, d) && wave_instr_next(in) &&
         wave_instr_guard(wave_instr_next(in)) == WAVE_NO_GUARD &&
         writes_gpr(wave_instr_next(in), d) && !reads_gpr(wave_instr_next(in), d))
@@ -480,8 +478,8 @@ static void count_block_shapes(pass_shapes *s, const wave_node *block) {
       for (const wave_instr *later = wave_instr_next(in); later && distance < 4;
            later = wave_instr_next(later)) {
         distance++;
-        if (wave_instr_op(later) == WAVE_OP_MOV_IMM && wave_instr_slot(later, 0).value >= 13 &&
-            wave_instr_slot(later, 1).value == wave_instr_slot(in, 1).value) {
+        if (wave_instr_op(later) == WAVE_OP_MOV_IMM && wave_instr_operand(later, 0).value >= 13 &&
+            wave_instr_operand(later, 1).value == wave_instr_operand(in, 1).value) {
           s->repeated_constants++;
           break;
         }
@@ -503,9 +501,9 @@ static bool is_counted_loop(const wave_node *loop) {
       last && wave_node_kind_of(last) == WAVE_NODE_BLOCK ? wave_block_last(last) : NULL;
   if (!cmp || !step || wave_instr_num_operands(cmp) != 3 || wave_instr_op(step) != WAVE_OP_IADD)
     return false;
-  uint32_t a = wave_instr_slot(cmp, 1).value, b = wave_instr_slot(cmp, 2).value;
+  uint32_t a = wave_instr_operand(cmp, 1).value, b = wave_instr_operand(cmp, 2).value;
   uint32_t counter = a == 27 ? b : a;
-  return (a == 27 || b == 27) && wave_instr_slot(step, 0).value == counter;
+  return (a == 27 || b == 27) && wave_instr_operand(step, 0).value == counter;
 }
 
 static pass_shapes count_pass_shapes(wave_module *m) {
@@ -754,7 +752,7 @@ static bool is_store(const wave_instr *in) {
 }
 /* r13 and up hold values in generated kernels (gen.c); the others are pointers and counters. */
 static bool is_iadd_of_values(const wave_instr *in) {
-  return wave_instr_op(in) == WAVE_OP_IADD && wave_instr_slot(in, 0).value >= 13;
+  return wave_instr_op(in) == WAVE_OP_IADD && wave_instr_operand(in, 0).value >= 13;
 }
 static bool is_final_halt(const wave_instr *in) {
   return wave_instr_op(in) == WAVE_OP_HALT && wave_instr_guard(in) == WAVE_NO_GUARD &&
@@ -1035,7 +1033,7 @@ static const char narrowed_if[] = ".kernel narrowed\n.registers 10\n.workgroup_s
                                   "    endif\n    halt\n.end\n";
 
 static bool is_mov_1000(const wave_instr *in) {
-  return wave_instr_op(in) == WAVE_OP_MOV_IMM && wave_instr_slot(in, 1).value == 1000;
+  return wave_instr_op(in) == WAVE_OP_MOV_IMM && wave_instr_operand(in, 1).value == 1000;
 }
 
 static bool narrow_to_4(wave_module *m, void *ctx, wave_diags *d) {

@@ -772,8 +772,8 @@ static void observe_and_write(void *ctx, const wave_observe *o) {
     seen->structured++;
     return;
   }
-  const wave_operand *d = wave_instr_dest(o->instr);
-  if (wave_instr_op(o->instr) != WAVE_OP_MOV_IMM || !d || d->value != 2)
+  wave_operand d = wave_instr_dest(o->instr);
+  if (wave_instr_op(o->instr) != WAVE_OP_MOV_IMM || d.kind == WAVE_OPERAND_NONE || d.value != 2)
     return;
   for (unsigned lane = 0; lane < 64; lane++) {
     if (!(o->active >> lane & 1))

@@ -416,9 +416,11 @@ Test(facts, other_lane_uses_are_the_value_source_of_shuffles_and_broadcast) {
 
 /* ---- operand accessors -------------------------------------------------------------------- */
 
-static bool same_operand(const wave_operand *o, wave_operand expected) {
-  return o && o->kind == expected.kind && o->value == expected.value;
+static bool same_operand(wave_operand o, wave_operand expected) {
+  return o.kind == expected.kind && o.value == expected.value;
 }
+
+static bool is_none(wave_operand o) { return o.kind == WAVE_OPERAND_NONE && o.value == 0; }
 
 Test(operands, destination_and_sources_by_role) {
   wave_module *m = wave_module_create(NULL);
@@ -428,24 +430,24 @@ Test(operands, destination_and_sources_by_role) {
   cr_assert_eq(wave_instr_num_srcs(iadd), 2);
   cr_assert(same_operand(wave_instr_src(iadd, 0), wave_gpr(2)));
   cr_assert(same_operand(wave_instr_src(iadd, 1), wave_gpr(3)));
-  cr_assert_null(wave_instr_src(iadd, 2));
-  cr_assert_null(wave_instr_operand(iadd, 3));
+  cr_assert(is_none(wave_instr_src(iadd, 2)));
+  cr_assert(is_none(wave_instr_operand(iadd, 3)));
   cr_assert(wave_instr_set_src(iadd, 1, wave_gpr(9)));
   cr_assert(same_operand(wave_instr_operand(iadd, 2), wave_gpr(9)));
   cr_assert_not(wave_instr_set_src(iadd, 2, wave_gpr(9)));
   cr_assert_not(wave_instr_set_operand(iadd, 3, wave_gpr(9)));
   cr_assert(wave_instr_set_dest(iadd, wave_gpr(7)));
-  cr_assert_eq(wave_instr_slot(iadd, 0).value, 7);
+  cr_assert_eq(wave_instr_operand(iadd, 0).value, 7);
 
   wave_instr *st = INSTR(m, WAVE_NO_GUARD, DEVICE_STORE_U32, wave_gpr(5), wave_gpr(6));
-  cr_assert_null(wave_instr_dest(st), "a store writes no register");
+  cr_assert(is_none(wave_instr_dest(st)), "a store writes no register");
   cr_assert_not(wave_instr_set_dest(st, wave_gpr(1)));
   cr_assert_eq(wave_instr_num_srcs(st), 2);
   cr_assert(same_operand(wave_instr_src(st, 0), wave_gpr(5)), "the address comes first");
 
   wave_instr *atomic = INSTR(m, WAVE_NO_GUARD, ATOMIC_ADD, {0}, wave_gpr(1), wave_gpr(2),
                              wave_scope_operand(WAVE_SCOPE_DEVICE));
-  cr_assert_null(wave_instr_dest(atomic), "the destination is omitted");
+  cr_assert(is_none(wave_instr_dest(atomic)), "the destination is omitted");
   cr_assert_eq(wave_instr_num_srcs(atomic), 3);
   cr_assert(same_operand(wave_instr_src(atomic, 2), wave_scope_operand(WAVE_SCOPE_DEVICE)));
   cr_assert(wave_instr_set_dest(atomic, wave_gpr(7)));
@@ -454,9 +456,9 @@ Test(operands, destination_and_sources_by_role) {
   wave_instr *cmp = INSTR(m, WAVE_NO_GUARD, ICMP_LT, wave_pred(1), wave_gpr(2), wave_gpr(3));
   cr_assert(same_operand(wave_instr_dest(cmp), wave_pred(1)));
   wave_instr *barrier = INSTR0(m, WAVE_NO_GUARD, BARRIER);
-  cr_assert_null(wave_instr_dest(barrier));
+  cr_assert(is_none(wave_instr_dest(barrier)));
   cr_assert_eq(wave_instr_num_srcs(barrier), 0);
-  cr_assert_null(wave_instr_src(barrier, 0));
+  cr_assert(is_none(wave_instr_src(barrier, 0)));
 
   wave_instr_set_guard(iadd, 2, true);
   cr_assert(wave_instr_guard(iadd) == 2 && wave_instr_guard_negated(iadd));
@@ -593,14 +595,14 @@ Test(navigation, foreach_block_visits_regions_in_order) {
   uint32_t seen[16], n = 0;
   wave_foreach_block(b, t->k) {
     cr_assert_lt(n, 16);
-    seen[n++] = wave_instr_slot(wave_block_first(b), 1).value;
+    seen[n++] = wave_instr_operand(wave_block_first(b), 1).value;
   }
   cr_assert_eq(n, 8);
   for (uint32_t i = 0; i < n; i++)
     cr_assert_eq(seen[i], i + 1);
 
   n = 0;
-  wave_foreach_block_in_region(b, sub) seen[n++] = wave_instr_slot(wave_block_first(b), 1).value;
+  wave_foreach_block_in_region(b, sub) seen[n++] = wave_instr_operand(wave_block_first(b), 1).value;
   cr_assert(n == 2 && seen[0] == 7 && seen[1] == 8);
   n = 0;
   wave_foreach_block_in_region(b, empty) n++;
@@ -628,7 +630,7 @@ Test(navigation, safe_iteration_survives_removing_the_current_item) {
     tu_tag(t->m, t->body, k);
   tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6 10 11 12 13 14]");
   wave_foreach_instr_safe(i, s.b6) {
-    if (wave_instr_slot(i, 1).value % 2 == 0)
+    if (wave_instr_operand(i, 1).value % 2 == 0)
       wave_instr_remove(i);
   }
   wave_foreach_node_safe(n, t->body) {
@@ -875,8 +877,8 @@ Test(builder, emits_in_order_with_the_given_location) {
   cr_assert(wave_instr_loc(i10).line == 7 && wave_instr_loc(i10).col == 3);
   cr_assert_str_eq(wave_instr_loc(i10).file, "orig.wave");
   cr_assert_eq(wave_instr_loc(brk).line, 7);
-  const wave_operand *cond = wave_instr_operand(brk, 0);
-  cr_assert(cond->kind == WAVE_OPERAND_PRED && cond->value == 3);
+  wave_operand cond = wave_instr_operand(brk, 0);
+  cr_assert(cond.kind == WAVE_OPERAND_PRED && cond.value == 3);
   cr_assert(wave_node_origin(iff, WAVE_LINE_IF)->loc.line == 7 &&
             wave_node_origin(iff, WAVE_LINE_ENDIF)->loc.line == 7);
   cr_assert(wave_if_cond(iff).kind == WAVE_OPERAND_PRED && wave_if_cond(iff).value == 2);
@@ -918,9 +920,12 @@ static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_lis
       cr_assert_eq(wave_instr_node(y), b.node);
       cr_assert(wave_instr_op(x) == wave_instr_op(y) &&
                 wave_instr_num_operands(x) == wave_instr_num_operands(y));
-      for (unsigned k = 0; k < wave_instr_num_operands(x); k++)
-        cr_assert_eq(
-            memcmp(wave_instr_operand(x, k), wave_instr_operand(y, k), sizeof(wave_operand)), 0);
+      for (unsigned k = 0; k < wave_instr_num_operands(x); k++) {
+        wave_operand ox = wave_instr_operand(x, k), oy = wave_instr_operand(y, k);
+        cr_assert(ox.kind == oy.kind && ox.half == oy.half && ox.negated == oy.negated &&
+                  ox.imm_form == oy.imm_form && ox.value == oy.value && ox.label == oy.label &&
+                  ox.col == oy.col);
+      }
       cr_assert_eq(wave_instr_origin(x)->comment, wave_instr_origin(y)->comment);
     }
     cr_assert(!x && !y);
@@ -959,7 +964,7 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
   wave_instr *orig = wave_block_first(s.b3);
   wave_instr *i = wave_instr_clone(t->m, orig);
   cr_assert(i && i != orig && !wave_instr_node(i) && !wave_instr_prev(i) && !wave_instr_next(i));
-  cr_assert(wave_instr_op(i) == wave_instr_op(orig) && wave_instr_slot(i, 1).value == 3);
+  cr_assert(wave_instr_op(i) == wave_instr_op(orig) && wave_instr_operand(i, 1).value == 3);
   cr_assert_str_eq(wave_instr_origin(i)->comment, "; three");
   wave_module_destroy(t->m);
 }

@@ -121,7 +121,9 @@ static void exec(machine *m, const wave_instr *in, bool strict) {
   if (wave_instr_guard(in) != WAVE_NO_GUARD &&
       m->p[wave_instr_guard(in)] == (wave_instr_guard_negated(in) != 0))
     return;
-  const wave_operand *o = wave_instr_operand(in, 0);
+  wave_operand o[WAVE_MAX_OPERANDS];
+  for (unsigned k = 0; k < WAVE_MAX_OPERANDS; k++)
+    o[k] = wave_instr_operand(in, k);
   uint32_t d = o[0].value;
 #define S(i) src_value(m, &o[i], strict)
 #define P(i) pred_value(m, &o[i], strict)
@@ -466,8 +468,8 @@ Test(lower, negated_break_and_continue) {
     unsigned count = check_shape(&h, cases[i].free_pred);
     cr_assert_eq(count, 5);
     cr_assert_eq(wave_instr_op(h.form), cases[i].op);
-    cr_assert_eq(wave_instr_slot(h.form, 0).value, cases[i].free_pred);
-    cr_assert_eq(wave_instr_slot(h.form, 0).negated, 0);
+    cr_assert_eq(wave_instr_operand(h.form, 0).value, cases[i].free_pred);
+    cr_assert_eq(wave_instr_operand(h.form, 0).negated, 0);
     check_behaviour(&h, (int)cases[i].free_pred);
   }
 }
@@ -506,8 +508,8 @@ Test(lower, a_dead_predicate_serves_when_all_four_are_mentioned) {
   harness h = build_in_loop(WAVE_NO_GUARD, false, WAVE_OP_BREAK, wave_not_pred(1), 0xD);
   cr_assert(lower_ok());
   cr_assert_eq(check_shape(&h, 0), 5);
-  cr_assert_eq(wave_instr_slot(h.form, 0).value, 0);
-  cr_assert_eq(wave_instr_slot(h.form, 0).negated, 0);
+  cr_assert_eq(wave_instr_operand(h.form, 0).value, 0);
+  cr_assert_eq(wave_instr_operand(h.form, 0).negated, 0);
   check_behaviour(&h, 0);
 }
 
@@ -535,7 +537,7 @@ Test(lower, no_free_predicate_is_an_error) {
   cr_assert_str_eq(diags.items[0].file, "t.wave");
   /* refused rewrites leave the instruction as it was */
   cr_assert_eq(wave_instr_next(h.begin), h.form);
-  cr_assert(wave_instr_slot(h.form, 0).negated);
+  cr_assert(wave_instr_operand(h.form, 0).negated);
   cr_assert_str_eq(wave_instr_origin(h.form)->comment, "; trailing");
 }
 
@@ -553,7 +555,7 @@ Test(lower, negated_wave_vote_operand) {
   harness h = build(WAVE_NO_GUARD, false, WAVE_OP_WAVE_ANY, OPS(wave_pred(0), wave_not_pred(2)));
   cr_assert(lower_ok());
   cr_assert_eq(check_shape(&h, 1), 5);
-  cr_assert_eq(wave_instr_slot(h.form, 1).value, 1);
+  cr_assert_eq(wave_instr_operand(h.form, 1).value, 1);
   check_behaviour(&h, 1);
 }
 
@@ -664,8 +666,8 @@ Test(lower, missing_compares) {
     cr_assert(lower_ok());
     cr_assert_eq(check_shape(&h, NO_PRED), 1);
     cr_assert_eq(wave_instr_op(h.form), real[i]);
-    cr_assert_eq(wave_instr_slot(h.form, 1).value, swapped[i] ? 1 : 0);
-    cr_assert_eq(wave_instr_slot(h.form, 2).value, swapped[i] ? 0 : 1);
+    cr_assert_eq(wave_instr_operand(h.form, 1).value, swapped[i] ? 1 : 0);
+    cr_assert_eq(wave_instr_operand(h.form, 2).value, swapped[i] ? 0 : 1);
     check_behaviour(&h, -1);
     /* guarded, with an immediate, writing a predicate that also guards it */
     wave_module_destroy(mod);
@@ -745,7 +747,7 @@ Test(lower, scratch_goes_above_register_pairs_and_grows_registers) {
   cr_assert_eq(k->registers, 16, "xor needs r12..r15");
   const wave_instr *first = wave_instr_next(wave_block_first(b));
   cr_assert_eq(wave_instr_op(first), WAVE_OP_MOV_IMM);
-  cr_assert_eq(wave_instr_slot(first, 0).value, 12);
+  cr_assert_eq(wave_instr_operand(first, 0).value, 12);
 }
 
 Test(lower, default_register_count_grows_when_needed) {
@@ -766,9 +768,11 @@ Test(lower, kernels_have_their_own_scratch) {
   add(tail_block(&b->first_region->body), WAVE_OP_IADD, OPS(wave_gpr(3), wave_gpr(0), wave_imm(1)));
   cr_assert(lower_ok());
   cr_assert_eq(
-      wave_instr_slot(wave_block_first(wave_node_list_first(&a->first_region->body)), 0).value, 51);
+      wave_instr_operand(wave_block_first(wave_node_list_first(&a->first_region->body)), 0).value,
+      51);
   cr_assert_eq(
-      wave_instr_slot(wave_block_first(wave_node_list_first(&b->first_region->body)), 0).value, 4);
+      wave_instr_operand(wave_block_first(wave_node_list_first(&b->first_region->body)), 0).value,
+      4);
   cr_assert_eq(a->registers, 52);
   cr_assert(a->has_registers);
   cr_assert_not(b->has_registers);
@@ -793,8 +797,9 @@ Test(lower, calls_make_scratch_module_wide) {
   add(sb, WAVE_OP_RETURN, 0, NULL);
   cr_assert(lower_ok());
   cr_assert_eq(wave_instr_op(in), WAVE_OP_ICMP_NE);
-  cr_assert_eq(wave_instr_slot(in, 1).value, 23, "scratch must be above r20, which kernel a uses");
-  cr_assert_eq(wave_instr_slot(wave_block_first(sb), 0).value, 21);
+  cr_assert_eq(wave_instr_operand(in, 1).value, 23,
+               "scratch must be above r20, which kernel a uses");
+  cr_assert_eq(wave_instr_operand(wave_block_first(sb), 0).value, 21);
   cr_assert_eq(b->registers, 24);
   cr_assert_eq(a->registers, 32);
 }
@@ -824,7 +829,7 @@ Test(lower, running_out_of_registers_is_an_error) {
   cr_assert_eq(wave_instr_op(in), WAVE_OP_PAND,
                "a refused rewrite must leave the instruction alone");
   cr_assert_eq(wave_instr_op(wave_instr_prev(in)), WAVE_OP_MOV);
-  cr_assert_eq(wave_instr_slot(ok, 2).value, 253, "the one-register rewrite still fits");
+  cr_assert_eq(wave_instr_operand(ok, 2).value, 253, "the one-register rewrite still fits");
   cr_assert_leq(k->registers, 255);
 }
 
@@ -855,8 +860,9 @@ Test(lower, malformed_forms_built_by_hand_are_refused) {
     cr_assert_eq(wave_instr_next(h.begin), h.form, "case %u: nothing emitted before it", i);
     cr_assert_eq(wave_instr_op(h.form), cases[i].op, "case %u", i);
     for (unsigned k = 0; k < cases[i].n; k++) {
-      const wave_operand *o = wave_instr_operand(h.form, k), *was = &cases[i].ops[k];
-      cr_assert(o->kind == was->kind && o->value == was->value && o->negated == was->negated,
+      wave_operand o = wave_instr_operand(h.form, k);
+      const wave_operand *was = &cases[i].ops[k];
+      cr_assert(o.kind == was->kind && o.value == was->value && o.negated == was->negated,
                 "case %u operand %u", i, k);
     }
   }
@@ -941,9 +947,9 @@ static bool is_docs_form(const wave_instr *in) {
   if (wave_opcode_has(wave_instr_op(in), WAVE_F_PSEUDO))
     return true;
   for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
-    const wave_operand *o = wave_instr_operand(in, i);
-    if (o->negated ||
-        (o->kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind(wave_instr_op(in), i) != 'i'))
+    wave_operand o = wave_instr_operand(in, i);
+    if (o.negated ||
+        (o.kind == WAVE_OPERAND_IMM && wave_opcode_slot_kind(wave_instr_op(in), i) != 'i'))
       return true;
   }
   return false;
@@ -1078,10 +1084,10 @@ static bool needs_a_dead_predicate(wave_module *m) {
     wave_foreach_block(b, k) {
       wave_foreach_instr(in, b) {
         for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {
-          const wave_operand *o = wave_instr_operand(in, i);
-          if (o->kind == WAVE_OPERAND_PRED)
-            mentioned |= 1u << o->value;
-          negated |= o->negated != 0;
+          wave_operand o = wave_instr_operand(in, i);
+          if (o.kind == WAVE_OPERAND_PRED)
+            mentioned |= 1u << o.value;
+          negated |= o.negated != 0;
         }
         if (wave_instr_guard(in) != WAVE_NO_GUARD)
           mentioned |= 1u << wave_instr_guard(in);

@@ -51,7 +51,7 @@ static void check_own_registers(wave_kernel *k, const owned *o) {
             continue;
           cr_assert_eq(wave_instr_op(in), WAVE_OP_MOV_IMM, "r%u written by something else", r);
           cr_assert_eq(wave_instr_guard(in), WAVE_NO_GUARD);
-          cr_assert_eq(wave_instr_slot(in, 1).value, o->value[r]);
+          cr_assert_eq(wave_instr_operand(in, 1).value, o->value[r]);
         }
       }
     }
@@ -132,9 +132,9 @@ Test(lower_docs, loop_nest_100000_deep, .timeout = 120) {
   cr_assert(wave_pipeline_run(p, m, &o, &r, &diags));
   cr_assert_eq(tu_stat(&r, "constants-owned"), 1);
   cr_assert_eq(wave_instr_op(wave_instr_prev(add)), WAVE_OP_MOV_IMM);
-  cr_assert_eq(wave_instr_slot(wave_instr_prev(add), 0).value, 1);
-  cr_assert_eq(wave_instr_slot(add, 2).kind, WAVE_OPERAND_GPR);
-  cr_assert_eq(wave_instr_slot(add, 2).value, 1);
+  cr_assert_eq(wave_instr_operand(wave_instr_prev(add), 0).value, 1);
+  cr_assert_eq(wave_instr_operand(add, 2).kind, WAVE_OPERAND_GPR);
+  cr_assert_eq(wave_instr_operand(add, 2).value, 1);
   cr_assert_eq(k->registers, 8);
   wave_pipeline_result_free(&r);
   wave_pipeline_destroy(p);

@@ -64,11 +64,11 @@ static wave_instr *parse_one(wave_module **m, const char *line) {
 static void assert_operand(const wave_instr *i, unsigned slot, wave_operand_kind kind,
                            uint32_t value) {
   cr_assert_gt(wave_instr_num_operands(i), slot);
-  const wave_operand *o = wave_instr_operand(i, slot);
-  cr_assert_eq(o->kind, kind, "%s slot %u kind %d, want %d",
-               wave_opcode_table[wave_instr_op(i)].mnemonic, slot, o->kind, kind);
-  cr_assert_eq(o->value, value, "%s slot %u value %u, want %u",
-               wave_opcode_table[wave_instr_op(i)].mnemonic, slot, o->value, value);
+  wave_operand o = wave_instr_operand(i, slot);
+  cr_assert_eq(o.kind, kind, "%s slot %u kind %d, want %d",
+               wave_opcode_table[wave_instr_op(i)].mnemonic, slot, o.kind, kind);
+  cr_assert_eq(o.value, value, "%s slot %u value %u, want %u",
+               wave_opcode_table[wave_instr_op(i)].mnemonic, slot, o.value, value);
 }
 
 /* ---- every mnemonic ----------------------------------------------------------------------- */
@@ -151,8 +151,8 @@ Test(parser, every_real_mnemonic) {
       operand_for(wave_opcode_slot_kind((wave_opcode)op, s), s, operand, sizeof(operand), &want);
       assert_operand(i, s, (wave_operand_kind)want.kind, want.value);
       if (want.kind == WAVE_OPERAND_LABEL)
-        cr_assert_str_eq(wave_instr_slot(i, s).label, "target");
-      cr_assert_gt(wave_instr_slot(i, s).col, 3);
+        cr_assert_str_eq(wave_instr_operand(i, s).label, "target");
+      cr_assert_gt(wave_instr_operand(i, s).col, 3);
     }
     i = wave_instr_next(i);
     line++;
@@ -256,7 +256,7 @@ Test(parser, labels_start_regions) {
   wave_region *r = k->first_region;
   cr_assert_null(r->label);
   cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&r->body))), WAVE_OP_CALL);
-  cr_assert_str_eq(wave_instr_slot(wave_block_first(wave_node_list_first(&r->body)), 0).label,
+  cr_assert_str_eq(wave_instr_operand(wave_block_first(wave_node_list_first(&r->body)), 0).label,
                    "sub");
   r = r->next;
   cr_assert_str_eq(r->label, "sub");
@@ -444,12 +444,12 @@ Test(parser, operand_columns_and_halves) {
   cr_assert_eq(wave_instr_loc(i).col, 2);
   cr_assert_eq(wave_instr_guard(i), 3);
   cr_assert(wave_instr_guard_negated(i));
-  cr_assert_eq(wave_instr_slot(i, 0).col, 12);
-  cr_assert_eq(wave_instr_slot(i, 0).half, WAVE_HALF_LO);
-  cr_assert_eq(wave_instr_slot(i, 1).col, 19);
-  cr_assert_eq(wave_instr_slot(i, 1).half, WAVE_HALF_HI);
-  cr_assert_eq(wave_instr_slot(i, 2).col, 25);
-  cr_assert_eq(wave_instr_slot(i, 2).half, WAVE_HALF_NONE);
+  cr_assert_eq(wave_instr_operand(i, 0).col, 12);
+  cr_assert_eq(wave_instr_operand(i, 0).half, WAVE_HALF_LO);
+  cr_assert_eq(wave_instr_operand(i, 1).col, 19);
+  cr_assert_eq(wave_instr_operand(i, 1).half, WAVE_HALF_HI);
+  cr_assert_eq(wave_instr_operand(i, 2).col, 25);
+  cr_assert_eq(wave_instr_operand(i, 2).half, WAVE_HALF_NONE);
   wave_module_destroy(m);
 }
 
@@ -522,11 +522,11 @@ Test(parser, documentation_dialect_forms) {
     cr_assert_eq(wave_instr_num_operands(i), cases[c].num_operands, "'%s' has %u operands",
                  cases[c].line, wave_instr_num_operands(i));
     for (unsigned s = 0; s < cases[c].num_operands; s++) {
-      const wave_operand *o = wave_instr_operand(i, s);
-      cr_assert_eq(o->kind, cases[c].kinds[s], "'%s' slot %u kind %d", cases[c].line, s, o->kind);
+      wave_operand o = wave_instr_operand(i, s);
+      cr_assert_eq(o.kind, cases[c].kinds[s], "'%s' slot %u kind %d", cases[c].line, s, o.kind);
       if (cases[c].kinds[s] != WAVE_OPERAND_NONE)
-        cr_assert_eq(o->value, cases[c].values[s], "'%s' slot %u value %u", cases[c].line, s,
-                     o->value);
+        cr_assert_eq(o.value, cases[c].values[s], "'%s' slot %u value %u", cases[c].line, s,
+                     o.value);
     }
     wave_module_destroy(m);
   }
@@ -535,13 +535,13 @@ Test(parser, documentation_dialect_forms) {
 Test(parser, negated_break_and_inserted_operands) {
   wave_module *m;
   wave_instr *i = parse_one(&m, "  break !p2");
-  cr_assert(wave_instr_slot(i, 0).negated);
-  cr_assert_eq(wave_instr_slot(i, 0).col, 9);
+  cr_assert(wave_instr_operand(i, 0).negated);
+  cr_assert_eq(wave_instr_operand(i, 0).col, 9);
   wave_module_destroy(m);
   i = parse_one(&m, "  atomic_add r1, r2");
-  cr_assert_eq(wave_instr_slot(i, 0).col, 0, "inserted slots have no column");
-  cr_assert_eq(wave_instr_slot(i, 1).col, 14);
-  cr_assert_eq(wave_instr_slot(i, 3).col, 0);
+  cr_assert_eq(wave_instr_operand(i, 0).col, 0, "inserted slots have no column");
+  cr_assert_eq(wave_instr_operand(i, 1).col, 14);
+  cr_assert_eq(wave_instr_operand(i, 3).col, 0);
   wave_module_destroy(m);
 }
 
@@ -588,10 +588,10 @@ Test(parser, immediate_forms) {
   for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
     wave_module *m;
     wave_instr *i = parse_one(&m, cases[c].line);
-    const wave_operand *o = wave_instr_operand(i, wave_instr_num_operands(i) - 1);
-    cr_assert_eq(o->kind, WAVE_OPERAND_IMM, "%s", cases[c].line);
-    cr_assert_eq(o->value, cases[c].value, "%s: 0x%08X", cases[c].line, o->value);
-    cr_assert_eq(o->imm_form, cases[c].form, "%s: form %d", cases[c].line, o->imm_form);
+    wave_operand o = wave_instr_operand(i, wave_instr_num_operands(i) - 1);
+    cr_assert_eq(o.kind, WAVE_OPERAND_IMM, "%s", cases[c].line);
+    cr_assert_eq(o.value, cases[c].value, "%s: 0x%08X", cases[c].line, o.value);
+    cr_assert_eq(o.imm_form, cases[c].form, "%s: form %d", cases[c].line, o.imm_form);
     wave_module_destroy(m);
   }
 }
@@ -623,9 +623,9 @@ Test(parser, toolchain_warnings) {
   cr_assert(strstr(w->message, "binary32 bits 0x3F800000"));
   cr_assert(strstr(d.items[2].message, "as 0x51EB851F"), "%s", d.items[2].message);
   wave_instr *one = wave_instr_next(wave_instr_next(i));
-  cr_assert_eq(wave_instr_slot(one, 1).value, 0x3F800000, "the IR holds the intended value");
-  cr_assert_eq(wave_instr_slot(one, 1).imm_form, WAVE_IMM_FLOAT);
-  cr_assert_eq(wave_instr_slot(wave_instr_next(one), 1).value, 0x4048F5C3);
+  cr_assert_eq(wave_instr_operand(one, 1).value, 0x3F800000, "the IR holds the intended value");
+  cr_assert_eq(wave_instr_operand(one, 1).imm_form, WAVE_IMM_FLOAT);
+  cr_assert_eq(wave_instr_operand(wave_instr_next(one), 1).value, 0x4048F5C3);
   wave_module_destroy(m);
   wave_diags_free(&d);
 }

@@ -743,8 +743,10 @@ static void same_region(wave_region *ra, wave_region *rb) {
     cr_assert_eq(wave_instr_guard_negated(x), wave_instr_guard_negated(y), "%s guard negation", m);
     cr_assert_eq(wave_instr_cache_hint(x), wave_instr_cache_hint(y), "%s hint", m);
     cr_assert_eq(wave_instr_num_operands(x), wave_instr_num_operands(y), "%s operand count", m);
-    for (unsigned o = 0; o < wave_instr_num_operands(x); o++)
-      same_operand(wave_instr_operand(x, o), wave_instr_operand(y, o), m);
+    for (unsigned o = 0; o < wave_instr_num_operands(x); o++) {
+      wave_operand ox = wave_instr_operand(x, o), oy = wave_instr_operand(y, o);
+      same_operand(&ox, &oy, m);
+    }
   }
   free(fa.items);
   free(fb.items);

@@ -140,7 +140,7 @@ void tu_shape(const wave_node_list *list, char *buf, size_t size) {
       for (const wave_instr *i = wave_block_first(w.node); i; i = wave_instr_next(i)) {
         char item[32];
         if (wave_instr_op(i) == WAVE_OP_MOV_IMM)
-          snprintf(item, sizeof(item), "%u", wave_instr_slot(i, 1).value);
+          snprintf(item, sizeof(item), "%u", wave_instr_operand(i, 1).value);
         else
           snprintf(item, sizeof(item), "%s", wave_opcode_table[wave_instr_op(i)].mnemonic);
         put(buf, size, &used, item);
@@ -339,7 +339,7 @@ void tu_set_origin(wave_instr *instr, wave_loc loc, const char *leading, const c
 }
 
 void tu_set_operand_value(wave_instr *instr, unsigned i, uint32_t value) {
-  wave_operand o = *wave_instr_operand(instr, i);
+  wave_operand o = wave_instr_operand(instr, i);
   o.value = value;
   cr_assert(wave_instr_set_operand(instr, i, o));
 }
