@@ -422,6 +422,44 @@ static bool same_operand(wave_operand o, wave_operand expected) {
 
 static bool is_none(wave_operand o) { return o.kind == WAVE_OPERAND_NONE && o.value == 0; }
 
+/* A guarded write reads the old value of its destination (lanes off keep it) and its guard;
+ * what its operands read is neither. */
+Test(operands, what_the_operands_read_leaves_the_guard_out) {
+  wave_module *m = wave_module_create(NULL);
+  wave_instr *add = INSTR(m, 2, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(1));
+  wave_regset uses, reads;
+  wave_instr_uses(add, &uses);
+  wave_instr_operand_reads(add, &reads);
+  cr_assert(wave_regset_test(uses, WAVE_REG_PRED(2)) && wave_regset_test(uses, WAVE_REG_GPR(1)));
+  cr_assert_not(wave_regset_test(reads, WAVE_REG_PRED(2)), "the guard is no operand");
+  cr_assert(wave_regset_test(reads, WAVE_REG_GPR(1)), "r1 is a source as well");
+  cr_assert(wave_regset_test(reads, WAVE_REG_GPR(2)));
+  wave_instr *mov = INSTR(m, 1, MOV, wave_gpr(3), wave_gpr(4));
+  wave_instr_operand_reads(mov, &reads);
+  cr_assert_not(wave_regset_test(reads, WAVE_REG_GPR(3)), "a guarded destination is not read");
+  cr_assert_not(wave_regset_test(reads, WAVE_REG_PRED(1)));
+  cr_assert(wave_regset_test(reads, WAVE_REG_GPR(4)));
+  wave_module_destroy(m);
+}
+
+/* A new opcode of another shape: the slots it gains are empty until set, and no instruction
+ * grows past WAVE_MAX_OPERANDS. */
+Test(operands, an_instruction_changes_its_number_of_operands) {
+  wave_module *m = wave_module_create(NULL);
+  wave_instr *mov = INSTR(m, WAVE_NO_GUARD, MOV, wave_gpr(1), wave_gpr(2));
+  wave_instr_set_op(mov, WAVE_OP_IADD);
+  cr_assert(wave_instr_set_num_operands(mov, 3));
+  cr_assert_eq(wave_instr_num_operands(mov), 3);
+  cr_assert(is_none(wave_instr_operand(mov, 2)));
+  cr_assert_eq(wave_instr_operand(mov, 1).value, 2, "the kept slots keep their operands");
+  cr_assert(wave_instr_set_operand(mov, 2, wave_gpr(5)));
+  cr_assert_not(wave_instr_set_num_operands(mov, WAVE_MAX_OPERANDS + 1));
+  cr_assert_eq(wave_instr_num_operands(mov), 3, "a refused change changes nothing");
+  cr_assert(wave_instr_set_num_operands(mov, 2));
+  cr_assert(is_none(wave_instr_operand(mov, 2)), "past the last is empty again");
+  wave_module_destroy(m);
+}
+
 Test(operands, destination_and_sources_by_role) {
   wave_module *m = wave_module_create(NULL);
   wave_instr *iadd = INSTR(m, WAVE_NO_GUARD, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));
