@@ -83,7 +83,7 @@ static void remove_empty_else(simplify *s, wave_node *node) {
     return;
   }
   wave_if_set_has_else(node, false);
-  (*wave_code_node_src(node, WAVE_LINE_ELSE)) = (wave_src){0};
+  wave_node_set_origin(node, WAVE_LINE_ELSE, &(wave_src){0});
   s->changed = true;
   wave_pass_stat_add(s->ctx, "elses-removed", "Number of empty else-sides removed", 1);
   wave_remark_passed(s->ctx, "empty-else-removed", loc, "else at %u:%u removed: it is empty",
