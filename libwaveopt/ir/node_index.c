@@ -1,38 +1,59 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The index of a kernel's ifs and loops (ir/node_index.h), read off its layout. */
+/*
+ * The index of a kernel's ifs and loops (ir/node_index.h), from one walk of its nodes. The walk
+ * meets blocks but never reads their instructions, so it costs a visit per node: legalize,
+ * which at -O0 is the only pass that asks, would otherwise pay for a layout decoding every
+ * instruction's registers just to find the ifs.
+ */
 #include "ir/node_index.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-/* The layout lists the kernel's own nodes, read-only; the index hands them to the passes that
- * rewrite them, so the constness the layout's builder gave them goes here. */
-static wave_node *node_of(const wave_layout_item *item) {
-  return (wave_node *)(uintptr_t)wave_layout_node(item);
+#include "support/grow.h"
+#include "waveopt/waveopt.h"
+
+typedef struct node_array {
+  wave_node **nodes;
+  size_t count, cap;
+} node_array;
+
+/* The walk hands out the kernel's own nodes as const; the index gives them to the passes that
+ * rewrite them, so the constness goes here. */
+static bool push(node_array *a, const wave_node *node) {
+  if (!wave_grow((void **)&a->nodes, &a->cap, a->count + 1, sizeof(*a->nodes)))
+    return false;
+  a->nodes[a->count++] = (wave_node *)(uintptr_t)node;
+  return true;
 }
 
-wave_node_index *wave_node_index_build(const wave_layout *layout) {
-  wave_node_index *index = calloc(1, sizeof(*index));
-  size_t ifs = layout->count[WAVE_LAYOUT_IF], loops = layout->count[WAVE_LAYOUT_LOOP];
+wave_node_index *wave_node_index_build(const wave_kernel *kernel) {
+  node_array entered = {0}, left = {0}, loops = {0};
+  bool ok = true;
+  for (const wave_region *r = kernel->first_region; r && ok; r = r->next) {
+    wave_const_walker w;
+    wave_const_walk_init(&w, &r->body);
+    while (ok && wave_const_walk_next(&w)) {
+      if (w.event == WAVE_WALK_IF)
+        ok = push(&entered, w.node);
+      else if (w.event == WAVE_WALK_ENDIF)
+        ok = push(&left, w.node);
+      else if (w.event == WAVE_WALK_ENDLOOP)
+        ok = push(&loops, w.node);
+    }
+  }
+  wave_node_index *index = ok ? malloc(sizeof(*index)) : NULL;
   /* Every array exists, an empty one too: NULL says that memory ran out. */
-  if (!index || !(index->ifs_entered = malloc((ifs + 1) * sizeof(wave_node *))) ||
-      !(index->ifs_left = malloc((ifs + 1) * sizeof(wave_node *))) ||
-      !(index->loops_left = malloc((loops + 1) * sizeof(wave_node *)))) {
-    wave_node_index_destroy(index);
+  if (index && (ok = push(&entered, NULL) && push(&left, NULL) && push(&loops, NULL)))
+    *index = (wave_node_index){entered.nodes, left.nodes, loops.nodes, left.count - 1,
+                               loops.count - 1};
+  if (!index || !ok) {
+    free(index);
+    free(entered.nodes);
+    free(left.nodes);
+    free(loops.nodes);
     return NULL;
   }
-  size_t entered = 0, left = 0, ended = 0;
-  for (size_t i = 0; i < layout->num_items; i++) {
-    const wave_layout_item *item = &layout->items[i];
-    if (item->kind == WAVE_LAYOUT_IF)
-      index->ifs_entered[entered++] = node_of(item);
-    else if (item->kind == WAVE_LAYOUT_ENDIF)
-      index->ifs_left[left++] = node_of(item);
-    else if (item->kind == WAVE_LAYOUT_ENDLOOP)
-      index->loops_left[ended++] = node_of(item);
-  }
-  index->num_ifs = ifs;
-  index->num_loops = loops;
   return index;
 }
 

@@ -122,10 +122,9 @@ const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
 
 const wave_node_index *wave_analysis_manager_nodes(wave_analysis_manager *am,
                                                    wave_kernel *kernel) {
-  const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
-  cached_views *v = layout ? views_of(am, kernel) : NULL;
+  cached_views *v = views_of(am, kernel);
   if (v && !v->nodes)
-    v->nodes = wave_node_index_build(layout);
+    v->nodes = wave_node_index_build(kernel);
   return v ? v->nodes : NULL;
 }
 
