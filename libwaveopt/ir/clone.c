@@ -17,10 +17,16 @@ wave_instr *wave_instr_clone(wave_module *module, const wave_instr *instr) {
   wave_instr *copy = wave_module_alloc_code(module, sizeof(*copy));
   if (!copy)
     return NULL;
-  module->instrs_made++;
   *copy = *instr;
   copy->prev = copy->next = NULL;
   copy->block = NULL;
+  copy->module = module;
+  /* Labels are indices into the table of the instruction's own module. */
+  for (unsigned i = 0; module != instr->module && i < instr->num_operands; i++)
+    if (instr->slots[i].kind == WAVE_OPERAND_LABEL &&
+        !wave_code_slot_store(module, &copy->slots[i], wave_code_instr_operand(instr, i)))
+      return NULL;
+  module->instrs_made++;
   return copy;
 }
 

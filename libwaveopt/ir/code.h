@@ -21,17 +21,49 @@
 #include "waveopt/instr.h"
 #include "waveopt/ir.h"
 
+/* An operand as an instruction stores it: 8 bytes where the public wave_operand takes 24, for
+ * the six slots every instruction carries. A label, which needs a pointer, is stored as its
+ * index in the module's label table (wave_module.labels); a column past WAVE_CODE_MAX_COL,
+ * which only a line of some 64 000 characters has, is stored as 0, "not known", and a
+ * diagnostic about that operand points at its instruction instead. */
+typedef struct wave_code_slot {
+  uint8_t kind;   /* wave_operand_kind */
+  uint8_t bits;   /* half (bits 0-1), negated (bit 2), imm_form (bits 3-4) */
+  uint16_t col;   /* source column, 0 when built or unknown */
+  uint32_t value; /* register, predicate, special register, scope, immediate bits or label */
+} wave_code_slot;
+
+#define WAVE_CODE_MAX_COL UINT16_MAX
+
 struct wave_instr {
   struct wave_instr *prev, *next;
   struct wave_node *block; /* the block holding it, NULL when detached */
+  wave_module *module;     /* whose arena and label table it uses */
+  wave_src src;
   uint16_t op;             /* wave_opcode */
   int8_t guard;            /* WAVE_NO_GUARD or a predicate 0..3 */
   uint8_t guard_negated;
   uint8_t cache_hint;   /* wave_cache_hint */
   uint8_t num_operands; /* slots as written; the verifier checks it against the shape */
-  wave_operand operands[WAVE_MAX_OPERANDS];
-  wave_src src;
+  wave_code_slot slots[WAVE_MAX_OPERANDS];
 };
+
+/* The stored form of an operand, and back. Storing fails only for a label when the module's
+ * label table cannot grow. */
+bool wave_code_slot_store(wave_module *module, wave_code_slot *slot, wave_operand operand);
+static inline wave_operand wave_code_slot_load(const wave_module *module, wave_code_slot slot) {
+  wave_operand o = {0};
+  o.kind = slot.kind;
+  o.half = slot.bits & 3;
+  o.negated = slot.bits >> 2 & 1;
+  o.imm_form = slot.bits >> 3 & 3;
+  o.col = slot.col;
+  if (slot.kind == WAVE_OPERAND_LABEL)
+    o.label = module->labels[slot.value];
+  else
+    o.value = slot.value;
+  return o;
+}
 
 struct wave_node {
   wave_node_kind kind;
@@ -70,7 +102,7 @@ static inline unsigned wave_code_instr_num_operands(const wave_instr *instr) {
 }
 static inline wave_operand wave_code_instr_operand(const wave_instr *instr, unsigned i) {
   if (i < instr->num_operands)
-    return instr->operands[i];
+    return wave_code_slot_load(instr->module, instr->slots[i]);
   wave_operand none = {0};
   return none;
 }
@@ -100,18 +132,11 @@ static inline void wave_code_instr_set_guard(wave_instr *instr, int pred, bool n
 static inline void wave_code_instr_set_cache_hint(wave_instr *instr, wave_cache_hint hint) {
   instr->cache_hint = (uint8_t)hint;
 }
-static inline bool wave_code_instr_set_operand(wave_instr *instr, unsigned i,
-                                               wave_operand operand) {
-  if (i >= instr->num_operands)
-    return false;
-  instr->operands[i] = operand;
-  return true;
-}
 static inline bool wave_code_instr_set_num_operands(wave_instr *instr, unsigned n) {
   if (n > WAVE_MAX_OPERANDS)
     return false;
   for (unsigned i = instr->num_operands; i < n; i++)
-    instr->operands[i] = (wave_operand){0};
+    instr->slots[i] = (wave_code_slot){0};
   instr->num_operands = (uint8_t)n;
   return true;
 }
@@ -207,8 +232,6 @@ static inline wave_node *wave_code_node_as_mutable(wave_node *node, wave_node_ki
 #define wave_instr_set_guard(instr, pred, negated)                                                 \
   wave_code_instr_set_guard((instr), (pred), (negated))
 #define wave_instr_set_cache_hint(instr, hint) wave_code_instr_set_cache_hint((instr), (hint))
-#define wave_instr_set_operand(instr, i, operand)                                                  \
-  wave_code_instr_set_operand((instr), (i), (operand))
 #define wave_instr_set_num_operands(instr, n) wave_code_instr_set_num_operands((instr), (n))
 #define wave_instr_set_origin(instr, origin) wave_code_instr_set_origin((instr), (origin))
 #define wave_block_first(block) wave_code_block_first(block)

@@ -5,6 +5,7 @@
 #include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "support/arena.h"
+#include "support/grow.h"
 #include "waveopt/waveopt.h"
 
 const char *wave_version(void) { return WAVE_VERSION; }
@@ -29,6 +30,7 @@ void wave_module_destroy(wave_module *module) {
   if (!module)
     return;
   wave_arena_destroy(module->code_arena);
+  free(module->labels);
   wave_arena_destroy(module->arena);
 }
 
@@ -117,6 +119,35 @@ wave_node *wave_loop_create(wave_module *module) {
   return node;
 }
 
+/* A label's index in the module's table. Instructions that name the same label one after
+ * another (a clone, a rewrite copying an operand) share the last entry; the table otherwise
+ * grows by one per label stored, as the labels of a module are few. */
+static bool label_index(wave_module *module, const char *label, uint32_t *index) {
+  if (module->num_labels && module->labels[module->num_labels - 1] == label) {
+    *index = (uint32_t)(module->num_labels - 1);
+    return true;
+  }
+  if (module->num_labels == UINT32_MAX ||
+      !wave_grow((void **)&module->labels, &module->cap_labels, module->num_labels + 1,
+                 sizeof(*module->labels)))
+    return false;
+  module->labels[module->num_labels] = label;
+  *index = (uint32_t)module->num_labels++;
+  return true;
+}
+
+bool wave_code_slot_store(wave_module *module, wave_code_slot *slot, wave_operand operand) {
+  if (operand.half > 3 || operand.imm_form > 3)
+    return false;
+  wave_code_slot s = {
+      operand.kind, (uint8_t)(operand.half | (operand.negated != 0) << 2 | operand.imm_form << 3),
+      (uint16_t)(operand.col <= WAVE_CODE_MAX_COL ? operand.col : 0), operand.value};
+  if (operand.kind == WAVE_OPERAND_LABEL && !label_index(module, operand.label, &s.value))
+    return false;
+  *slot = s;
+  return true;
+}
+
 wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
                               unsigned num_operands, const wave_operand *operands) {
   if (num_operands > WAVE_MAX_OPERANDS)
@@ -124,13 +155,15 @@ wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bo
   wave_instr *instr = wave_module_alloc_code(module, sizeof(*instr));
   if (!instr)
     return NULL;
+  instr->module = module;
+  for (unsigned i = 0; i < num_operands; i++)
+    if (!wave_code_slot_store(module, &instr->slots[i], operands[i]))
+      return NULL;
   module->instrs_made++;
   instr->op = (uint16_t)op;
   instr->guard = (int8_t)guard;
   instr->guard_negated = guard_negated;
   instr->num_operands = (uint8_t)num_operands;
-  if (num_operands)
-    memcpy(instr->operands, operands, num_operands * sizeof(*operands));
   return instr;
 }
 
@@ -326,7 +359,7 @@ static unsigned reg_refs(const wave_instr *instr, wave_reg_ref *refs, bool defs_
   const char *shape = wave_opcode_table[op].shape;
   unsigned slots = defs_only && instr->num_operands > 1 ? 1 : instr->num_operands;
   for (unsigned i = 0; i < slots && shape[2 * i] && n < WAVE_MAX_REG_REFS; i++) {
-    const wave_operand *o = &instr->operands[i];
+    const wave_code_slot *o = &instr->slots[i];
     char kind = shape[2 * i];
     unsigned width = (unsigned)(shape[2 * i + 1] - '0');
     bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;

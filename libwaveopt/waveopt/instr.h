@@ -99,7 +99,9 @@ WAVE_API wave_operand wave_instr_operand(const wave_instr *instr, unsigned i);
 /* Makes it n operands long, for a new opcode of another shape: slots past the old last one are
  * empty (WAVE_OPERAND_NONE) until set. False, with nothing changed, beyond WAVE_MAX_OPERANDS. */
 WAVE_API bool wave_instr_set_num_operands(wave_instr *instr, unsigned n);
-/* Replaces operand i; false (nothing changed) past the last one. */
+/* Replaces operand i; false, with nothing changed, past the last one, for a `half` or
+ * `imm_form` outside its enum, or when memory for a label runs out. A column past 65535 is
+ * kept as 0 (not known): diagnostics about the operand then point at its instruction. */
 WAVE_API bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand);
 
 /* The register the instruction's shape writes first (rd, or pd of a compare), or an empty

@@ -299,6 +299,10 @@ typedef struct wave_module {
   size_t source_len;
   const uint32_t *line_starts;
   uint32_t num_lines;
+  /* The labels instructions name, by index: an instruction stores a label operand as its index
+   * here (malloc'd, freed with the module). Read and written only by the library. */
+  const char **labels;
+  size_t num_labels, cap_labels;
 } wave_module;
 
 /* ---- builder ------------------------------------------------------------------------------ */
@@ -318,7 +322,8 @@ WAVE_API wave_node *wave_block_create(wave_module *module);
 WAVE_API wave_node *wave_if_create(wave_module *module, wave_operand cond);
 WAVE_API wave_node *wave_loop_create(wave_module *module);
 
-/* An instruction with the given operands; guard is WAVE_NO_GUARD or 0..3. */
+/* An instruction with the given operands; guard is WAVE_NO_GUARD or 0..3. NULL also for an
+ * operand wave_instr_set_operand (waveopt/instr.h) would refuse. */
 WAVE_API wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard,
                                        bool guard_negated, unsigned num_operands,
                                        const wave_operand *operands);

@@ -460,6 +460,59 @@ Test(operands, an_instruction_changes_its_number_of_operands) {
   wave_module_destroy(m);
 }
 
+/* Operands are stored in a smaller form than wave_operand (ir/code.h): every field an operand
+ * can have comes back as it went in, a label as the very pointer given. */
+Test(operands, every_field_comes_back_as_stored) {
+  wave_module *m = wave_module_create(NULL);
+  wave_operand hi = wave_gpr(254), neg = wave_not_pred(3), imm = wave_imm(0xDEADBEEFu),
+               lab = wave_label_operand("far_away"), scope = wave_scope_operand(WAVE_SCOPE_SYSTEM);
+  hi.half = WAVE_HALF_HI;
+  hi.col = 65535;
+  neg.col = 7;
+  imm.imm_form = WAVE_IMM_FLOAT;
+  lab.col = 40;
+  wave_operand in[] = {hi, neg, imm, lab, scope, wave_sreg(19)};
+  wave_instr *i = wave_instr_create(m, WAVE_OP_NOP, WAVE_NO_GUARD, false, 6, in);
+  cr_assert_not_null(i);
+  for (unsigned k = 0; k < 6; k++) {
+    wave_operand o = wave_instr_operand(i, k);
+    cr_assert(o.kind == in[k].kind && o.half == in[k].half && o.negated == in[k].negated &&
+                  o.imm_form == in[k].imm_form && o.col == in[k].col,
+              "operand %u", k);
+    if (o.kind == WAVE_OPERAND_LABEL)
+      cr_assert_eq(o.label, in[k].label);
+    else
+      cr_assert_eq(o.value, in[k].value, "operand %u", k);
+  }
+  /* Another module's copy names the same label through its own table. */
+  wave_module *other = wave_module_create(NULL);
+  wave_instr *copy = wave_instr_clone(other, i);
+  cr_assert_str_eq(wave_instr_operand(copy, 3).label, "far_away");
+  cr_assert(wave_instr_set_operand(copy, 0, wave_label_operand("near")));
+  cr_assert_str_eq(wave_instr_operand(copy, 0).label, "near");
+  cr_assert_eq(wave_instr_operand(i, 0).kind, WAVE_OPERAND_GPR, "the original is its own");
+  wave_module_destroy(other);
+  wave_module_destroy(m);
+}
+
+/* What the stored form cannot hold: a column past 65535 is not known (0); a half or an
+ * immediate form outside its enum is refused, by the setter and by the constructor. */
+Test(operands, what_the_stored_form_cannot_hold) {
+  wave_module *m = wave_module_create(NULL);
+  wave_operand far = wave_gpr(1);
+  far.col = 70000;
+  wave_instr *mov = INSTR(m, WAVE_NO_GUARD, MOV, far, wave_gpr(2));
+  cr_assert_eq(wave_instr_operand(mov, 0).col, 0, "a column past 65535 is not known");
+  wave_operand bad_half = wave_gpr(3), bad_form = wave_imm(1);
+  bad_half.half = 4;
+  bad_form.imm_form = 4;
+  cr_assert_not(wave_instr_set_operand(mov, 1, bad_half));
+  cr_assert_not(wave_instr_set_operand(mov, 1, bad_form));
+  cr_assert_eq(wave_instr_operand(mov, 1).value, 2, "a refused operand changes nothing");
+  cr_assert_null(wave_instr_create(m, WAVE_OP_MOV, WAVE_NO_GUARD, false, 1, &bad_half));
+  wave_module_destroy(m);
+}
+
 Test(operands, destination_and_sources_by_role) {
   wave_module *m = wave_module_create(NULL);
   wave_instr *iadd = INSTR(m, WAVE_NO_GUARD, IADD, wave_gpr(1), wave_gpr(2), wave_gpr(3));

@@ -629,3 +629,9 @@ Test(deep, built_detached_bottom_up_then_inserted, .timeout = 120) {
   cr_assert_eq(max_depth(&k->first_region->body, &blocks), DEEP);
   wave_module_destroy(m);
 }
+
+/* The record every instruction takes (ir/code.h): a test that fails when it grows, so that
+ * growing it is a decision. */
+Test(storage, an_instruction_takes_at_most_128_bytes) {
+  cr_assert_leq(sizeof(struct wave_instr), 128, "%zu bytes", sizeof(struct wave_instr));
+}
