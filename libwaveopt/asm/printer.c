@@ -56,16 +56,24 @@ static void flush(printer *p) {
   p->len = 0;
 }
 
-static void put(printer *p, const char *s, size_t n) {
-  if (p->write_failed)
+/* The text past a full buffer: flushed first, and written straight through when larger than
+ * the buffer. */
+static void put_slow(printer *p, const char *s, size_t n) {
+  flush(p);
+  if (n > OUT_BUF_SIZE) {
+    if (!p->write_failed && p->write(p->ctx, s, n) != 0)
+      p->write_failed = true;
     return;
+  }
+  memcpy(p->buf, s, n);
+  p->len = n;
+}
+
+/* After a failed write the buffer still fills, but flush drops it: nothing more is written. */
+static inline void put(printer *p, const char *s, size_t n) {
   if (n > OUT_BUF_SIZE - p->len) {
-    flush(p);
-    if (n > OUT_BUF_SIZE) {
-      if (!p->write_failed && p->write(p->ctx, s, n) != 0)
-        p->write_failed = true;
-      return;
-    }
+    put_slow(p, s, n);
+    return;
   }
   memcpy(p->buf + p->len, s, n);
   p->len += n;
@@ -73,13 +81,20 @@ static void put(printer *p, const char *s, size_t n) {
 
 static void put_str(printer *p, const char *s) { put(p, s, strlen(s)); }
 
-static void put_char(printer *p, char c) {
+static inline void put_char(printer *p, char c) {
   if (p->len == OUT_BUF_SIZE)
     flush(p);
   p->buf[p->len++] = c;
 }
 
-static void put_u32(printer *p, uint32_t v) {
+/* Most numbers printed are register numbers of one or two digits. */
+static inline void put_u32(printer *p, uint32_t v) {
+  if (v < 100 && OUT_BUF_SIZE - p->len >= 2) {
+    if (v >= 10)
+      p->buf[p->len++] = (char)('0' + v / 10);
+    p->buf[p->len++] = (char)('0' + v % 10);
+    return;
+  }
   char digits[10];
   size_t n = 0;
   do {
@@ -199,6 +214,14 @@ static void put_operand(printer *p, const wave_operand *o, char slot_kind) {
 
 static const char *const hint_names[] = {"", ".cached", ".uncached", ".streaming"};
 
+/* The length of every mnemonic, known when compiling: strlen once an instruction is a tenth of
+ * what printing one costs. */
+static const uint8_t mnemonic_length[WAVE_OP_COUNT] = {
+#define WAVE_OP(id, mnemonic, shape, category, flags, enc_op, enc_mod, size) sizeof(mnemonic) - 1,
+#include "waveopt/opcodes.def"
+#undef WAVE_OP
+};
+
 static void put_instr(printer *p, const wave_instr *instr) {
   wave_opcode op = wave_instr_op(instr);
   if (op >= WAVE_OP_COUNT) {
@@ -212,11 +235,12 @@ static void put_instr(printer *p, const wave_instr *instr) {
     put_u32(p, (uint32_t)wave_instr_guard(instr));
     put_char(p, ' ');
   }
-  put_str(p, wave_opcode_table[op].mnemonic);
-  if (wave_instr_cache_hint(instr) < sizeof(hint_names) / sizeof(hint_names[0]))
-    put_str(p, hint_names[wave_instr_cache_hint(instr)]);
-  else
+  put(p, wave_opcode_table[op].mnemonic, mnemonic_length[op]);
+  wave_cache_hint hint = wave_instr_cache_hint(instr);
+  if (hint >= sizeof(hint_names) / sizeof(hint_names[0]))
     p->unprintable = true;
+  else if (hint != WAVE_HINT_NONE)
+    put_str(p, hint_names[hint]);
   bool first = true;
   for (unsigned i = 0; i < wave_instr_num_operands(instr); i++) {
     wave_operand o = wave_instr_operand(instr, i);
