@@ -68,10 +68,7 @@ wave_module *tool_parse_input(const char *tool, const char *path, wave_diags *di
   char *text = tool_read_input(tool, path, &len);
   if (!text)
     return NULL;
-  wave_module *module =
-      wave_parse_string(text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, diags);
-  free(text);
-  return module;
+  return wave_parse_owned(text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, diags);
 }
 
 static int write_in_place(const char *tool, const char *path, int (*emit)(FILE *out, void *ctx),

@@ -19,6 +19,7 @@
 
 #include "asm/parser_stream.h"
 #include "ir/code.h"
+#include "ir/ir_internal.h"
 
 enum { DEFAULT_ERROR_LIMIT = 20 };
 
@@ -654,33 +655,60 @@ static void report_plain(wave_diags *diags, const char *file, const char *messag
   wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, NULL, 0, "%s", message);
 }
 
-wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
+/* A module for `filename` whose source is text[0..len): a copy, or `taken` itself (text, from
+ * malloc, handed over). NULL, reported, when the text is too large or memory runs out; taken
+ * text is freed then. */
+static wave_module *module_for(const char *text, size_t len, char *taken, const char *filename,
                                wave_diags *diags) {
-  if (!text)
-    len = 0;
-  if (!filename)
-    filename = "<input>";
   /* Line starts and columns are 32-bit. */
   if (len >= UINT32_MAX) {
+    free(taken);
     report_plain(diags, filename, "input is too large (4 GiB at most)");
     return NULL;
   }
   wave_module *module = wave_module_create(filename);
-  if (module && !(module->source = wave_module_strdup(module, text ? text : "", len))) {
-    wave_module_destroy(module);
-    module = NULL;
+  if (module && taken) {
+    if (wave_module_adopt(module, taken))
+      module->source = taken;
+    else
+      free(taken);
+  } else if (module) {
+    module->source = wave_module_strdup(module, text ? text : "", len);
   }
+  if (!module && taken)
+    free(taken);
   if (module)
     module->source_len = len;
-  if (!module || !index_lines(module)) {
+  if (!module || !module->source || !index_lines(module)) {
     wave_module_destroy(module);
     report_plain(diags, filename, "out of memory");
     return NULL;
   }
+  return module;
+}
+
+static wave_module *parse_module(wave_module *module, wave_diags *diags);
+
+wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
+                               wave_diags *diags) {
+  if (!text)
+    len = 0;
+  wave_module *module = module_for(text, len, NULL, filename ? filename : "<input>", diags);
+  return module ? parse_module(module, diags) : NULL;
+}
+
+wave_module *wave_parse_owned(char *text, size_t len, const char *filename, wave_diags *diags) {
+  wave_module *module = module_for(text, len, text, filename ? filename : "<input>", diags);
+  return module ? parse_module(module, diags) : NULL;
+}
+
+static wave_module *parse_module(wave_module *module, wave_diags *diags) {
+  size_t len = module->source_len;
+  const char *filename = module->file;
   wave_parser *p = calloc(1, sizeof(*p));
   if (!p) {
-    wave_module_destroy(module);
     report_plain(diags, filename, "out of memory");
+    wave_module_destroy(module);
     return NULL;
   }
   p->module = module;
@@ -730,7 +758,8 @@ static int read_all(const char *path, char **text, size_t *len, bool *opened) {
   size_t cap = 0;
   int err = 0;
   for (;;) {
-    if (*len == cap) {
+    /* Room for the NUL wave_parse_owned wants after the text. */
+    if (*len + 1 >= cap) {
       size_t grown_cap = cap ? cap * 2 : 64 * 1024;
       char *grown = grown_cap > cap ? realloc(*text, grown_cap) : NULL;
       if (!grown) {
@@ -740,7 +769,7 @@ static int read_all(const char *path, char **text, size_t *len, bool *opened) {
       *text = grown;
       cap = grown_cap;
     }
-    size_t got = fread(*text + *len, 1, cap - *len, f);
+    size_t got = fread(*text + *len, 1, cap - *len - 1, f);
     *len += got;
     if (got == 0) {
       if (ferror(f))
@@ -749,6 +778,8 @@ static int read_all(const char *path, char **text, size_t *len, bool *opened) {
     }
   }
   fclose(f);
+  if (*text)
+    (*text)[*len] = '\0';
   return err;
 }
 
@@ -767,7 +798,5 @@ wave_module *wave_parse_file(const char *path, wave_diags *diags) {
     free(text);
     return NULL;
   }
-  wave_module *module = wave_parse_string(text, len, path, diags);
-  free(text);
-  return module;
+  return wave_parse_owned(text, len, path, diags);
 }

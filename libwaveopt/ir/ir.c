@@ -42,6 +42,10 @@ void *wave_module_alloc(wave_module *module, size_t size) {
   return wave_arena_alloc(module->arena, size);
 }
 
+bool wave_module_adopt(wave_module *module, void *block) {
+  return wave_arena_adopt(module->arena, block);
+}
+
 const char *wave_module_strdup(wave_module *module, const char *s, size_t len) {
   if (len == SIZE_MAX)
     return NULL;

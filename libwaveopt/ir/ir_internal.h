@@ -29,6 +29,8 @@ void wave_node_adopt(wave_node_list *list, wave_node *node);
 
 /* Memory for an instruction or node, from the module's code arena (wave_module_compact). */
 void *wave_module_alloc_code(wave_module *module, size_t size);
+/* A block from malloc freed with the module (support/arena.h, wave_arena_adopt). */
+bool wave_module_adopt(wave_module *module, void *block);
 
 /* Most registers one instruction can name: a slot's width is one digit of its shape. */
 #define WAVE_MAX_INSTR_REGS (WAVE_MAX_REG_REFS * 9)

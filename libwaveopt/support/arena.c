@@ -16,9 +16,16 @@ typedef struct wave_chunk {
   alignas(max_align_t) unsigned char data[];
 } wave_chunk;
 
+/* A block from malloc the arena frees with itself (wave_arena_adopt). */
+typedef struct wave_adopted {
+  struct wave_adopted *next;
+  void *block;
+} wave_adopted;
+
 struct wave_arena {
   wave_chunk *head;
   size_t next_size;
+  wave_adopted *adopted;
 };
 
 wave_arena *wave_arena_create(void) {
@@ -31,6 +38,8 @@ wave_arena *wave_arena_create(void) {
 void wave_arena_destroy(wave_arena *arena) {
   if (!arena)
     return;
+  for (wave_adopted *a = arena->adopted; a; a = a->next)
+    free(a->block);
   wave_chunk *chunk = arena->head;
   while (chunk) {
     wave_chunk *prev = chunk->prev;
@@ -69,4 +78,13 @@ void *wave_arena_alloc(wave_arena *arena, size_t size) {
   void *p = chunk->data + chunk->used;
   chunk->used += size;
   return p;
+}
+
+bool wave_arena_adopt(wave_arena *arena, void *block) {
+  wave_adopted *a = wave_arena_alloc(arena, sizeof(*a));
+  if (!a)
+    return false;
+  *a = (wave_adopted){arena->adopted, block};
+  arena->adopted = a;
+  return true;
 }

@@ -6,6 +6,7 @@
 #ifndef WAVE_ARENA_H
 #define WAVE_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 
@@ -16,5 +17,8 @@ void wave_arena_destroy(wave_arena *arena);
 /* Zeroed memory aligned for any object; NULL when memory runs out or size overflows. */
 void *wave_arena_alloc(wave_arena *arena, size_t size);
 
+/* Makes a block from malloc the arena's, freed when the arena is destroyed; false, with the
+ * block still the caller's, when memory runs out. */
+bool wave_arena_adopt(wave_arena *arena, void *block);
 
 #endif

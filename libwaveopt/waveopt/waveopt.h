@@ -73,6 +73,12 @@ WAVE_API bool wave_const_walk_next(wave_const_walker *walker);
 WAVE_API wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
                                         wave_diags *diags);
 
+/* wave_parse_string for text the caller hands over: a buffer from malloc holding len bytes and
+ * a NUL after them. The module keeps it as its source instead of a copy (a file is then in
+ * memory once); it is freed with the module, or at once when parsing fails. */
+WAVE_API wave_module *wave_parse_owned(char *text, size_t len, const char *filename,
+                                       wave_diags *diags);
+
 /* Reads and parses a file; "-" is not special here. I/O errors are reported in diags. */
 WAVE_API wave_module *wave_parse_file(const char *path, wave_diags *diags);
 

@@ -652,6 +652,31 @@ Test(parser, warnings_as_errors_fail_the_parse) {
   wave_diags_free(&d);
 }
 
+/* Handed-over text is the module's source itself, not a copy; text that fails to parse is freed
+ * with its module (the sanitizer build reports a leak otherwise), its lines still quoted. */
+static char *heap_text(const char *text) {
+  char *copy = malloc(strlen(text) + 1);
+  cr_assert_not_null(copy);
+  return strcpy(copy, text);
+}
+
+Test(parser, handed_over_text_is_the_source) {
+  wave_diags d;
+  wave_diags_init(&d);
+  char *text = heap_text(".kernel k\n  nop\n.end\n");
+  wave_module *m = wave_parse_owned(text, strlen(text), "t.wave", &d);
+  cr_assert_not_null(m);
+  cr_assert_eq(m->source, text, "the module keeps the buffer it was given");
+  cr_assert_eq(m->source_len, strlen(".kernel k\n  nop\n.end\n"));
+  cr_assert_eq(m->num_lines, 4);
+  wave_module_destroy(m);
+  char *bad = heap_text(".kernel k\n  frob r1\n.end\n");
+  cr_assert_null(wave_parse_owned(bad, strlen(bad), "t.wave", &d));
+  cr_assert_eq(d.num_errors, 1);
+  cr_assert_str_eq(d.items[0].source_line, "  frob r1", "the line is quoted before the text goes");
+  wave_diags_free(&d);
+}
+
 /* ---- errors ------------------------------------------------------------------------------- */
 
 typedef struct error_case {
