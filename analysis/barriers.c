@@ -110,8 +110,8 @@ static frame *innermost_loop(walk *w) {
 }
 
 static uint32_t node_line(const wave_node *node) {
-  return wave_node_kind_of(node) == WAVE_NODE_IF ? wave_node_origin(node, WAVE_LINE_IF)->loc.line
-                                                 : wave_node_origin(node, WAVE_LINE_LOOP)->loc.line;
+  return wave_node_kind_of(node) == WAVE_NODE_IF ? wave_node_origin(node, WAVE_LINE_IF).loc.line
+                                                 : wave_node_origin(node, WAVE_LINE_LOOP).loc.line;
 }
 
 static char *explained(const wave_uniformity *u, const wave_node *node, const wave_instr *instr) {

@@ -606,10 +606,10 @@ static void emit_step(printer *p, const wave_depth_step *step) {
              (unsigned)wave_instr_loc(step->call).line);
   else if (wave_node_kind_of(step->node) == WAVE_NODE_IF)
     snprintf(text, sizeof(text), "if (line %u)",
-             (unsigned)wave_node_origin(step->node, WAVE_LINE_IF)->loc.line);
+             (unsigned)wave_node_origin(step->node, WAVE_LINE_IF).loc.line);
   else
     snprintf(text, sizeof(text), "loop (line %u)",
-             (unsigned)wave_node_origin(step->node, WAVE_LINE_LOOP)->loc.line);
+             (unsigned)wave_node_origin(step->node, WAVE_LINE_LOOP).loc.line);
   emit(p, text);
 }
 

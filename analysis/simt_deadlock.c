@@ -673,8 +673,8 @@ bool wave_deadlock_equal(const wave_deadlock *a, const wave_deadlock *b) {
 /* ---- reporting ------------------------------------------------------------------------------ */
 
 static unsigned node_line(const wave_node *node) {
-  return wave_node_kind_of(node) == WAVE_NODE_IF ? wave_node_origin(node, WAVE_LINE_IF)->loc.line
-                                                 : wave_node_origin(node, WAVE_LINE_LOOP)->loc.line;
+  return wave_node_kind_of(node) == WAVE_NODE_IF ? wave_node_origin(node, WAVE_LINE_IF).loc.line
+                                                 : wave_node_origin(node, WAVE_LINE_LOOP).loc.line;
 }
 
 static const char *mnemonic(const wave_instr *instr) {
@@ -703,7 +703,7 @@ void wave_deadlock_diagnose(const wave_deadlock *d, const wave_kernel *kernel,
       continue;
     describe_parker(v, parker, sizeof(parker));
     wave_module_report(kernel->module, diags, WAVE_SEV_WARNING, "simt-deadlock",
-                       wave_node_origin(v->loop, WAVE_LINE_LOOP)->loc,
+                       wave_node_origin(v->loop, WAVE_LINE_LOOP).loc,
                        "possible SIMT deadlock: the loop spins until the %s at line %u reads "
                        "a new value, but the %s at line %u that may write it runs only in "
                        "lanes %s",

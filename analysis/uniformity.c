@@ -1093,7 +1093,7 @@ static const char *source_name(const wave_instr *instr) {
 }
 
 static unsigned if_line(const wave_node *node) {
-  return wave_node_origin(node, WAVE_LINE_IF)->loc.line;
+  return wave_node_origin(node, WAVE_LINE_IF).loc.line;
 }
 
 /* Follows cause c (which explains reg, or a branch when reg is WAVE_NUM_REGS) to its source:
@@ -1127,7 +1127,7 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
       break;
     case CAUSE_TEMPORAL:
       put(o, "live out of loop (line %u) left at different iterations",
-          wave_node_origin(k->node, WAVE_LINE_LOOP)->loc.line);
+          wave_node_origin(k->node, WAVE_LINE_LOOP).loc.line);
       reg = WAVE_NUM_REGS;
       c = find(u, k->node)->cause;
       continue;

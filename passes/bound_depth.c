@@ -101,14 +101,14 @@ static unsigned option_count(wave_pass_context *ctx, size_t index) {
   return v < 0 ? 0 : v > 1000000 ? 1000000 : (unsigned)v;
 }
 
-static wave_loc if_loc(const wave_node *node) { return wave_node_origin(node, WAVE_LINE_IF)->loc; }
+static wave_loc if_loc(const wave_node *node) { return wave_node_origin(node, WAVE_LINE_IF).loc; }
 
 static wave_loc step_loc(const wave_depth_step *step) {
   if (step->call)
     return wave_instr_loc(step->call);
   return wave_node_kind_of(step->node) == WAVE_NODE_IF
              ? if_loc(step->node)
-             : wave_node_origin(step->node, WAVE_LINE_LOOP)->loc;
+             : wave_node_origin(step->node, WAVE_LINE_LOOP).loc;
 }
 
 /* ---- one round's analyses ------------------------------------------------------------------ */

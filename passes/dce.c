@@ -544,46 +544,52 @@ static const char *merge_refusal(const if_sides *first, const if_sides *second, 
   return buf;
 }
 
-/* The first line printed in a list: its first instruction, if or loop line; NULL when empty. */
-static wave_src *first_line(wave_node_list *list) {
+/* The first line printed in a list: its first instruction, if or loop line; no line (a key of
+ * NULL) when the list is empty. */
+static wave_code_line first_line(wave_node_list *list) {
   wave_node *n = wave_node_list_first(list);
   if (!n)
-    return NULL;
-  return wave_node_kind_of(n) == WAVE_NODE_BLOCK ? wave_code_instr_src(wave_block_first(n))
-         : wave_node_kind_of(n) == WAVE_NODE_IF  ? wave_code_node_src(n, WAVE_LINE_IF)
-                                                 : wave_code_node_src(n, WAVE_LINE_LOOP);
+    return wave_code_src_line(NULL);
+  return wave_node_kind_of(n) == WAVE_NODE_BLOCK ? wave_code_instr_line(wave_block_first(n))
+         : wave_node_kind_of(n) == WAVE_NODE_IF  ? wave_code_node_line(n, WAVE_LINE_IF)
+                                                 : wave_code_node_line(n, WAVE_LINE_LOOP);
 }
+
+static bool is_line(wave_code_line line) { return wave_code_line_key(line) != NULL; }
 
 /* Moves the sides of `second` to the ends of `first`'s and removes `second`. False when memory
  * for the comments ran out (the merge is done, only comments are lost). */
 static bool merge_ifs(wave_module *module, wave_node *first, wave_node *second) {
   bool first_had_else = wave_if_has_else(first), second_had_else = wave_if_has_else(second);
-  wave_src *b_line = first_line(wave_if_then(second));
-  wave_src *b2_line = first_line(wave_if_else(second));
+  wave_code_line b_line = first_line(wave_if_then(second));
+  wave_code_line b2_line = first_line(wave_if_else(second));
   /* The first endif's line is overwritten below: its comments travel from a copy. */
-  wave_src first_endif = *wave_node_origin(first, WAVE_LINE_ENDIF);
-  wave_src *junction[2] = {&first_endif, wave_code_node_src(second, WAVE_LINE_IF)};
-  wave_src second_else = *wave_node_origin(second, WAVE_LINE_ELSE);
+  wave_src first_endif = wave_node_origin(first, WAVE_LINE_ENDIF);
+  wave_code_line junction[2] = {wave_code_src_line(&first_endif),
+                                wave_code_node_line(second, WAVE_LINE_IF)};
+  wave_src second_else = wave_node_origin(second, WAVE_LINE_ELSE);
   wave_node_list_reinsert(module, wave_cursor_list_end(wave_if_then(first)), wave_if_then(second));
   wave_node_list_reinsert(module, wave_cursor_list_end(wave_if_else(first)), wave_if_else(second));
   if (!first_had_else && second_had_else) {
     wave_if_set_has_else(first, true);
     wave_node_set_origin(first, WAVE_LINE_ELSE, &second_else);
   }
-  wave_node_set_origin(first, WAVE_LINE_ENDIF, wave_node_origin(second, WAVE_LINE_ENDIF));
+  wave_src second_endif = wave_node_origin(second, WAVE_LINE_ENDIF);
+  wave_node_set_origin(first, WAVE_LINE_ENDIF, &second_endif);
   wave_node_list none = {0};
   wave_node_replace(second, &none);
   /* The endif and if lines stood where A (or A') ends and B (or B') starts. */
-  wave_src *endif = wave_code_node_src(first, WAVE_LINE_ENDIF);
-  wave_src *to = first_had_else            ? (b2_line ? b2_line : endif)
-                 : b_line                  ? b_line
-                 : wave_if_has_else(first) ? wave_code_node_src(first, WAVE_LINE_ELSE)
-                                           : endif;
+  wave_code_line endif = wave_code_node_line(first, WAVE_LINE_ENDIF);
+  wave_code_line to = first_had_else            ? (is_line(b2_line) ? b2_line : endif)
+                      : is_line(b_line)         ? b_line
+                      : wave_if_has_else(first) ? wave_code_node_line(first, WAVE_LINE_ELSE)
+                                                : endif;
   bool ok = wave_comment_moves_now(module, junction, 2, to);
-  wave_src *else_line = &second_else;
-  if (first_had_else && second_had_else)
-    ok = wave_comment_moves_now(module, &else_line, 1, wave_code_node_src(first, WAVE_LINE_ELSE)) &&
-         ok;
+  wave_code_line else_line = wave_code_src_line(&second_else);
+  if (first_had_else && second_had_else) {
+    wave_code_line first_else = wave_code_node_line(first, WAVE_LINE_ELSE);
+    ok = wave_comment_moves_now(module, &else_line, 1, first_else) && ok;
+  }
   return ok;
 }
 
@@ -602,11 +608,11 @@ static void note_code_between(dce *d, const wave_node *first, const wave_node *b
     }
   }
   bool writes = wave_instr_writes_reg(at, WAVE_REG_PRED(p));
-  wave_loc loc = wave_node_origin(second, WAVE_LINE_IF)->loc;
+  wave_loc loc = wave_node_origin(second, WAVE_LINE_IF).loc;
   wave_remark_missed(d->ctx, "ifs-not-merged", loc,
                      "if at %u:%u not merged with the if at %u:%u: %s at %u:%u lies between them",
-                     loc.line, loc.col, wave_node_origin(first, WAVE_LINE_IF)->loc.line,
-                     wave_node_origin(first, WAVE_LINE_IF)->loc.col,
+                     loc.line, loc.col, wave_node_origin(first, WAVE_LINE_IF).loc.line,
+                     wave_node_origin(first, WAVE_LINE_IF).loc.col,
                      writes ? "a write of its predicate" : "code", wave_instr_loc(at).line,
                      wave_instr_loc(at).col);
 }
@@ -671,8 +677,8 @@ static bool merge_all(dce *d, const wave_layout *layout) {
         break;
       if_sides *ss = sides_of(&s, second);
       char why[256];
-      wave_loc at = wave_node_origin(second, WAVE_LINE_IF)->loc,
-               into = wave_node_origin(first, WAVE_LINE_IF)->loc;
+      wave_loc at = wave_node_origin(second, WAVE_LINE_IF).loc,
+               into = wave_node_origin(first, WAVE_LINE_IF).loc;
       if (merge_refusal(fs, ss, why, sizeof(why))) {
         wave_remark_missed(d->ctx, "ifs-not-merged", at,
                            "if at %u:%u not merged with the if at %u:%u: %s", at.line, at.col,
@@ -912,7 +918,7 @@ static bool remove_idle_ifs(dce *d, const wave_layout *layout) {
     if (!wave_node_list_is_empty(wave_if_then(node)) ||
         !wave_node_list_is_empty(wave_if_else(node)))
       continue;
-    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
+    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF).loc;
     if (!(ok = wave_comment_moves_remove_if(moves, node)))
       break;
     d->changed = true;

@@ -623,7 +623,7 @@ static void visit_cond(cse *c, wave_node *node) {
   uint32_t to = read_target(c, reg);
   if (to == reg)
     return;
-  redirect(c, wave_node_origin(node, WAVE_LINE_IF)->loc, "if", &cond, reg, to);
+  redirect(c, wave_node_origin(node, WAVE_LINE_IF).loc, "if", &cond, reg, to);
   wave_if_set_cond(node, cond);
 }
 

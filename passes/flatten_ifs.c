@@ -189,7 +189,7 @@ static text reg_text(wave_regset set) {
   return t;
 }
 
-static wave_loc if_loc(const wave_node *n) { return wave_node_origin(n, WAVE_LINE_IF)->loc; }
+static wave_loc if_loc(const wave_node *n) { return wave_node_origin(n, WAVE_LINE_IF).loc; }
 
 static text instr_text(const wave_instr *in) {
   text t;
@@ -204,7 +204,7 @@ static text node_text(const wave_node *n) {
   if (wave_node_kind_of(n) == WAVE_NODE_BLOCK)
     return instr_text(wave_block_first(n));
   wave_loc loc =
-      wave_node_kind_of(n) == WAVE_NODE_IF ? if_loc(n) : wave_node_origin(n, WAVE_LINE_LOOP)->loc;
+      wave_node_kind_of(n) == WAVE_NODE_IF ? if_loc(n) : wave_node_origin(n, WAVE_LINE_LOOP).loc;
   snprintf(t.s, sizeof(t.s), "%s at %u:%u",
            wave_node_kind_of(n) == WAVE_NODE_IF ? "an if" : "a loop", loc.line, loc.col);
   return t;
@@ -288,24 +288,24 @@ static wave_loc walk_loc(const wave_const_walker *w) {
   case WAVE_WALK_BLOCK:
     return wave_instr_loc(wave_block_first(n));
   case WAVE_WALK_IF:
-    return wave_node_origin(n, WAVE_LINE_IF)->loc;
+    return wave_node_origin(n, WAVE_LINE_IF).loc;
   case WAVE_WALK_ELSE:
-    return wave_if_has_else(n) ? wave_node_origin(n, WAVE_LINE_ELSE)->loc
-                               : wave_node_origin(n, WAVE_LINE_ENDIF)->loc;
+    return wave_if_has_else(n) ? wave_node_origin(n, WAVE_LINE_ELSE).loc
+                               : wave_node_origin(n, WAVE_LINE_ENDIF).loc;
   case WAVE_WALK_ENDIF:
-    return wave_node_origin(n, WAVE_LINE_ENDIF)->loc;
+    return wave_node_origin(n, WAVE_LINE_ENDIF).loc;
   case WAVE_WALK_LOOP:
-    return wave_node_origin(n, WAVE_LINE_LOOP)->loc;
+    return wave_node_origin(n, WAVE_LINE_LOOP).loc;
   case WAVE_WALK_ENDLOOP:
-    return wave_node_origin(n, WAVE_LINE_ENDLOOP)->loc;
+    return wave_node_origin(n, WAVE_LINE_ENDLOOP).loc;
   }
-  return wave_node_origin(n, WAVE_LINE_IF)->loc;
+  return wave_node_origin(n, WAVE_LINE_IF).loc;
 }
 
 /* Where a then-side ends: the else line, or the endif line. */
 static wave_loc then_end_loc(const wave_node *n) {
-  return wave_if_has_else(n) ? wave_node_origin(n, WAVE_LINE_ELSE)->loc
-                             : wave_node_origin(n, WAVE_LINE_ENDIF)->loc;
+  return wave_if_has_else(n) ? wave_node_origin(n, WAVE_LINE_ELSE).loc
+                             : wave_node_origin(n, WAVE_LINE_ENDIF).loc;
 }
 
 static wave_flatten_status differ(wave_flatten_outcome *out, const wave_node *inner, wave_loc a,
@@ -553,15 +553,15 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
   /* The lines that go: comments of the if (and else) line before the first line of what
    * replaces the outer if, those of the endif after the surviving endif. Recorded last line
    * first, since each goes ahead of those recorded before; the room was reserved above. */
-  wave_src *first = wave_node_prev(inner)
-                        ? wave_code_instr_src(wave_block_first(wave_node_prev(inner)))
-                        : wave_code_node_src(inner, WAVE_LINE_IF);
-  wave_src *next = wave_line_after(outer);
+  wave_code_line first = wave_node_prev(inner)
+                             ? wave_code_instr_line(wave_block_first(wave_node_prev(inner)))
+                             : wave_code_node_line(inner, WAVE_LINE_IF);
+  wave_code_line next = wave_line_after(outer);
   wave_comment_moves *cm = f->comments;
-  wave_comment_moves_add(cm, wave_code_node_src(outer, WAVE_LINE_ENDIF), next);
+  wave_comment_moves_add(cm, wave_code_node_line(outer, WAVE_LINE_ENDIF), next);
   if (wave_if_has_else(outer))
-    wave_comment_moves_add(cm, wave_code_node_src(outer, WAVE_LINE_ELSE), or_form ? first : next);
-  wave_comment_moves_add(cm, wave_code_node_src(outer, WAVE_LINE_IF), first);
+    wave_comment_moves_add(cm, wave_code_node_line(outer, WAVE_LINE_ELSE), or_form ? first : next);
+  wave_comment_moves_add(cm, wave_code_node_line(outer, WAVE_LINE_IF), first);
 
   wave_node_list moved;
   wave_node_list_extract(wave_node_list_first(side), inner, &moved);

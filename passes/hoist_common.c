@@ -242,21 +242,20 @@ static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_curso
   }
   if (wave_block_is_empty(from))
     wave_node_remove(from);
-  const wave_src *k = wave_instr_origin(keep), *t = wave_instr_origin(twin);
-  wave_src *twin_src = wave_code_instr_src(twin);
-  bool same = (k->leading == t->leading || (k->leading && t->leading &&
-                                            strcmp(k->leading, t->leading) == 0)) &&
-              (k->comment == t->comment ||
-               (k->comment && t->comment && strcmp(k->comment, t->comment) == 0));
-  bool ok = same || (!t->leading && !t->comment) ||
-            wave_comment_moves_now(h->module, &twin_src, 1, wave_code_instr_src(keep));
+  wave_src k = wave_instr_origin(keep), t = wave_instr_origin(twin);
+  wave_code_line twin_line = wave_code_instr_line(twin);
+  bool same =
+      (k.leading == t.leading || (k.leading && t.leading && strcmp(k.leading, t.leading) == 0)) &&
+      (k.comment == t.comment || (k.comment && t.comment && strcmp(k.comment, t.comment) == 0));
+  bool ok = same || (!t.leading && !t.comment) ||
+            wave_comment_moves_now(h->module, &twin_line, 1, wave_code_instr_line(keep));
   unlink_instr(twin);
   return ok;
 }
 
 static void missed(hoister *h, const wave_instr *a, const wave_instr *b, const wave_node *node,
                    const char *direction, const char *why) {
-  wave_loc at = wave_node_origin(node, WAVE_LINE_IF)->loc;
+  wave_loc at = wave_node_origin(node, WAVE_LINE_IF).loc;
   wave_remark_missed(h->ctx, "not-moved", wave_instr_loc(a),
                      "'%s' at %u:%u and %u:%u not %s the if at %u:%u: %s", mnemonic(a),
                      wave_instr_loc(a).line, wave_instr_loc(a).col, wave_instr_loc(b).line,
@@ -265,7 +264,7 @@ static void missed(hoister *h, const wave_instr *a, const wave_instr *b, const w
 
 static void passed(hoister *h, const wave_instr *a, wave_loc b, const wave_node *node,
                    const char *direction) {
-  wave_loc at = wave_node_origin(node, WAVE_LINE_IF)->loc;
+  wave_loc at = wave_node_origin(node, WAVE_LINE_IF).loc;
   wave_remark_passed(
       h->ctx, "moved", wave_instr_loc(a), "'%s' at %u:%u and %u:%u %s the if at %u:%u", mnemonic(a),
       wave_instr_loc(a).line, wave_instr_loc(a).col, b.line, b.col, direction, at.line, at.col);

@@ -208,8 +208,8 @@ static bool read_side(side *s, wave_node_list *list, char *why, size_t size) {
   for (wave_node *n = wave_node_list_first(list); n; n = wave_node_next(n)) {
     if (wave_node_kind_of(n) == WAVE_NODE_BLOCK)
       continue;
-    wave_loc loc = wave_node_kind_of(n) == WAVE_NODE_IF ? wave_node_origin(n, WAVE_LINE_IF)->loc
-                                                        : wave_node_origin(n, WAVE_LINE_LOOP)->loc;
+    wave_loc loc = wave_node_kind_of(n) == WAVE_NODE_IF ? wave_node_origin(n, WAVE_LINE_IF).loc
+                                                        : wave_node_origin(n, WAVE_LINE_LOOP).loc;
     say(why, size, "%s holds a nested %s at %u:%u", s->name,
         wave_node_kind_of(n) == WAVE_NODE_IF ? "if" : "loop", loc.line, loc.col);
     return false;
@@ -423,7 +423,7 @@ static wave_instr *added_after(wave_node *staging, wave_instr *before) {
 
 static wave_builder builder_at_end(rewrite *rw, wave_node *staging) {
   return wave_builder_at(rw->kernel->module, wave_cursor_block_end(staging),
-                         wave_node_origin(rw->node, WAVE_LINE_IF)->loc);
+                         wave_node_origin(rw->node, WAVE_LINE_IF).loc);
 }
 
 /* Where the comments of the if, else and endif lines go: the first instruction of the new
@@ -730,15 +730,15 @@ static bool install(rewrite *rw, wave_node *staging, marks *mk) {
   mk->start[0] = wave_block_first(staging);
   if (!mk->start[1])
     mk->start[1] = mk->start[2];
-  wave_src *lines[3] = {wave_code_node_src(node, WAVE_LINE_IF),
-                        wave_code_node_src(node, WAVE_LINE_ELSE),
-                        wave_code_node_src(node, WAVE_LINE_ENDIF)};
+  wave_code_line lines[3] = {wave_code_node_line(node, WAVE_LINE_IF),
+                             wave_code_node_line(node, WAVE_LINE_ELSE),
+                             wave_code_node_line(node, WAVE_LINE_ENDIF)};
   if (!wave_comment_moves_reserve(rw->p->comments, 3))
     return false;
   /* Last line first, so that lines landing on the same line keep their order. */
   for (size_t k = 3; k-- > 0;)
     wave_comment_moves_add(rw->p->comments, lines[k],
-                           mk->start[k] ? wave_code_instr_src(mk->start[k])
+                           mk->start[k] ? wave_code_instr_line(mk->start[k])
                                         : wave_line_after(node));
   wave_node_list with = {0};
   if (wave_block_first(staging))
@@ -843,13 +843,15 @@ static bool emit_clamp(rewrite *rw, wave_instr *cmp, uint32_t x, uint32_t c, wav
   wave_builder b = builder_at_end(rw, staging);
   b.loc = wave_instr_loc(cmp);
   wave_instr *m = wave_build(&b, op, wave_gpr(x), wave_gpr(x), wave_gpr(c));
-  marks mk = {{NULL, NULL, NULL}};
-  if (!m || !install(rw, staging, &mk))
+  if (!m)
     return false;
-  wave_src origin = *wave_instr_origin(m);
-  origin.comment = wave_instr_origin(cmp)->comment;
-  origin.leading = wave_instr_origin(cmp)->leading;
-  wave_instr_set_origin(m, &origin);
+  /* The compare's comments go with the instruction that takes its place. */
+  wave_src origin = wave_instr_origin(m), from = wave_instr_origin(cmp);
+  origin.comment = from.comment;
+  origin.leading = from.leading;
+  marks mk = {{NULL, NULL, NULL}};
+  if (!wave_instr_set_origin(m, &origin) || !install(rw, staging, &mk))
+    return false;
   wave_instr_remove(cmp);
   return true;
 }
@@ -979,7 +981,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool changed = false;
   for (size_t k = 0; k < num_ifs; k++) {
     wave_node *node = ifs[k];
-    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
+    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF).loc;
     wave_if_to_select_outcome out;
     if (!wave_if_to_select_candidate(node, &out)) {
       wave_remark_missed(ctx, "if-kept", loc, "if at %u:%u not converted: %s", loc.line, loc.col,

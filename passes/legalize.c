@@ -214,7 +214,7 @@ static bool hoist_breaks(legalize *l, wave_analysis_manager *am, bool *changed) 
                             wave_pass_max_registers_to_legalize(l->ctx, l->kernel));
       env_ready = true;
     }
-    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
+    wave_loc loc = wave_node_origin(node, WAVE_LINE_IF).loc;
     wave_exit_if_result r;
     switch (wave_exit_if_hoist(&env, node, &r)) {
     case WAVE_EXIT_IF_DONE:

@@ -154,7 +154,7 @@ static const char *why_kept(licm *l, const frame *f, const candidate *c) {
 
 static void end_loop(licm *l) {
   frame f = l->frames[--l->num_frames];
-  wave_loc loop_at = wave_node_origin(f.loop, WAVE_LINE_LOOP)->loc;
+  wave_loc loop_at = wave_node_origin(f.loop, WAVE_LINE_LOOP).loc;
   for (size_t i = f.first_candidate; i < l->num_candidates; i++) {
     const candidate *c = &l->candidates[i];
     wave_loc at = wave_instr_loc(c->instr);

@@ -303,7 +303,7 @@ static bool check_body(const wave_node *loop, const wave_instr *cmp, const wave_
     case WAVE_WALK_IF:
       *size += 3;
       if (wave_if_cond(w.node).kind == WAVE_OPERAND_PRED && wave_if_cond(w.node).value == pred) {
-        wave_loc at = wave_node_origin(w.node, WAVE_LINE_IF)->loc;
+        wave_loc at = wave_node_origin(w.node, WAVE_LINE_IF).loc;
         refuse(r, "the if at %u:%u tests its break's predicate p%u", at.line, at.col, pred);
         return false;
       }
@@ -489,7 +489,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                          option_value(ctx, OPT_MAX_SIZE));
   for (size_t i = 0; ok && i < count; i++) {
     wave_node *loop = loops[i];
-    wave_loc loc = wave_node_origin(loop, WAVE_LINE_LOOP)->loc;
+    wave_loc loc = wave_node_origin(loop, WAVE_LINE_LOOP).loc;
     wave_unroll_result r;
     switch (wave_loop_unroll(env, loop, &r)) {
     case WAVE_UNROLL_DONE:

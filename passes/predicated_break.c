@@ -328,8 +328,8 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
   const wave_node *region = first_region_node(side);
   if (region) {
     wave_loc rloc = wave_node_kind_of(region) == WAVE_NODE_IF
-                        ? wave_node_origin(region, WAVE_LINE_IF)->loc
-                        : wave_node_origin(region, WAVE_LINE_LOOP)->loc;
+                        ? wave_node_origin(region, WAVE_LINE_IF).loc
+                        : wave_node_origin(region, WAVE_LINE_LOOP).loc;
     return refuse(r, "its %s-side holds %s at %u:%u besides the %s at %u:%u", side_name,
                   wave_node_kind_of(region) == WAVE_NODE_IF ? "an if" : "a loop", rloc.line,
                   rloc.col, mnemonic(exit), xloc.line, xloc.col);
@@ -489,7 +489,7 @@ wave_exit_if_status wave_trailing_if_continue(const wave_exit_if_env *env, wave_
                   gprs, left, s.limit);
 
   wave_builder b = wave_builder_at(kernel->module, wave_cursor_before_node(if_node),
-                                   wave_node_origin(if_node, WAVE_LINE_IF)->loc);
+                                   wave_node_origin(if_node, WAVE_LINE_IF).loc);
   if (copy && !wave_cond_emit_copy(&b, env->target, &s, dst, cont))
     return no_memory(r);
   wave_instr *cont_instr = wave_build(&b, WAVE_OP_CONTINUE, wave_pred(dst));
@@ -555,7 +555,7 @@ static bool not_done(state *st, wave_exit_if_status status, const wave_exit_if_r
 /* Returns false when the rewrite ran out of memory. */
 static bool try_hoist(state *st, wave_node *node) {
   wave_exit_if_result r;
-  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF).loc;
   wave_exit_if_status status = wave_exit_if_hoist(&st->env, node, &r);
   if (status != WAVE_EXIT_IF_DONE)
     return not_done(st, status, &r, loc, "exit-if-kept", "not converted");
@@ -577,7 +577,7 @@ static bool try_hoist(state *st, wave_node *node) {
 static bool try_trailing(state *st, wave_node *node) {
   wave_node *loop = wave_node_parent(node);
   wave_exit_if_result r;
-  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF).loc;
   wave_exit_if_status status = wave_trailing_if_continue(&st->env, node, &r);
   if (status != WAVE_EXIT_IF_DONE)
     return not_done(st, status, &r, loc, "trailing-if-kept", "ending the loop body kept");

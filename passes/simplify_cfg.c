@@ -63,7 +63,7 @@ typedef struct simplify {
 } simplify;
 
 static void remove_empty_if(simplify *s, wave_node *node) {
-  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF).loc;
   if (!wave_comment_moves_remove_if(s->comments, node)) {
     s->out_of_memory = true;
     return;
@@ -76,9 +76,9 @@ static void remove_empty_if(simplify *s, wave_node *node) {
 }
 
 static void remove_empty_else(simplify *s, wave_node *node) {
-  wave_loc loc = wave_node_origin(node, WAVE_LINE_ELSE)->loc;
-  if (!wave_comment_moves_add(s->comments, wave_code_node_src(node, WAVE_LINE_ELSE),
-                              wave_code_node_src(node, WAVE_LINE_ENDIF))) {
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_ELSE).loc;
+  if (!wave_comment_moves_add(s->comments, wave_code_node_line(node, WAVE_LINE_ELSE),
+                              wave_code_node_line(node, WAVE_LINE_ENDIF))) {
     s->out_of_memory = true;
     return;
   }
@@ -93,7 +93,7 @@ static void remove_empty_else(simplify *s, wave_node *node) {
 static void simplify_if(simplify *s, wave_node *node) {
   bool then_empty = wave_node_list_is_empty(wave_if_then(node));
   bool else_empty = wave_node_list_is_empty(wave_if_else(node));
-  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF)->loc;
+  wave_loc loc = wave_node_origin(node, WAVE_LINE_IF).loc;
   if (then_empty && else_empty)
     remove_empty_if(s, node);
   else if (else_empty && wave_if_has_else(node))

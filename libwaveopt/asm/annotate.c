@@ -25,14 +25,13 @@ static void emit(listing *l, const char *s) {
     l->failed = l->write(l->ctx, s, strlen(s));
 }
 
-static void line(listing *l, unsigned depth, const char *text, const wave_src *src,
-                 const char *verdict) {
+static void line(listing *l, unsigned depth, const char *text, wave_src src, const char *verdict) {
   for (unsigned i = 0; i <= depth && i < MAX_INDENT; i++)
     emit(l, "    ");
   emit(l, text);
-  if (src->comment) {
+  if (src.comment) {
     emit(l, " ");
-    emit(l, src->comment);
+    emit(l, src.comment);
   }
   if (verdict) {
     emit(l, " ; ");

@@ -299,7 +299,7 @@ static bool parse_metadata(wave_parser *p, const wave_token *d, const wave_src *
   if (!k) {
     wave_parser_report(p, WAVE_SEV_WARNING, NULL, d->line, d->col,
                        "'%.*s' before the first '.kernel' is ignored", (int)d->len, d->text);
-    p->last_src = NULL;
+    p->last_line = (wave_code_line){NULL, NULL};
     return true;
   }
   if (registers) {
@@ -496,8 +496,8 @@ static bool parse_structured(wave_parser *p, wave_opcode op, const wave_operand 
       return false;
     if (wave_if_has_else(top)) {
       ERROR_AT(p, src->loc.line, src->loc.col, "second 'else' for the same 'if'");
-      NOTE_AT(p, wave_node_origin(top, WAVE_LINE_ELSE)->loc.line,
-              wave_node_origin(top, WAVE_LINE_ELSE)->loc.col, "the first 'else' is here");
+      NOTE_AT(p, wave_node_origin(top, WAVE_LINE_ELSE).loc.line,
+              wave_node_origin(top, WAVE_LINE_ELSE).loc.col, "the first 'else' is here");
       return false;
     }
     wave_if_set_has_else(top, true);
@@ -575,7 +575,7 @@ static bool parse_instruction(wave_parser *p) {
   if (!block)
     return wave_parser_out_of_memory(p);
   wave_instr_set_cache_hint(instr, (uint8_t)hint);
-  wave_parser_place_src(p, wave_code_instr_src(instr), &src);
+  wave_parser_place_instr(p, instr, &src);
   wave_block_append(block, instr);
   return true;
 }

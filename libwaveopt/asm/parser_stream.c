@@ -109,7 +109,15 @@ wave_src wave_parser_src_at(const wave_parser *p, const wave_token *t) {
 void wave_parser_place_src(wave_parser *p, wave_src *dst, const wave_src *src) {
   *dst = *src;
   dst->leading = wave_parser_take_leading(p);
-  p->last_src = dst;
+  p->last_line = wave_code_src_line(dst);
+}
+
+void wave_parser_place_instr(wave_parser *p, wave_instr *instr, const wave_src *src) {
+  wave_src placed = *src;
+  placed.leading = wave_parser_take_leading(p);
+  if (!wave_instr_set_origin(instr, &placed))
+    wave_parser_out_of_memory(p);
+  p->last_line = wave_code_instr_line(instr);
 }
 
 /* At a line end: the trailing comment goes to the last statement kept on its line. */
@@ -117,9 +125,12 @@ void wave_parser_end_of_line(wave_parser *p) {
   if (!p->has_trailing)
     return;
   p->has_trailing = false;
-  if (p->last_src && p->last_src->loc.line == p->trailing.line) {
-    p->last_src->comment = wave_module_strdup(p->module, p->trailing.text, p->trailing.len);
-    if (!p->last_src->comment)
+  if (!p->last_line.src && !p->last_line.instr)
+    return;
+  wave_src last = wave_code_line_origin(p->last_line);
+  if (last.loc.line == p->trailing.line) {
+    const char *comment = wave_module_strdup(p->module, p->trailing.text, p->trailing.len);
+    if (!comment || !wave_code_line_set_comments(p->last_line, last.leading, comment))
       wave_parser_out_of_memory(p);
   }
 }

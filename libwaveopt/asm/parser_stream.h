@@ -9,6 +9,7 @@
 #define WAVE_PARSER_STREAM_H
 
 #include "asm/lexer.h"
+#include "ir/code.h"
 #include "waveopt/waveopt.h"
 
 
@@ -48,7 +49,7 @@ typedef struct wave_parser {
   size_t leading_len, leading_cap;
   wave_token trailing;        /* a comment after a statement, attached at the end of its line */
   bool has_trailing;
-  wave_src *last_src;         /* the statement that owns a trailing comment on its line */
+  wave_code_line last_line; /* the statement that owns a trailing comment on its line */
 
   wave_label_entry *labels;   /* open-addressing hash table */
   size_t num_labels, labels_cap;
@@ -77,6 +78,8 @@ const char *wave_parser_take_leading(wave_parser *p);
  * statement is kept. */
 wave_src wave_parser_src_at(const wave_parser *p, const wave_token *t);
 void wave_parser_place_src(wave_parser *p, wave_src *dst, const wave_src *src);
+/* The same for an instruction. */
+void wave_parser_place_instr(wave_parser *p, wave_instr *instr, const wave_src *src);
 /* At a line end: the trailing comment goes to the last statement kept on its line. */
 void wave_parser_end_of_line(wave_parser *p);
 

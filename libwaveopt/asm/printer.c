@@ -298,39 +298,60 @@ static void put_label_stmt(printer *p, const char *name, const wave_src *src) {
   end_stmt(p, src);
 }
 
+/* The line of an if or a loop that a walk event prints. */
+static wave_node_line line_of(wave_walk_event event) {
+  switch (event) {
+  case WAVE_WALK_ELSE:
+    return WAVE_LINE_ELSE;
+  case WAVE_WALK_ENDIF:
+    return WAVE_LINE_ENDIF;
+  case WAVE_WALK_LOOP:
+    return WAVE_LINE_LOOP;
+  case WAVE_WALK_ENDLOOP:
+    return WAVE_LINE_ENDLOOP;
+  default:
+    return WAVE_LINE_IF;
+  }
+}
+
 static void put_node_list(printer *p, wave_node_list *list) {
   wave_walker w;
   wave_walk_init(&w, list);
   while (!stopped(p) && wave_walk_next(&w)) {
     wave_node *n = w.node;
     unsigned level = w.depth + 1;
-    switch (w.event) {
-    case WAVE_WALK_BLOCK:
+    if (w.event == WAVE_WALK_BLOCK) {
       for (const wave_instr *i = wave_block_first(n); i && !stopped(p); i = wave_instr_next(i)) {
-        begin_stmt(p, wave_instr_origin(i), level);
+        wave_src src = wave_instr_origin(i);
+        begin_stmt(p, &src, level);
         put_instr(p, i);
-        end_stmt(p, wave_instr_origin(i));
+        end_stmt(p, &src);
       }
-      break;
+      continue;
+    }
+    wave_src src = wave_node_origin(n, line_of(w.event));
+    switch (w.event) {
     case WAVE_WALK_IF:
-      begin_stmt(p, wave_node_origin(n, WAVE_LINE_IF), level);
+      begin_stmt(p, &src, level);
       put(p, "if ", 3);
       wave_operand cond = wave_if_cond(n);
       put_operand(p, &cond, 'p');
-      end_stmt(p, wave_node_origin(n, WAVE_LINE_IF));
+      end_stmt(p, &src);
       break;
     case WAVE_WALK_ELSE:
       if (wave_if_has_else(n) || wave_node_list_first(wave_if_else(n)))
-        put_keyword_stmt(p, "else", wave_node_origin(n, WAVE_LINE_ELSE), level);
+        put_keyword_stmt(p, "else", &src, level);
       break;
     case WAVE_WALK_ENDIF:
-      put_keyword_stmt(p, "endif", wave_node_origin(n, WAVE_LINE_ENDIF), level);
+      put_keyword_stmt(p, "endif", &src, level);
       break;
     case WAVE_WALK_LOOP:
-      put_keyword_stmt(p, "loop", wave_node_origin(n, WAVE_LINE_LOOP), level);
+      put_keyword_stmt(p, "loop", &src, level);
       break;
     case WAVE_WALK_ENDLOOP:
-      put_keyword_stmt(p, "endloop", wave_node_origin(n, WAVE_LINE_ENDLOOP), level);
+      put_keyword_stmt(p, "endloop", &src, level);
+      break;
+    case WAVE_WALK_BLOCK:
       break;
     }
   }

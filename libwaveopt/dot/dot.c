@@ -312,8 +312,9 @@ static void put_block_depth(wave_strbuf *b, const facts *f, const dot_block *blk
 
 /* ---- labels ------------------------------------------------------------------------------- */
 
-/* Where a row's line came from: its line number and the comment written on it. */
-static const wave_src *row_src(const dot_row *row) {
+/* Where a row's line came from: its line number and the comment written on it; an empty
+ * wave_src for a block's row, which has no line. */
+static wave_src row_src(const dot_row *row) {
   if (row->instr)
     return wave_instr_origin(row->instr);
   const wave_node *n = row->node;
@@ -330,7 +331,7 @@ static const wave_src *row_src(const dot_row *row) {
     return wave_node_origin(n, WAVE_LINE_ENDLOOP);
   case WAVE_WALK_BLOCK: break;
   }
-  return NULL;
+  return (wave_src){{NULL, 0, 0}, NULL, NULL};
 }
 
 static void put_verdict(wave_strbuf *b, bool divergent, const char *why) {
@@ -368,8 +369,8 @@ static void put_deadlock(wave_strbuf *b, const facts *f, const wave_node *loop) 
            wave_opcode_get(wave_instr_op(v->read))->mnemonic, wave_instr_loc(v->read).line,
            wave_opcode_get(wave_instr_op(v->writer))->mnemonic, wave_instr_loc(v->writer).line,
            wave_node_kind_of(p) == WAVE_NODE_IF ? "if" : "loop",
-           wave_node_kind_of(p) == WAVE_NODE_IF ? wave_node_origin(p, WAVE_LINE_IF)->loc.line
-                                                : wave_node_origin(p, WAVE_LINE_LOOP)->loc.line);
+           wave_node_kind_of(p) == WAVE_NODE_IF ? wave_node_origin(p, WAVE_LINE_IF).loc.line
+                                                : wave_node_origin(p, WAVE_LINE_LOOP).loc.line);
   put_finding(b, "possible SIMT deadlock", why);
 }
 
@@ -409,8 +410,8 @@ static void put_measured_branch(wave_strbuf *b, const facts *f, const wave_node 
 /* One row of the table, noting in marks what it holds. */
 static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, row_marks *marks) {
   char text[512], why[512];
-  const wave_src *src = row_src(row);
-  uint32_t line = src ? src->loc.line : 0;
+  wave_src src = row_src(row);
+  uint32_t line = src.loc.line;
   wave_strbuf_puts(b, "<TR><TD ALIGN=\"LEFT\">");
   if (line)
     wave_strbuf_printf(b, "%4u  ", line);
@@ -431,7 +432,7 @@ static void put_row(wave_strbuf *b, const facts *f, const dot_row *row, row_mark
                                         [WAVE_WALK_ENDLOOP] = "endloop"};
     put_escaped(b, words[row->event]);
   }
-  const char *comment = src ? src->comment : NULL;
+  const char *comment = src.comment;
   if (comment) {
     wave_strbuf_puts(b, "  <FONT COLOR=\"gray40\">");
     put_escaped(b, comment);
@@ -483,8 +484,8 @@ static void put_title(wave_strbuf *b, const dot_cfg *cfg, size_t index,
                        wave_instr_loc(blk->split).line);
   } else if (blk->opener) {
     uint32_t line = wave_node_kind_of(blk->opener) == WAVE_NODE_IF
-                        ? wave_node_origin(blk->opener, WAVE_LINE_IF)->loc.line
-                        : wave_node_origin(blk->opener, WAVE_LINE_LOOP)->loc.line;
+                        ? wave_node_origin(blk->opener, WAVE_LINE_IF).loc.line
+                        : wave_node_origin(blk->opener, WAVE_LINE_LOOP).loc.line;
     wave_strbuf_printf(b, " of the %s at line %u",
                        wave_node_kind_of(blk->opener) == WAVE_NODE_IF ? "if" : "loop", line);
   }
@@ -530,9 +531,9 @@ static bool block_heat(const facts *f, const dot_cfg *cfg, const dot_block *blk,
   size_t n = 0;
   for (size_t r = 0; r < blk->num_rows; r++) {
     const dot_row *row = &cfg->rows[blk->first_row + r];
-    const wave_src *src = row_src(row);
-    if (src && src->loc.line && row->event != WAVE_WALK_ELSE)
-      lines[n++] = src->loc.line;
+    uint32_t line = row_src(row).loc.line;
+    if (line && row->event != WAVE_WALK_ELSE)
+      lines[n++] = line;
   }
   qsort(lines, n, sizeof(*lines), compare_u32);
   for (size_t i = 0; i < n; i++) {

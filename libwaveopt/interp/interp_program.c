@@ -328,11 +328,11 @@ static bool flatten_block(builder *b, const wave_node *block) {
 static bool flatten_if(builder *b, const wave_node *node) {
   wave_operand cond_value = wave_if_cond(node);
   const wave_operand *cond = &cond_value;
-  uint32_t index = emit(b, WAVE_OP_IF, wave_node_origin(node, WAVE_LINE_IF)->loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_IF, wave_node_origin(node, WAVE_LINE_IF).loc, NULL);
   if (index == UINT32_MAX)
     return false;
   if (cond->kind != WAVE_OPERAND_PRED || cond->value >= WAVE_NUM_PREDS)
-    return fail(b, wave_node_origin(node, WAVE_LINE_IF)->loc,
+    return fail(b, wave_node_origin(node, WAVE_LINE_IF).loc,
                 "if: the condition must be a predicate");
   interp_instr *in = &b->prog->code[index];
   in->ps[0] = (uint8_t)cond->value;
@@ -345,7 +345,7 @@ static bool flatten_else(builder *b, const wave_node *node) {
   if (!wave_node_list_first(wave_if_else(node)))
     return true;
   uint32_t if_index = b->open[b->num_open - 1];
-  uint32_t index = emit(b, WAVE_OP_ELSE, wave_node_origin(node, WAVE_LINE_ELSE)->loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_ELSE, wave_node_origin(node, WAVE_LINE_ELSE).loc, NULL);
   if (index == UINT32_MAX)
     return false;
   b->prog->code[if_index].target = index;
@@ -354,7 +354,7 @@ static bool flatten_else(builder *b, const wave_node *node) {
 
 static bool flatten_endif(builder *b, const wave_node *node) {
   uint32_t if_index = b->open[--b->num_open];
-  uint32_t index = emit(b, WAVE_OP_ENDIF, wave_node_origin(node, WAVE_LINE_ENDIF)->loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_ENDIF, wave_node_origin(node, WAVE_LINE_ENDIF).loc, NULL);
   if (index == UINT32_MAX)
     return false;
   interp_instr *code = b->prog->code;
@@ -366,13 +366,13 @@ static bool flatten_endif(builder *b, const wave_node *node) {
 }
 
 static bool flatten_loop(builder *b, const wave_node *node) {
-  uint32_t index = emit(b, WAVE_OP_LOOP, wave_node_origin(node, WAVE_LINE_LOOP)->loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_LOOP, wave_node_origin(node, WAVE_LINE_LOOP).loc, NULL);
   return index != UINT32_MAX && push_open(b, index);
 }
 
 static bool flatten_endloop(builder *b, const wave_node *node) {
   uint32_t loop_index = b->open[--b->num_open];
-  uint32_t index = emit(b, WAVE_OP_ENDLOOP, wave_node_origin(node, WAVE_LINE_ENDLOOP)->loc, NULL);
+  uint32_t index = emit(b, WAVE_OP_ENDLOOP, wave_node_origin(node, WAVE_LINE_ENDLOOP).loc, NULL);
   if (index == UINT32_MAX)
     return false;
   b->prog->code[loop_index].target = index;

@@ -39,11 +39,8 @@ bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand)
 wave_instr *(wave_instr_prev)(const wave_instr *instr) { return wave_instr_prev(instr); }
 wave_instr *(wave_instr_next)(const wave_instr *instr) { return wave_instr_next(instr); }
 wave_node *(wave_instr_node)(const wave_instr *instr) { return wave_instr_node(instr); }
-const wave_src *(wave_instr_origin)(const wave_instr *instr) { return wave_instr_origin(instr); }
+wave_src (wave_instr_origin)(const wave_instr *instr) { return wave_instr_origin(instr); }
 wave_loc (wave_instr_loc)(const wave_instr *instr) { return wave_instr_loc(instr); }
-void (wave_instr_set_origin)(wave_instr *instr, const wave_src *origin) {
-  wave_instr_set_origin(instr, origin);
-}
 wave_instr *(wave_block_first)(const wave_node *block) { return wave_block_first(block); }
 wave_instr *(wave_block_last)(const wave_node *block) { return wave_block_last(block); }
 
@@ -60,7 +57,7 @@ void (wave_if_set_has_else)(wave_node *node, bool has_else) {
   wave_if_set_has_else(node, has_else);
 }
 wave_node_list *(wave_loop_body)(const wave_node *node) { return wave_loop_body(node); }
-const wave_src *(wave_node_origin)(const wave_node *node, wave_node_line line) {
+wave_src (wave_node_origin)(const wave_node *node, wave_node_line line) {
   return wave_node_origin(node, line);
 }
 void (wave_node_set_origin)(wave_node *node, wave_node_line line, const wave_src *origin) {

@@ -21,6 +21,11 @@ wave_instr *wave_instr_clone(wave_module *module, const wave_instr *instr) {
   copy->prev = copy->next = NULL;
   copy->block = NULL;
   copy->module = module;
+  /* A note belongs to one instruction; the file is kept by name, whichever module. */
+  copy->note = NULL;
+  wave_src origin = wave_code_instr_origin(instr);
+  if (!wave_instr_set_origin(copy, &origin))
+    return NULL;
   /* Labels are indices into the table of the instruction's own module. */
   for (unsigned i = 0; module != instr->module && i < instr->num_operands; i++)
     if (instr->slots[i].kind == WAVE_OPERAND_LABEL &&

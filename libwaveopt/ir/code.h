@@ -35,16 +35,26 @@ typedef struct wave_code_slot {
 
 #define WAVE_CODE_MAX_COL UINT16_MAX
 
+/* What few instructions have: comments, or a file that is not their module's. Each note
+ * belongs to one instruction (a clone copies it), so that moving comments can change it in
+ * place. */
+typedef struct wave_code_note {
+  const char *file;
+  const char *comment, *leading;
+} wave_code_note;
+
 struct wave_instr {
   struct wave_instr *prev, *next;
   struct wave_node *block; /* the block holding it, NULL when detached */
   wave_module *module;     /* whose arena and label table it uses */
-  wave_src src;
+  wave_code_note *note;    /* NULL: no comments, and the file as module_file says */
+  uint32_t line, col;      /* of its source, 0 when built */
   uint16_t op;             /* wave_opcode */
   int8_t guard;            /* WAVE_NO_GUARD or a predicate 0..3 */
   uint8_t guard_negated;
   uint8_t cache_hint;   /* wave_cache_hint */
   uint8_t num_operands; /* slots as written; the verifier checks it against the shape */
+  uint8_t module_file;  /* without a note: whether its file is the module's (else none) */
   wave_code_slot slots[WAVE_MAX_OPERANDS];
 };
 
@@ -87,6 +97,36 @@ struct wave_node {
   } u;
 };
 
+/* Gives the instruction comments (NULL for none), keeping its location; false, with nothing
+ * changed, when memory for its note runs out. */
+bool wave_code_instr_set_comments(wave_instr *instr, const char *leading, const char *comment);
+
+/* A source line the library writes comments to: an instruction's, or a wave_src stored in a
+ * node, a region, a kernel or a stray label. Exactly one of the two is set; the comment moves
+ * (xform/comments.h) and the parser's trailing comments know lines by it. */
+typedef struct wave_code_line {
+  wave_src *src;
+  wave_instr *instr;
+} wave_code_line;
+
+static inline wave_code_line wave_code_src_line(wave_src *src) {
+  wave_code_line line = {src, NULL};
+  return line;
+}
+static inline wave_code_line wave_code_instr_line(wave_instr *instr) {
+  wave_code_line line = {NULL, instr};
+  return line;
+}
+static inline bool wave_code_line_is(wave_code_line a, wave_code_line b) {
+  return a.src == b.src && a.instr == b.instr;
+}
+static inline const void *wave_code_line_key(wave_code_line line) {
+  return line.src ? (const void *)line.src : (const void *)line.instr;
+}
+wave_src wave_code_line_origin(wave_code_line line);
+/* False, with nothing changed, when memory runs out (an instruction's note). */
+bool wave_code_line_set_comments(wave_code_line line, const char *leading, const char *comment);
+
 static inline wave_opcode wave_code_instr_op(const wave_instr *instr) {
   return (wave_opcode)instr->op;
 }
@@ -109,13 +149,23 @@ static inline wave_operand wave_code_instr_operand(const wave_instr *instr, unsi
 static inline wave_instr *wave_code_instr_next(const wave_instr *instr) { return instr->next; }
 static inline wave_instr *wave_code_instr_prev(const wave_instr *instr) { return instr->prev; }
 static inline wave_node *wave_code_instr_node(const wave_instr *instr) { return instr->block; }
-static inline const wave_src *wave_code_instr_origin(const wave_instr *instr) {
-  return &instr->src;
+static inline const char *wave_code_instr_file(const wave_instr *instr) {
+  if (instr->note)
+    return instr->note->file;
+  return instr->module_file ? instr->module->file : NULL;
 }
-/* The origin as a place to write: the library's comment moves (xform/comments.h) know lines by
- * the address of their wave_src. Not exported; callers outside use wave_instr_set_origin. */
-static inline wave_src *wave_code_instr_src(wave_instr *instr) { return &instr->src; }
-static inline wave_loc wave_code_instr_loc(const wave_instr *instr) { return instr->src.loc; }
+static inline wave_src wave_code_instr_origin(const wave_instr *instr) {
+  wave_src src = {{wave_code_instr_file(instr), instr->line, instr->col}, NULL, NULL};
+  if (instr->note) {
+    src.comment = instr->note->comment;
+    src.leading = instr->note->leading;
+  }
+  return src;
+}
+static inline wave_loc wave_code_instr_loc(const wave_instr *instr) {
+  wave_loc loc = {wave_code_instr_file(instr), instr->line, instr->col};
+  return loc;
+}
 static inline wave_instr *wave_code_block_first(const wave_node *block) {
   return block->u.block.first;
 }
@@ -140,9 +190,6 @@ static inline bool wave_code_instr_set_num_operands(wave_instr *instr, unsigned 
   instr->num_operands = (uint8_t)n;
   return true;
 }
-static inline void wave_code_instr_set_origin(wave_instr *instr, const wave_src *origin) {
-  instr->src = *origin;
-}
 
 static inline wave_node_kind wave_code_node_kind(const wave_node *node) { return node->kind; }
 static inline wave_node *wave_code_node_prev(const wave_node *node) { return node->prev; }
@@ -166,7 +213,7 @@ static inline void wave_code_if_set_has_else(wave_node *node, bool has_else) {
 static inline wave_node_list *wave_code_loop_body(const wave_node *node) {
   return (wave_node_list *)&node->u.loop.body;
 }
-/* A line of an if or loop as a place to write, for the comment moves as wave_code_instr_src. */
+/* A line of an if or loop as a place to write, for the comment moves (xform/comments.h). */
 static inline wave_src *wave_code_node_src(const wave_node *node, wave_node_line line) {
   wave_node *n = (wave_node *)node;
   switch (line) {
@@ -183,8 +230,11 @@ static inline wave_src *wave_code_node_src(const wave_node *node, wave_node_line
   }
   return &n->u.loop.endloop_src;
 }
-static inline const wave_src *wave_code_node_origin(const wave_node *node, wave_node_line line) {
-  return wave_code_node_src(node, line);
+static inline wave_code_line wave_code_node_line(const wave_node *node, wave_node_line line) {
+  return wave_code_src_line(wave_code_node_src(node, line));
+}
+static inline wave_src wave_code_node_origin(const wave_node *node, wave_node_line line) {
+  return *wave_code_node_src(node, line);
 }
 static inline void wave_code_node_set_origin(wave_node *node, wave_node_line line,
                                              const wave_src *origin) {
@@ -233,7 +283,6 @@ static inline wave_node *wave_code_node_as_mutable(wave_node *node, wave_node_ki
   wave_code_instr_set_guard((instr), (pred), (negated))
 #define wave_instr_set_cache_hint(instr, hint) wave_code_instr_set_cache_hint((instr), (hint))
 #define wave_instr_set_num_operands(instr, n) wave_code_instr_set_num_operands((instr), (n))
-#define wave_instr_set_origin(instr, origin) wave_code_instr_set_origin((instr), (origin))
 #define wave_block_first(block) wave_code_block_first(block)
 #define wave_block_last(block) wave_code_block_last(block)
 #define wave_node_kind_of(node) wave_code_node_kind(node)

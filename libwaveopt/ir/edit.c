@@ -251,8 +251,8 @@ wave_instr *wave_build_instr(wave_builder *b, wave_opcode op, unsigned num_opera
       wave_instr_create(b->module, op, WAVE_NO_GUARD, false, num_operands, operands);
   if (!instr)
     return NULL;
-  instr->src.loc = b->loc;
-  if (!wave_instr_insert(b->module, b->cursor, instr))
+  wave_src origin = {b->loc, NULL, NULL};
+  if (!wave_instr_set_origin(instr, &origin) || !wave_instr_insert(b->module, b->cursor, instr))
     return NULL;
   b->cursor = wave_cursor_after_instr(instr);
   return instr;

@@ -152,6 +152,53 @@ bool wave_code_slot_store(wave_module *module, wave_code_slot *slot, wave_operan
   return true;
 }
 
+/* The instruction's own note, made from what it has when it has none. */
+static wave_code_note *note_of(wave_instr *instr) {
+  if (!instr->note) {
+    wave_code_note *note = wave_module_alloc_code(instr->module, sizeof(*note));
+    if (note)
+      note->file = wave_code_instr_file(instr);
+    instr->note = note;
+  }
+  return instr->note;
+}
+
+bool wave_code_instr_set_comments(wave_instr *instr, const char *leading, const char *comment) {
+  if (!instr->note && !leading && !comment)
+    return true;
+  wave_code_note *note = note_of(instr);
+  if (!note)
+    return false;
+  note->leading = leading;
+  note->comment = comment;
+  return true;
+}
+
+bool wave_instr_set_origin(wave_instr *instr, const wave_src *origin) {
+  const char *file = origin->loc.file, *own = instr->module->file;
+  bool needs_note = (file && file != own) || origin->comment || origin->leading;
+  if (needs_note && !note_of(instr))
+    return false;
+  instr->line = origin->loc.line;
+  instr->col = origin->loc.col;
+  instr->module_file = file && file == own;
+  if (instr->note)
+    *instr->note = (wave_code_note){file, origin->comment, origin->leading};
+  return true;
+}
+
+wave_src wave_code_line_origin(wave_code_line line) {
+  return line.src ? *line.src : wave_code_instr_origin(line.instr);
+}
+
+bool wave_code_line_set_comments(wave_code_line line, const char *leading, const char *comment) {
+  if (line.instr)
+    return wave_code_instr_set_comments(line.instr, leading, comment);
+  line.src->leading = leading;
+  line.src->comment = comment;
+  return true;
+}
+
 wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
                               unsigned num_operands, const wave_operand *operands) {
   if (num_operands > WAVE_MAX_OPERANDS)

@@ -146,9 +146,9 @@ static wave_loc node_loc(const wave_node *n) {
   case WAVE_NODE_BLOCK:
     return wave_block_first(n) ? wave_instr_loc(wave_block_first(n)) : (wave_loc){0};
   case WAVE_NODE_IF:
-    return wave_node_origin(n, WAVE_LINE_IF)->loc;
+    return wave_node_origin(n, WAVE_LINE_IF).loc;
   case WAVE_NODE_LOOP:
-    return wave_node_origin(n, WAVE_LINE_LOOP)->loc;
+    return wave_node_origin(n, WAVE_LINE_LOOP).loc;
   }
   return (wave_loc){0};
 }

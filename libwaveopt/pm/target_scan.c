@@ -74,8 +74,8 @@ void wave_target_scan(const wave_kernel *kernel, const wave_target *target,
       char what[64];
       snprintf(what, sizeof(what), "'%s' nested deeper than %u", is_if ? "if" : "loop", limit);
       found(&s, WAVE_HAZARD_DEPTH, NULL, w.node,
-            is_if ? wave_node_origin(w.node, WAVE_LINE_IF)->loc
-                  : wave_node_origin(w.node, WAVE_LINE_LOOP)->loc,
+            is_if ? wave_node_origin(w.node, WAVE_LINE_IF).loc
+                  : wave_node_origin(w.node, WAVE_LINE_LOOP).loc,
             what);
     }
   }

@@ -193,7 +193,7 @@ static void check_instr(wave_verify *v, const wave_instr *instr) {
 static void check_if(wave_verify *v, const wave_node *node) {
   wave_operand cond_value = wave_if_cond(node);
   const wave_operand *cond = &cond_value;
-  wave_loc loc = wave_verify_operand_loc(wave_node_origin(node, WAVE_LINE_IF)->loc, cond);
+  wave_loc loc = wave_verify_operand_loc(wave_node_origin(node, WAVE_LINE_IF).loc, cond);
   if (cond->kind != WAVE_OPERAND_PRED)
     VERIFY_ERROR(v, loc, "the condition of 'if' must be a predicate register");
   else if (cond->value >= WAVE_NUM_PREDS)

@@ -77,8 +77,8 @@ static void warn_nesting(wave_verify *v, const wave_walker *w) {
     return;
   v->nesting_warned = true;
   bool is_if = w->event == WAVE_WALK_IF;
-  wave_loc loc = is_if ? wave_node_origin(w->node, WAVE_LINE_IF)->loc
-                       : wave_node_origin(w->node, WAVE_LINE_LOOP)->loc;
+  wave_loc loc = is_if ? wave_node_origin(w->node, WAVE_LINE_IF).loc
+                       : wave_node_origin(w->node, WAVE_LINE_LOOP).loc;
   TOOLCHAIN_WARN(v, loc, "'%s' opens nesting level %u, deeper than the %d divergence-stack "
                  "frames of the upstream emulator (a runtime error there)",
                  is_if ? "if" : "loop", w->depth + 1, EMULATOR_MAX_FRAMES);

@@ -111,9 +111,9 @@ typedef enum wave_node_line {
   WAVE_LINE_LOOP,
   WAVE_LINE_ENDLOOP,
 } wave_node_line;
-/* The pointer holds until the node is next changed; IF, ELSE and ENDIF are an if's lines,
- * LOOP and ENDLOOP a loop's. */
-WAVE_API const wave_src *wave_node_origin(const wave_node *node, wave_node_line line);
+/* By value, as wave_instr_origin; IF, ELSE and ENDIF are an if's lines, LOOP and ENDLOOP a
+ * loop's. */
+WAVE_API wave_src wave_node_origin(const wave_node *node, wave_node_line line);
 WAVE_API void wave_node_set_origin(wave_node *node, wave_node_line line, const wave_src *origin);
 
 /* A list's ends, the if or loop it belongs to (NULL for a region's body and a detached list)

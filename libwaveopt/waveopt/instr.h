@@ -83,11 +83,12 @@ WAVE_API void wave_instr_set_cache_hint(wave_instr *instr, wave_cache_hint hint)
 WAVE_API wave_instr *wave_instr_prev(const wave_instr *instr);
 WAVE_API wave_instr *wave_instr_next(const wave_instr *instr);
 
-/* Where it came from and the comments that travel with it. The pointer holds until the
- * instruction is next changed; wave_instr_set_origin replaces all three. */
-WAVE_API const wave_src *wave_instr_origin(const wave_instr *instr);
+/* Where it came from and the comments that travel with it, by value: an instruction keeps its
+ * comments apart from its location, and most have none. wave_instr_set_origin replaces all
+ * three; false, with nothing changed, when memory for the comments runs out. */
+WAVE_API wave_src wave_instr_origin(const wave_instr *instr);
 WAVE_API wave_loc wave_instr_loc(const wave_instr *instr);
-WAVE_API void wave_instr_set_origin(wave_instr *instr, const wave_src *origin);
+WAVE_API bool wave_instr_set_origin(wave_instr *instr, const wave_src *origin);
 
 /* ---- operands ----------------------------------------------------------------------------- */
 

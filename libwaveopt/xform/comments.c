@@ -21,11 +21,13 @@ typedef struct piece {
   uint32_t next;
 } piece;
 
-/* The pieces that go before `line`, first to last. */
+/* The pieces that go before `line`, first to last; a free slot names no line. */
 typedef struct slot {
-  wave_src *line;
+  wave_code_line line;
   uint32_t head, tail;
 } slot;
+
+static bool in_use(const slot *s) { return wave_code_line_key(s->line) != NULL; }
 
 struct wave_comment_moves {
   wave_module *module;
@@ -35,22 +37,22 @@ struct wave_comment_moves {
   size_t num_slots, cap_slots;
 };
 
-wave_src *wave_line_after(wave_node *node) {
+wave_code_line wave_line_after(wave_node *node) {
   wave_node *next = wave_node_next(node);
   if (next && wave_node_kind_of(next) == WAVE_NODE_BLOCK)
-    return wave_code_instr_src(wave_block_first(next));
+    return wave_code_instr_line(wave_block_first(next));
   if (next)
-    return wave_node_kind_of(next) == WAVE_NODE_IF ? wave_code_node_src(next, WAVE_LINE_IF)
-                                                   : wave_code_node_src(next, WAVE_LINE_LOOP);
+    return wave_node_kind_of(next) == WAVE_NODE_IF ? wave_code_node_line(next, WAVE_LINE_IF)
+                                                   : wave_code_node_line(next, WAVE_LINE_LOOP);
   wave_node *parent = wave_node_parent(node);
   if (parent && wave_node_kind_of(parent) == WAVE_NODE_LOOP)
-    return wave_code_node_src(parent, WAVE_LINE_ENDLOOP);
+    return wave_code_node_line(parent, WAVE_LINE_ENDLOOP);
   if (parent && wave_node_list_of(node) == wave_if_then(parent) && wave_if_has_else(parent))
-    return wave_code_node_src(parent, WAVE_LINE_ELSE);
+    return wave_code_node_line(parent, WAVE_LINE_ELSE);
   if (parent)
-    return wave_code_node_src(parent, WAVE_LINE_ENDIF);
+    return wave_code_node_line(parent, WAVE_LINE_ENDIF);
   wave_region *region = wave_node_region(node);
-  return region->next ? &region->next->label_src : &region->kernel->end_src;
+  return wave_code_src_line(region->next ? &region->next->label_src : &region->kernel->end_src);
 }
 
 wave_comment_moves *wave_comment_moves_create(wave_module *module) {
@@ -68,15 +70,15 @@ void wave_comment_moves_destroy(wave_comment_moves *m) {
   free(m);
 }
 
-static size_t hash_line(const wave_src *line, size_t cap) {
-  uint64_t h = (uint64_t)(uintptr_t)line * 0x9E3779B97F4A7C15ull;
+static size_t hash_line(wave_code_line line, size_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)wave_code_line_key(line) * 0x9E3779B97F4A7C15ull;
   return (size_t)(h >> 17) & (cap - 1);
 }
 
 /* The slot of `line`, or where it would go. */
-static slot *find(const wave_comment_moves *m, const wave_src *line) {
+static slot *find(const wave_comment_moves *m, wave_code_line line) {
   size_t i = hash_line(line, m->cap_slots);
-  while (m->slots[i].line && m->slots[i].line != line)
+  while (in_use(&m->slots[i]) && !wave_code_line_is(m->slots[i].line, line))
     i = (i + 1) & (m->cap_slots - 1);
   return &m->slots[i];
 }
@@ -109,7 +111,7 @@ bool wave_comment_moves_reserve(wave_comment_moves *m, size_t lines) {
   }
   m->cap_slots = cap;
   for (size_t i = 0; i < old_cap; i++)
-    if (old[i].line)
+    if (in_use(&old[i]))
       *find(m, old[i].line) = old[i];
   free(old);
   return true;
@@ -127,22 +129,24 @@ static void append_piece(wave_comment_moves *m, uint32_t *head, uint32_t *tail, 
   *tail = i;
 }
 
-bool wave_comment_moves_add(wave_comment_moves *m, wave_src *from, wave_src *to) {
-  if (from == to)
+bool wave_comment_moves_add(wave_comment_moves *m, wave_code_line from, wave_code_line to) {
+  if (wave_code_line_is(from, to))
     return true;
   if (!wave_comment_moves_reserve(m, 1))
     return false;
   slot *s = find(m, from);
-  uint32_t head = s->line ? s->head : NONE, tail = s->line ? s->tail : NONE;
-  if (s->line)
+  uint32_t head = in_use(s) ? s->head : NONE, tail = in_use(s) ? s->tail : NONE;
+  if (in_use(s))
     s->head = s->tail = NONE;
-  append_piece(m, &head, &tail, from->leading);
-  append_piece(m, &head, &tail, from->comment);
-  from->leading = from->comment = NULL;
+  wave_src text = wave_code_line_origin(from);
+  append_piece(m, &head, &tail, text.leading);
+  append_piece(m, &head, &tail, text.comment);
+  /* Taking comments away needs no memory: a line that had some keeps where they were. */
+  wave_code_line_set_comments(from, NULL, NULL);
   if (head == NONE)
     return true;
   slot *t = find(m, to);
-  if (!t->line) {
+  if (!in_use(t)) {
     *t = (slot){to, NONE, NONE};
     m->num_slots++;
   }
@@ -157,9 +161,10 @@ bool wave_comment_moves_apply(wave_comment_moves *m) {
   bool ok = true;
   for (size_t i = 0; i < m->cap_slots; i++) {
     slot *s = &m->slots[i];
-    if (!s->line || s->head == NONE)
+    if (!in_use(s) || s->head == NONE)
       continue;
-    const char *own = s->line->leading;
+    wave_src line = wave_code_line_origin(s->line);
+    const char *own = line.leading;
     size_t size = own ? strlen(own) + 1 : 1;
     for (uint32_t p = s->head; p != NONE; p = m->pieces[p].next)
       size += strlen(m->pieces[p].text) + 1;
@@ -179,7 +184,8 @@ bool wave_comment_moves_apply(wave_comment_moves *m) {
       memcpy(buf + len, own, strlen(own) + 1);
     else
       buf[len - 1] = '\0';
-    s->line->leading = buf;
+    if (!wave_code_line_set_comments(s->line, buf, line.comment))
+      ok = false;
   }
   if (m->slots)
     memset(m->slots, 0, m->cap_slots * sizeof(*m->slots));
@@ -187,8 +193,8 @@ bool wave_comment_moves_apply(wave_comment_moves *m) {
   return ok;
 }
 
-bool wave_comment_moves_now(wave_module *module, wave_src *const *from, size_t count,
-                            wave_src *to) {
+bool wave_comment_moves_now(wave_module *module, const wave_code_line *from, size_t count,
+                            wave_code_line to) {
   wave_comment_moves *m = wave_comment_moves_create(module);
   bool ok = m && wave_comment_moves_reserve(m, count);
   for (size_t k = count; ok && k-- > 0;)
@@ -199,13 +205,13 @@ bool wave_comment_moves_now(wave_module *module, wave_src *const *from, size_t c
 }
 
 bool wave_comment_moves_remove_if(wave_comment_moves *moves, wave_node *node) {
-  wave_src *to = wave_line_after(node);
+  wave_code_line to = wave_line_after(node);
   /* Last line first: each goes ahead of those recorded before it. */
   if (!wave_comment_moves_reserve(moves, 3))
     return false;
-  wave_comment_moves_add(moves, wave_code_node_src(node, WAVE_LINE_ENDIF), to);
-  wave_comment_moves_add(moves, wave_code_node_src(node, WAVE_LINE_ELSE), to);
-  wave_comment_moves_add(moves, wave_code_node_src(node, WAVE_LINE_IF), to);
+  wave_comment_moves_add(moves, wave_code_node_line(node, WAVE_LINE_ENDIF), to);
+  wave_comment_moves_add(moves, wave_code_node_line(node, WAVE_LINE_ELSE), to);
+  wave_comment_moves_add(moves, wave_code_node_line(node, WAVE_LINE_IF), to);
   wave_node_list none = {0};
   wave_node_replace(node, &none);
   return true;

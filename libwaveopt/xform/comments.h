@@ -13,12 +13,13 @@
 
 #include <stdbool.h>
 
+#include "ir/code.h"
 #include "waveopt/edit.h"
 
 /* The source line printed right after `node` within its region: the first line of the next
  * node, else the else, endif or endloop line of the list's parent, else the next region's
  * label or the kernel's .end. */
-wave_src *wave_line_after(wave_node *node);
+wave_code_line wave_line_after(wave_node *node);
 
 typedef struct wave_comment_moves wave_comment_moves;
 
@@ -30,7 +31,7 @@ void wave_comment_moves_destroy(wave_comment_moves *moves);
  * the line `to`, ahead of what was moved there before. So removed lines that end up before the
  * same line are recorded from the last in text order to the first. `from` loses its comments
  * at once; false when memory ran out, with nothing recorded and `from` unchanged. */
-bool wave_comment_moves_add(wave_comment_moves *moves, wave_src *from, wave_src *to);
+bool wave_comment_moves_add(wave_comment_moves *moves, wave_code_line from, wave_code_line to);
 
 /* Makes room for `lines` more calls of wave_comment_moves_add, which then cannot fail: a
  * rewrite reserves before it changes the tree. False when memory ran out. */
@@ -39,8 +40,8 @@ bool wave_comment_moves_reserve(wave_comment_moves *moves, size_t lines);
 /* Records and writes at once the moves from[0..count) -> to (from the last to the first, so
  * they keep their order), for a rewrite that removes a few lines far apart: no line collects
  * the comments of many. False when memory ran out, with nothing moved. */
-bool wave_comment_moves_now(wave_module *module, wave_src *const *from, size_t count,
-                            wave_src *to);
+bool wave_comment_moves_now(wave_module *module, const wave_code_line *from, size_t count,
+                            wave_code_line to);
 
 /* Removes `node`, an if both of whose sides hold nothing, its if, else and endif lines'
  * comments recorded to go before the line after it. False when memory ran out, with nothing

@@ -19,7 +19,7 @@ double wave_xform_if_split_rate(wave_pass_context *ctx, const wave_uniformity *u
   const wave_profile_kernel *k = wave_pass_profile(ctx);
   if (!k)
     return 1.0;
-  wave_loc loc = wave_node_origin(if_node, WAVE_LINE_IF)->loc;
+  wave_loc loc = wave_node_origin(if_node, WAVE_LINE_IF).loc;
   const wave_profile_branch *b = wave_profile_find_branch(k, loc.line, WAVE_PROFILE_IF);
   if (!b || !b->runs) {
     wave_remark_analysis(ctx, "profile-split-rate", loc,

@@ -594,8 +594,8 @@ static wave_loc item_loc(const item *it) {
   if (it->exit)
     return wave_instr_loc(it->exit);
   return wave_node_kind_of(it->node) == WAVE_NODE_IF
-             ? wave_node_origin(it->node, WAVE_LINE_ENDIF)->loc
-             : wave_node_origin(it->node, WAVE_LINE_ENDLOOP)->loc;
+             ? wave_node_origin(it->node, WAVE_LINE_ENDIF).loc
+             : wave_node_origin(it->node, WAVE_LINE_ENDLOOP).loc;
 }
 
 /* One list of a job, its items its[0..n) in text order: after the first item every node goes
@@ -705,7 +705,7 @@ static wave_exit_flags_status lower_job(lowering *l, const job *j) {
   if (s != WAVE_EXIT_FLAGS_DONE || !j->target)
     return s;
   wave_builder b = wave_builder_at(l->module, wave_cursor_list_start(lists[0]),
-                                   wave_node_origin(j->node, WAVE_LINE_LOOP)->loc);
+                                   wave_node_origin(j->node, WAVE_LINE_LOOP).loc);
   return wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rk), wave_imm(0)) ? WAVE_EXIT_FLAGS_DONE
                                                                       : WAVE_EXIT_FLAGS_NO_MEMORY;
 }
@@ -748,8 +748,8 @@ static void note_convergent_after(lowering *l, wave_node *top) {
  * return. */
 static wave_exit_flags_status lower_top(lowering *l, wave_node *top, wave_node **wrap) {
   wave_loc at = wave_node_kind_of(top) == WAVE_NODE_IF
-                    ? wave_node_origin(top, WAVE_LINE_ENDIF)->loc
-                    : wave_node_origin(top, WAVE_LINE_ENDLOOP)->loc;
+                    ? wave_node_origin(top, WAVE_LINE_ENDIF).loc
+                    : wave_node_origin(top, WAVE_LINE_ENDLOOP).loc;
   wave_builder b = wave_builder_at(l->module, wave_cursor_before_node(top), at);
   if (!wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->rz), wave_imm(0)) ||
       !wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(l->ro), wave_imm(1)) ||

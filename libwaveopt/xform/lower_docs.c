@@ -134,15 +134,19 @@ static bool emitted(emitter *e, wave_instr *in) {
     return false;
   }
   if (!e->emitted) {
-    wave_src origin = *wave_instr_origin(in);
+    wave_src origin = wave_instr_origin(in);
     origin.comment = e->src.comment;
     origin.leading = e->src.leading;
-    wave_instr_set_origin(in, &origin);
     e->src.comment = e->src.leading = NULL;
-    if (e->in)
-      wave_instr_set_origin(e->in, &e->src);
-    else
+    bool ok = wave_instr_set_origin(in, &origin);
+    if (ok && e->in)
+      ok = wave_instr_set_origin(e->in, &e->src);
+    else if (ok)
       wave_node_set_origin(e->if_node, WAVE_LINE_IF, &e->src);
+    if (!ok) {
+      report(e, "out of memory");
+      return false;
+    }
     e->emitted = true;
   }
   return true;
@@ -388,7 +392,7 @@ static void lower_operands(emitter *e, wave_instr *in) {
 static void lower_instr(lowering *lw, wave_instr *in) {
   emitter e = {lw,
                wave_builder_at(lw->module, wave_cursor_before_instr(in), wave_instr_loc(in)),
-               *wave_instr_origin(in),
+               wave_instr_origin(in),
                "",
                in,
                NULL,
@@ -418,7 +422,7 @@ static void lower_instr(lowering *lw, wave_instr *in) {
 /* `if !p`: the inverse goes into the free predicate, computed in the block before the if (a new
  * one when the if has none). */
 static void lower_if_condition(lowering *lw, wave_node *node) {
-  wave_src src = *wave_node_origin(node, WAVE_LINE_IF);
+  wave_src src = wave_node_origin(node, WAVE_LINE_IF);
   emitter e = {lw,   wave_builder_at(lw->module, wave_cursor_before_node(node), src.loc),
                src,  "",
                NULL, node,
@@ -671,7 +675,7 @@ static bool walk_needs(const lowering *lw, wave_kernel *k, tally *t, bool record
       } else if (w.event == WAVE_WALK_IF && is_negated_pred(wave_if_cond(w.node))) {
         needs n = {{0}, 0, 0};
         need_bool_constants(&n, 1);
-        if (!tally_statement(lw, t, &n, wave_node_origin(w.node, WAVE_LINE_IF)->loc, loops, record))
+        if (!tally_statement(lw, t, &n, wave_node_origin(w.node, WAVE_LINE_IF).loc, loops, record))
           return false;
       } else if (w.event == WAVE_WALK_BLOCK) {
         for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in)) {

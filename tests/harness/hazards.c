@@ -91,10 +91,10 @@ static void find_constructs(wave_hazard_set *set, const wave_kernel *kernel) {
     wave_const_walk_init(&w, &r->body);
     while (wave_const_walk_next(&w)) {
       if (w.event == WAVE_WALK_IF)
-        add_construct(set, WAVE_BARRIER_CAUSE_IF, wave_node_origin(w.node, WAVE_LINE_IF)->loc.line);
+        add_construct(set, WAVE_BARRIER_CAUSE_IF, wave_node_origin(w.node, WAVE_LINE_IF).loc.line);
       else if (w.event == WAVE_WALK_LOOP)
         add_construct(set, WAVE_BARRIER_CAUSE_LOOP,
-                      wave_node_origin(w.node, WAVE_LINE_LOOP)->loc.line);
+                      wave_node_origin(w.node, WAVE_LINE_LOOP).loc.line);
       if (w.event != WAVE_WALK_BLOCK)
         continue;
       for (const wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in)) {

@@ -254,7 +254,7 @@ static bool same_region(const wave_region *a, const wave_region *b, bool blocks,
       wave_operand cx = wave_if_cond(x.node), cy = wave_if_cond(y.node);
       if (!same_operand(&cx, &cy) || wave_if_has_else(x.node) != wave_if_has_else(y.node))
         return differ(m, "line %u: the condition or the else of an if changed",
-                      wave_node_origin(x.node, WAVE_LINE_IF)->loc.line);
+                      wave_node_origin(x.node, WAVE_LINE_IF).loc.line);
       break;
     }
     default:
@@ -514,9 +514,9 @@ static void count_instr(coverage *c, const wave_instr *in, const wave_node *bloc
   if (wave_instr_guard(in) != WAVE_NO_GUARD && wave_instr_guard(in) >= 0 &&
       wave_instr_guard(in) < WAVE_NUM_PREDS)
     c->guards[wave_instr_guard_negated(in) ? 1 : 0][wave_instr_guard(in)]++;
-  if (wave_instr_origin(in)->comment)
+  if (wave_instr_origin(in).comment)
     c->trailing_comments++;
-  if (wave_instr_origin(in)->leading)
+  if (wave_instr_origin(in).leading)
     c->line_comments++;
   const wave_node *parent = enclosing(block);
   bool in_if = parent && wave_node_kind_of(parent) == WAVE_NODE_IF;

@@ -59,8 +59,8 @@ static void way_text(const wave_depth *d, wave_depth_kind kind, char *buf, size_
     cr_assert((s->node == NULL) != (s->call == NULL), "step %zu sets both or neither", i);
     unsigned line = s->call ? wave_instr_loc(s->call).line
                     : wave_node_kind_of(s->node) == WAVE_NODE_IF
-                        ? wave_node_origin(s->node, WAVE_LINE_IF)->loc.line
-                        : wave_node_origin(s->node, WAVE_LINE_LOOP)->loc.line;
+                        ? wave_node_origin(s->node, WAVE_LINE_IF).loc.line
+                        : wave_node_origin(s->node, WAVE_LINE_LOOP).loc.line;
     const char *word = s->call                                      ? "call"
                        : wave_node_kind_of(s->node) == WAVE_NODE_IF ? "if"
                                                                     : "loop";

@@ -298,7 +298,8 @@ Test(flatten_ifs, comments_of_a_deep_chain, .timeout = 120) {
   wave_pipeline_result result = {0};
   run_pipeline(m, "flatten-ifs", "portable", &result);
   const char *leading =
-      wave_node_list_last(&m->first_kernel->first_region->body)->u.block.last->src.leading;
+      wave_instr_origin(wave_block_last(wave_node_list_last(&m->first_kernel->first_region->body)))
+          .leading;
   cr_assert_not_null(leading, "the halt carries the endifs' comments");
   /* The one endif left is the innermost (endif 0); endif 1 .. endif 99999 follow it. */
   char line[32];

@@ -495,6 +495,31 @@ Test(operands, every_field_comes_back_as_stored) {
   wave_module_destroy(m);
 }
 
+/* An instruction keeps its location inline and its comments, or a file not its module's, in a
+ * note of its own (ir/code.h): all come back as set, a clone's note is its own, and an origin
+ * without comments takes them away. */
+Test(operands, origins_come_back_as_set) {
+  wave_module *m = wave_module_create("own.wave");
+  wave_instr *nop = INSTR(m, WAVE_NO_GUARD, NOP);
+  wave_src none = wave_instr_origin(nop);
+  cr_assert(none.loc.file == NULL && none.loc.line == 0 && !none.comment && !none.leading);
+  wave_src own = {{m->file, 3, 5}, NULL, NULL};
+  cr_assert(wave_instr_set_origin(nop, &own));
+  cr_assert_eq(wave_instr_loc(nop).file, m->file, "the module's own file needs no note");
+  wave_src other = {{"other.wave", 7, 2}, "; trailing", "; leading"};
+  cr_assert(wave_instr_set_origin(nop, &other));
+  wave_instr *copy = wave_instr_clone(m, nop);
+  cr_assert(wave_instr_set_origin(nop, &own));
+  wave_src back = wave_instr_origin(copy);
+  cr_assert_str_eq(back.loc.file, "other.wave");
+  cr_assert(back.loc.line == 7 && back.loc.col == 2);
+  cr_assert_str_eq(back.comment, "; trailing", "the clone's note is not the original's");
+  cr_assert_str_eq(back.leading, "; leading");
+  wave_src now = wave_instr_origin(nop);
+  cr_assert(now.loc.file == m->file && now.loc.line == 3 && !now.comment && !now.leading);
+  wave_module_destroy(m);
+}
+
 /* What the stored form cannot hold: a column past 65535 is not known (0); a half or an
  * immediate form outside its enum is refused, by the setter and by the constructor. */
 Test(operands, what_the_stored_form_cannot_hold) {
@@ -970,11 +995,11 @@ Test(builder, emits_in_order_with_the_given_location) {
   cr_assert_eq(wave_instr_loc(brk).line, 7);
   wave_operand cond = wave_instr_operand(brk, 0);
   cr_assert(cond.kind == WAVE_OPERAND_PRED && cond.value == 3);
-  cr_assert(wave_node_origin(iff, WAVE_LINE_IF)->loc.line == 7 &&
-            wave_node_origin(iff, WAVE_LINE_ENDIF)->loc.line == 7);
+  cr_assert(wave_node_origin(iff, WAVE_LINE_IF).loc.line == 7 &&
+            wave_node_origin(iff, WAVE_LINE_ENDIF).loc.line == 7);
   cr_assert(wave_if_cond(iff).kind == WAVE_OPERAND_PRED && wave_if_cond(iff).value == 2);
-  cr_assert(wave_node_origin(loop, WAVE_LINE_LOOP)->loc.line == 7 &&
-            wave_node_origin(loop, WAVE_LINE_ENDLOOP)->loc.line == 7);
+  cr_assert(wave_node_origin(loop, WAVE_LINE_LOOP).loc.line == 7 &&
+            wave_node_origin(loop, WAVE_LINE_ENDLOOP).loc.line == 7);
   cr_assert_eq(wave_instr_guard(i10), WAVE_NO_GUARD);
 
   wave_builder stuck = wave_builder_at(t.m, wave_cursor_after_node(wave_loop_create(t.m)), loc);
@@ -1017,7 +1042,7 @@ static void assert_disjoint_copy(const wave_node_list *orig, const wave_node_lis
                   ox.imm_form == oy.imm_form && ox.value == oy.value && ox.label == oy.label &&
                   ox.col == oy.col);
       }
-      cr_assert_eq(wave_instr_origin(x)->comment, wave_instr_origin(y)->comment);
+      cr_assert_eq(wave_instr_origin(x).comment, wave_instr_origin(y).comment);
     }
     cr_assert(!x && !y);
   }
@@ -1056,7 +1081,7 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
   wave_instr *i = wave_instr_clone(t->m, orig);
   cr_assert(i && i != orig && !wave_instr_node(i) && !wave_instr_prev(i) && !wave_instr_next(i));
   cr_assert(wave_instr_op(i) == wave_instr_op(orig) && wave_instr_operand(i, 1).value == 3);
-  cr_assert_str_eq(wave_instr_origin(i)->comment, "; three");
+  cr_assert_str_eq(wave_instr_origin(i).comment, "; three");
   wave_module_destroy(t->m);
 }
 

@@ -232,11 +232,11 @@ static unsigned check_shape(const harness *h, uint32_t free_pred_written) {
     cr_assert_eq(wave_instr_loc(in).line, 7, "lowered code lost the source line");
     cr_assert_eq(wave_instr_loc(in).col, 5);
     if (count == 0) {
-      cr_assert_str_eq(wave_instr_origin(in)->comment, "; trailing");
-      cr_assert_str_eq(wave_instr_origin(in)->leading, "; leading");
+      cr_assert_str_eq(wave_instr_origin(in).comment, "; trailing");
+      cr_assert_str_eq(wave_instr_origin(in).leading, "; leading");
     } else {
-      cr_assert_null(wave_instr_origin(in)->comment);
-      cr_assert_null(wave_instr_origin(in)->leading);
+      cr_assert_null(wave_instr_origin(in).comment);
+      cr_assert_null(wave_instr_origin(in).leading);
     }
     last = in;
     count++;
@@ -538,7 +538,7 @@ Test(lower, no_free_predicate_is_an_error) {
   /* refused rewrites leave the instruction as it was */
   cr_assert_eq(wave_instr_next(h.begin), h.form);
   cr_assert(wave_instr_operand(h.form, 0).negated);
-  cr_assert_str_eq(wave_instr_origin(h.form)->comment, "; trailing");
+  cr_assert_str_eq(wave_instr_origin(h.form).comment, "; trailing");
 }
 
 Test(lower, negated_select_swaps_its_values) {
@@ -591,8 +591,8 @@ static void check_negated_if(bool block_before, bool all_mentioned) {
   while (seq && wave_instr_loc(seq).line != 3)
     seq = wave_instr_next(seq);
   cr_assert_not_null(seq);
-  cr_assert_str_eq(wave_instr_origin(seq)->comment, "; inverted");
-  cr_assert_null(wave_node_origin(ifn, WAVE_LINE_IF)->comment);
+  cr_assert_str_eq(wave_instr_origin(seq).comment, "; inverted");
+  cr_assert_null(wave_node_origin(ifn, WAVE_LINE_IF).comment);
   for (unsigned preds = 0; preds < 16; preds++) {
     machine m;
     init_machine(&m, preds, 0, 0);

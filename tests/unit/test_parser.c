@@ -178,14 +178,14 @@ Test(parser, structured_keywords_build_nodes) {
   cr_assert(wave_if_has_else(n));
   cr_assert_null(wave_node_list_first(wave_if_then(n)));
   cr_assert_null(wave_node_list_first(wave_if_else(n)));
-  cr_assert_eq(wave_node_origin(n, WAVE_LINE_IF)->loc.line, 2);
-  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ELSE)->loc.line, 3);
-  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ENDIF)->loc.line, 4);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_IF).loc.line, 2);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ELSE).loc.line, 3);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ENDIF).loc.line, 4);
   n = wave_node_next(n);
   cr_assert_eq(wave_node_kind_of(n), WAVE_NODE_LOOP);
   cr_assert_null(wave_node_list_first(wave_loop_body(n)));
-  cr_assert_eq(wave_node_origin(n, WAVE_LINE_LOOP)->loc.line, 5);
-  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ENDLOOP)->loc.line, 6);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_LOOP).loc.line, 5);
+  cr_assert_eq(wave_node_origin(n, WAVE_LINE_ENDLOOP).loc.line, 6);
   cr_assert_null(wave_node_next(n));
   wave_module_destroy(m);
 }
@@ -358,11 +358,11 @@ Test(parser, several_statements_on_one_line) {
                             "  iadd r0, r1, r2 .end\n");
   wave_instr *i = first_instr(m);
   cr_assert_eq(wave_instr_op(i), WAVE_OP_IADD);
-  cr_assert_null(wave_instr_origin(i)->comment,
+  cr_assert_null(wave_instr_origin(i).comment,
                  "the trailing comment belongs to the last statement");
   cr_assert_eq(wave_instr_op(wave_instr_next(i)), WAVE_OP_ISUB);
   cr_assert_eq(wave_instr_loc(wave_instr_next(i)).col, 19);
-  cr_assert_str_eq(wave_instr_origin(wave_instr_next(i))->comment, "; both");
+  cr_assert_str_eq(wave_instr_origin(wave_instr_next(i)).comment, "; both");
   wave_region *lbl = m->first_kernel->first_region->next;
   cr_assert_str_eq(lbl->label, "lbl");
   cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&lbl->body))), WAVE_OP_NOP);
@@ -398,16 +398,16 @@ Test(parser, comments_travel_with_statements) {
   cr_assert_str_eq(k->kernel_src.leading, "; file header\n;   second line");
   cr_assert_str_eq(k->kernel_src.comment, "; the kernel");
   wave_instr *nop = first_instr(m);
-  cr_assert_str_eq(wave_instr_origin(nop)->leading, "# hash comment");
-  cr_assert_str_eq(wave_instr_origin(nop)->comment, "; trailing");
+  cr_assert_str_eq(wave_instr_origin(nop).leading, "# hash comment");
+  cr_assert_str_eq(wave_instr_origin(nop).comment, "; trailing");
   wave_node *n = wave_node_next(wave_node_list_first(entry(m)));
-  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_IF)->comment, "; if");
-  cr_assert_null(wave_node_origin(n, WAVE_LINE_IF)->leading);
-  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ELSE)->leading, "; before else");
-  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ELSE)->comment, "; else");
-  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ENDIF)->comment, "; endif");
-  cr_assert_null(wave_node_origin(wave_node_next(n), WAVE_LINE_LOOP)->comment);
-  cr_assert_str_eq(wave_node_origin(wave_node_next(n), WAVE_LINE_ENDLOOP)->comment, "; endloop");
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_IF).comment, "; if");
+  cr_assert_null(wave_node_origin(n, WAVE_LINE_IF).leading);
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ELSE).leading, "; before else");
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ELSE).comment, "; else");
+  cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ENDIF).comment, "; endif");
+  cr_assert_null(wave_node_origin(wave_node_next(n), WAVE_LINE_LOOP).comment);
+  cr_assert_str_eq(wave_node_origin(wave_node_next(n), WAVE_LINE_ENDLOOP).comment, "; endloop");
   cr_assert_str_eq(k->first_region->next->label_src.comment, "; label");
   cr_assert_str_eq(k->end_src.leading, "; before end");
   cr_assert_str_eq(k->end_src.comment, "; end");

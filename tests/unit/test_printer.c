@@ -200,7 +200,7 @@ static void build_commented_module(void) {
   tu_set_origin(sum, wave_instr_loc(sum), "; lead 1\n; lead 2", "; sum");
   wave_node *ifn = wave_if_create(mod, wave_pred(1));
   wave_node_list_append(body, ifn);
-  wave_loc at = wave_node_origin(ifn, WAVE_LINE_IF)->loc;
+  wave_loc at = wave_node_origin(ifn, WAVE_LINE_IF).loc;
   tu_set_node_origin(ifn, WAVE_LINE_IF, at, "; about the if", "; cond");
   tu_set_node_origin(ifn, WAVE_LINE_ELSE, at, NULL, "; otherwise");
   tu_set_node_origin(ifn, WAVE_LINE_ENDIF, at, NULL, "; done");

@@ -335,7 +335,7 @@ void tu_gen_launch_config(const wave_gen_launch *launch, wave_launch_config *con
 
 void tu_set_origin(wave_instr *instr, wave_loc loc, const char *leading, const char *comment) {
   wave_src origin = {loc, comment, leading};
-  wave_instr_set_origin(instr, &origin);
+  cr_assert(wave_instr_set_origin(instr, &origin));
 }
 
 void tu_set_operand_value(wave_instr *instr, unsigned i, uint32_t value) {

@@ -66,7 +66,7 @@ static void bench_init(bench *x, unsigned taken_gprs, uint32_t limit) {
   for (unsigned r = 0; r < taken_gprs; r++)
     wave_regset_set(&taken, WAVE_REG_GPR(r));
   wave_scratch_init(&x->s, x->k, taken, limit);
-  x->b = wave_builder_at(x->m, wave_cursor_before_instr(x->nop), x->nop->src.loc);
+  x->b = wave_builder_at(x->m, wave_cursor_before_instr(x->nop), wave_instr_loc(x->nop));
 }
 
 /* Builds dst = a OP c (copy when op is NULL) and checks every lane's p0..p3. Returns how many
@@ -85,7 +85,7 @@ static int check_cond(const wave_target *t, uint32_t dst, wave_cond a, const wav
   cr_assert(ok, "%s: refused", t->name);
   int emitted = 0;
   for (wave_instr *i = nop->block->u.block.first; i != nop; i = i->next)
-    emitted += i->src.loc.line == nop->src.loc.line;
+    emitted += wave_instr_loc(i).line == wave_instr_loc(nop).line;
   if (op)
     cr_assert_eq(need == 0, k->registers == 8, "%s: needed %u scratch GPRs, .registers %u",
                  t->name, need, k->registers);
@@ -230,7 +230,7 @@ Test(xform, compares_invert_exactly) {
     wave_instr *second = NULL;
     wave_foreach_block(b, m->first_kernel) {
       wave_foreach_instr(i, b) {
-        if (i->src.loc.line == 14)
+        if (wave_instr_loc(i).line == 14)
           second = i;
       }
     }
