@@ -10,7 +10,12 @@
  * the parenthesis. */
 /* clang-format off */
 wave_opcode (wave_instr_op)(const wave_instr *instr) { return wave_instr_op(instr); }
-void (wave_instr_set_op)(wave_instr *instr, wave_opcode op) { wave_instr_set_op(instr, op); }
+/* Setting the opcode or the operands decodes the registers again (wave_code_instr_decode): not
+ * inline in the library, which changes instructions far less often than it reads them. */
+void wave_instr_set_op(wave_instr *instr, wave_opcode op) {
+  wave_code_instr_set_op(instr, op);
+  wave_code_instr_decode(instr);
+}
 int (wave_instr_guard)(const wave_instr *instr) { return wave_instr_guard(instr); }
 bool (wave_instr_guard_negated)(const wave_instr *instr) { return wave_instr_guard_negated(instr); }
 void (wave_instr_set_guard)(wave_instr *instr, int pred, bool negated) {
@@ -28,13 +33,17 @@ unsigned (wave_instr_num_operands)(const wave_instr *instr) {
 wave_operand (wave_instr_operand)(const wave_instr *instr, unsigned i) {
   return wave_instr_operand(instr, i);
 }
-bool (wave_instr_set_num_operands)(wave_instr *instr, unsigned n) {
-  return wave_instr_set_num_operands(instr, n);
+bool wave_instr_set_num_operands(wave_instr *instr, unsigned n) {
+  if (!wave_code_instr_set_num_operands(instr, n))
+    return false;
+  wave_code_instr_decode(instr);
+  return true;
 }
-/* Not inline in the library: storing an operand calls into ir.c anyway, and the tests that read
- * ir/code.h link only what the library exports. */
 bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand) {
-  return i < instr->num_operands && wave_code_slot_store(instr->module, &instr->slots[i], operand);
+  if (i >= instr->num_operands || !wave_code_slot_store(instr->module, &instr->slots[i], operand))
+    return false;
+  wave_code_instr_decode(instr);
+  return true;
 }
 wave_instr *(wave_instr_prev)(const wave_instr *instr) { return wave_instr_prev(instr); }
 wave_instr *(wave_instr_next)(const wave_instr *instr) { return wave_instr_next(instr); }

@@ -43,6 +43,9 @@ typedef struct wave_code_note {
   const char *comment, *leading;
 } wave_code_note;
 
+#define WAVE_CODE_REGS 11
+#define WAVE_CODE_UNDECODED UINT8_MAX
+
 struct wave_instr {
   struct wave_instr *prev, *next;
   struct wave_node *block; /* the block holding it, NULL when detached */
@@ -56,6 +59,12 @@ struct wave_instr {
   uint8_t num_operands; /* slots as written; the verifier checks it against the shape */
   uint8_t module_file;  /* without a note: whether its file is the module's (else none) */
   wave_code_slot slots[WAVE_MAX_OPERANDS];
+  /* The registers its operands read and write as regset indices, ascending, reads first:
+   * decoded whenever the opcode or an operand changes, so that the analyses, which ask of
+   * every instruction after every change, read them instead of the shapes. The guard is not
+   * among them (it changes alone). num_reads is WAVE_CODE_UNDECODED when they do not fit. */
+  uint8_t num_reads, num_writes;
+  uint16_t regs[WAVE_CODE_REGS];
 };
 
 /* The stored form of an operand, and back. Storing fails only for a label when the module's
@@ -96,6 +105,9 @@ struct wave_node {
     } loop;
   } u;
 };
+
+/* Decodes the registers of the instruction's operands again (wave_instr.regs). */
+void wave_code_instr_decode(wave_instr *instr);
 
 /* Gives the instruction comments (NULL for none), keeping its location; false, with nothing
  * changed, when memory for its note runs out. */
@@ -278,11 +290,9 @@ static inline wave_node *wave_code_node_as_mutable(wave_node *node, wave_node_ki
 #define wave_instr_node(instr) wave_code_instr_node(instr)
 #define wave_instr_origin(instr) wave_code_instr_origin(instr)
 #define wave_instr_loc(instr) wave_code_instr_loc(instr)
-#define wave_instr_set_op(instr, op) wave_code_instr_set_op((instr), (op))
 #define wave_instr_set_guard(instr, pred, negated)                                                 \
   wave_code_instr_set_guard((instr), (pred), (negated))
 #define wave_instr_set_cache_hint(instr, hint) wave_code_instr_set_cache_hint((instr), (hint))
-#define wave_instr_set_num_operands(instr, n) wave_code_instr_set_num_operands((instr), (n))
 #define wave_block_first(block) wave_code_block_first(block)
 #define wave_block_last(block) wave_code_block_last(block)
 #define wave_node_kind_of(node) wave_code_node_kind(node)

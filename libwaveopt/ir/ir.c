@@ -215,6 +215,7 @@ wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bo
   instr->guard = (int8_t)guard;
   instr->guard_negated = guard_negated;
   instr->num_operands = (uint8_t)num_operands;
+  wave_code_instr_decode(instr);
   return instr;
 }
 

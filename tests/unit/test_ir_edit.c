@@ -520,6 +520,87 @@ Test(operands, origins_come_back_as_set) {
   wave_module_destroy(m);
 }
 
+/* The registers of an instruction as its references name them, expanded here by hand: what
+ * the sets the analyses read must equal. */
+static void expect_sets_from_refs(const wave_instr *in, const char *what) {
+  wave_reg_ref refs[WAVE_MAX_REG_REFS];
+  unsigned n = wave_instr_reg_refs(in, refs);
+  wave_regset uses = wave_regset_empty(), defs = wave_regset_empty();
+  for (unsigned i = 0; i < n; i++) {
+    for (unsigned k = 0; k < refs[i].count; k++) {
+      uint32_t r = refs[i].first + k;
+      if (refs[i].is_pred ? r >= WAVE_NUM_PREDS : r > WAVE_MAX_GPR)
+        continue;
+      wave_regset_set(refs[i].is_def ? &defs : &uses,
+                      refs[i].is_pred ? WAVE_REG_PRED(r) : WAVE_REG_GPR(r));
+    }
+  }
+  if (wave_instr_guard(in) != WAVE_NO_GUARD)
+    uses = wave_regset_union(uses, defs);
+  wave_regset u, d;
+  wave_instr_uses_defs(in, &u, &d);
+  cr_assert(wave_regset_equal(u, uses), "%s: reads", what);
+  cr_assert(wave_regset_equal(d, defs), "%s: writes", what);
+}
+
+/* Registers are decoded once, when an instruction is made or changed (ir/code.h), not at every
+ * question: for every opcode, guarded and not, and after each kind of change, the sets agree
+ * with the references. */
+Test(operands, registers_follow_every_change) {
+  wave_module *m = wave_module_create(NULL);
+  for (unsigned op = 0; op < WAVE_OP_COUNT; op++) {
+    wave_operand ops[WAVE_MAX_OPERANDS];
+    unsigned n = wave_opcode_num_slots((wave_opcode)op);
+    for (unsigned i = 0; i < n; i++) {
+      switch (wave_opcode_slot_kind((wave_opcode)op, i)) {
+      case 'q':
+      case 'p':
+        ops[i] = wave_pred(i % WAVE_NUM_PREDS);
+        break;
+      case 's':
+        ops[i] = wave_sreg(1);
+        break;
+      case 'i':
+        ops[i] = wave_imm(7);
+        break;
+      case 'l':
+        ops[i] = wave_label_operand("sub");
+        break;
+      case 'c':
+        ops[i] = wave_scope_operand(WAVE_SCOPE_DEVICE);
+        break;
+      default:
+        ops[i] = wave_gpr(10 + 4 * i);
+        break;
+      }
+    }
+    for (int guard = WAVE_NO_GUARD; guard <= 1; guard += 2) {
+      wave_instr *in = wave_instr_create(m, (wave_opcode)op, guard, false, n, ops);
+      cr_assert_not_null(in);
+      expect_sets_from_refs(in, wave_opcode_table[op].mnemonic);
+    }
+  }
+  wave_instr *in = INSTR(m, WAVE_NO_GUARD, MOV, wave_gpr(1), wave_gpr(2));
+  wave_instr_set_op(in, WAVE_OP_DSQRT);
+  expect_sets_from_refs(in, "mov become dsqrt, pairs of the same operands");
+  wave_instr_set_op(in, WAVE_OP_DADD);
+  cr_assert(wave_instr_set_num_operands(in, 3));
+  cr_assert(wave_instr_set_operand(in, 2, wave_gpr(6)));
+  expect_sets_from_refs(in, "mov become dadd");
+  wave_regset u, d;
+  wave_instr_uses_defs(in, &u, &d);
+  cr_assert(wave_regset_test(u, WAVE_REG_GPR(7)) && wave_regset_test(d, WAVE_REG_GPR(2)),
+            "dadd reads and writes pairs");
+  wave_instr_set_guard(in, 3, true);
+  expect_sets_from_refs(in, "guarded");
+  cr_assert(wave_instr_set_operand(in, 1, wave_gpr(40)));
+  wave_instr_uses(in, &u);
+  cr_assert(wave_regset_test(u, WAVE_REG_GPR(41)) && !wave_regset_test(u, WAVE_REG_GPR(3)),
+            "the new source is read with its pair, the old one's pair no more");
+  expect_sets_from_refs(in, "new source");
+  wave_module_destroy(m);
+}
+
 /* What the stored form cannot hold: a column past 65535 is not known (0); a half or an
  * immediate form outside its enum is refused, by the setter and by the constructor. */
 Test(operands, what_the_stored_form_cannot_hold) {

@@ -630,6 +630,6 @@ Test(deep, built_detached_bottom_up_then_inserted, .timeout = 120) {
 
 /* The record every instruction takes (ir/code.h): a test that fails when it grows, so that
  * growing it is a decision. */
-Test(storage, an_instruction_takes_at_most_104_bytes) {
-  cr_assert_leq(sizeof(struct wave_instr), 104, "%zu bytes", sizeof(struct wave_instr));
+Test(storage, an_instruction_takes_at_most_128_bytes) {
+  cr_assert_leq(sizeof(struct wave_instr), 128, "%zu bytes", sizeof(struct wave_instr));
 }
