@@ -11,8 +11,9 @@
  * ir/access.c defines the exported functions, writing each name in parentheses so that the
  * macro does not apply there.
  *
- * Only the files of ir/ that link, clone and lay out code (ir.c, edit.c, clone.c, compact.c)
- * read the fields; everything else, passes and analyses included, goes through the accessors.
+ * Only the files of ir/ that make, link, clone and lay out code (module.c, edit.c, clone.c,
+ * compact.c), decode registers (regs.c) and export the accessors (access.c) read the fields;
+ * everything else, passes and analyses included, goes through the accessors.
  */
 #ifndef WAVEOPT_IR_CODE_H
 #define WAVEOPT_IR_CODE_H

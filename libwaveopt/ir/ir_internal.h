@@ -12,6 +12,7 @@
 
 #include "ir/code.h"
 #include "waveopt/ir.h"
+#include "waveopt/regset.h"
 
 /* The node after `node` in text order, entering node's own lists first. The walk ends (NULL)
  * once `stop` and everything inside it are done, or at the end of the region body (or detached
@@ -43,5 +44,22 @@ unsigned wave_instr_def_refs(const wave_instr *instr, wave_reg_ref *refs);
  * the sets and the analyses' flat layout. */
 void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num_uses,
                           uint16_t *defs, unsigned *num_defs);
+
+/* Set operations with a list of regset indices (wave_instr_reg_lists, the layout), in place: a
+ * register at a time is what most lists need. */
+static inline void wave_regset_add_list(wave_regset *s, const uint16_t *regs, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    s->words[regs[i] / 64] |= (uint64_t)1 << (regs[i] % 64);
+}
+static inline void wave_regset_remove_list(wave_regset *s, const uint16_t *regs, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    s->words[regs[i] / 64] &= ~((uint64_t)1 << (regs[i] % 64));
+}
+static inline bool wave_regset_meets_list(const wave_regset *s, const uint16_t *regs, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (s->words[regs[i] / 64] >> (regs[i] % 64) & 1)
+      return true;
+  return false;
+}
 
 #endif

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "ir/code.h"
+#include "ir/ir_internal.h"
 #include "waveopt/ir.h"
 #include "waveopt/regset.h"
 
@@ -96,23 +97,6 @@ static inline const uint16_t *wave_layout_uses(const wave_layout *layout,
 static inline const uint16_t *wave_layout_defs(const wave_layout *layout,
                                                const wave_layout_item *item) {
   return &layout->regs[item->regs + item->num_uses];
-}
-
-/* Set operations with such a list, in place: a register at a time is what most lists need. */
-static inline void wave_regset_add_list(wave_regset *s, const uint16_t *regs, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    s->words[regs[i] / 64] |= (uint64_t)1 << (regs[i] % 64);
-}
-static inline void wave_regset_remove_list(wave_regset *s, const uint16_t *regs, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    s->words[regs[i] / 64] &= ~((uint64_t)1 << (regs[i] % 64));
-}
-static inline bool wave_regset_meets_list(const wave_regset *s, const uint16_t *regs,
-                                          unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    if (s->words[regs[i] / 64] >> (regs[i] % 64) & 1)
-      return true;
-  return false;
 }
 
 #endif

@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A module and what it owns (waveopt/ir.h): its arenas, kernels, regions, nodes and
+ * instructions, made and linked here; an instruction's operands in their stored form, its
+ * comments in a note, the labels it names in the module's table (ir/code.h).
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -385,65 +390,4 @@ wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list) 
   if (block)
     wave_node_list_append(list, block);
   return block;
-}
-
-/* ---- register references ---------------------------------------------------------------- */
-
-static void add_ref(wave_reg_ref *refs, unsigned *n, uint32_t first, unsigned count, bool pred,
-                    bool def) {
-  refs[*n].first = first;
-  refs[*n].count = (uint8_t)count;
-  refs[*n].is_pred = pred;
-  refs[*n].is_def = def;
-  (*n)++;
-}
-
-/* The references, or with defs_only those it writes. */
-static unsigned reg_refs(const wave_instr *instr, wave_reg_ref *refs, bool defs_only) {
-  unsigned n = 0;
-  wave_opcode op = (wave_opcode)instr->op;
-  if (instr->guard != WAVE_NO_GUARD && !defs_only)
-    add_ref(refs, &n, (uint32_t)instr->guard, 1, true, false);
-  /* The shape read in place, two characters a slot (kind, width): every analysis asks this of
-   * every instruction, and the slot accessors would each find the shape again. Only the first
-   * slot is ever written (the opcode table keeps it so, tests/unit/test_core.c), so the writes
-   * are found there alone. */
-  const char *shape = wave_opcode_table[op].shape;
-  unsigned slots = defs_only && instr->num_operands > 1 ? 1 : instr->num_operands;
-  for (unsigned i = 0; i < slots && shape[2 * i] && n < WAVE_MAX_REG_REFS; i++) {
-    const wave_code_slot *o = &instr->slots[i];
-    char kind = shape[2 * i];
-    unsigned width = (unsigned)(shape[2 * i + 1] - '0');
-    bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
-    if (defs_only && kind != 'd' && kind != 'o' && kind != 'q')
-      continue;
-    switch (kind) {
-    case 'd':
-    case 'u':
-      if (gpr && !(o->kind == WAVE_OPERAND_SREG && wave_opcode_reads_sreg(op, i)))
-        add_ref(refs, &n, o->value, width, false, kind == 'd');
-      break;
-    case 'o':
-      /* r0 as an atomic destination is the encoding of "no return" (docs/language.md "Atomics"). */
-      if (gpr && o->value != 0)
-        add_ref(refs, &n, o->value, width, false, true);
-      break;
-    case 'q':
-    case 'p':
-      if (o->kind == WAVE_OPERAND_PRED)
-        add_ref(refs, &n, o->value, 1, true, kind == 'q');
-      break;
-    default:
-      break;
-    }
-  }
-  return n;
-}
-
-unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
-  return reg_refs(instr, refs, false);
-}
-
-unsigned wave_instr_def_refs(const wave_instr *instr, wave_reg_ref *refs) {
-  return reg_refs(instr, refs, true);
 }
