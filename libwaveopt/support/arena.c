@@ -1,18 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* madvise's MADV_HUGEPAGE is beyond POSIX. */
+#define _DEFAULT_SOURCE
+
 #include "support/arena.h"
 
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* Chunks grow geometrically so that a 1M-instruction module needs few mallocs, while a tiny
  * module stays small. */
-enum { WAVE_ARENA_FIRST_CHUNK = 16 * 1024, WAVE_ARENA_MAX_CHUNK = 4 * 1024 * 1024 };
+enum {
+  WAVE_ARENA_FIRST_CHUNK = 16 * 1024,
+  WAVE_ARENA_MAX_CHUNK = 4 * 1024 * 1024,
+  HUGE_PAGE = 2 * 1024 * 1024
+};
 
 typedef struct wave_chunk {
   struct wave_chunk *prev;
   size_t size;
   size_t used;
+  bool mapped; /* by mmap, not malloc (new_chunk) */
   alignas(max_align_t) unsigned char data[];
 } wave_chunk;
 
@@ -27,6 +37,47 @@ struct wave_arena {
   size_t next_size;
   wave_adopted *adopted;
 };
+
+/* A zeroed chunk of at least *size bytes of data (*size is set to what it holds). Chunks of
+ * huge-page size and more are mapped on their own, aligned to huge pages, and offered to the
+ * kernel as such: a million-instruction module fills some thirty of them, and with 4 KiB pages
+ * its first touch of every page costs a fault (most of -O0's system time) and its walks a TLB
+ * miss every few instructions. Mapped memory is zero, and unmapping it gives it back whole,
+ * where a heap would keep what each compaction frees (ir/compact.c). Where the kernel takes
+ * no advice, or has no huge pages, they are ordinary pages. */
+static wave_chunk *new_chunk(size_t *size) {
+  size_t bytes = sizeof(wave_chunk) + *size;
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+  if (bytes >= HUGE_PAGE && bytes <= SIZE_MAX - 2 * (size_t)HUGE_PAGE) {
+    bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    size_t mapped = bytes + HUGE_PAGE;
+    char *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      return NULL;
+    char *start = p + ((HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE);
+    if (start > p)
+      munmap(p, (size_t)(start - p));
+    if (p + mapped > start + bytes)
+      munmap(start + bytes, (size_t)(p + mapped - (start + bytes)));
+    madvise(start, bytes, MADV_HUGEPAGE);
+    wave_chunk *chunk = (wave_chunk *)start;
+    chunk->mapped = true;
+    *size = bytes - sizeof(wave_chunk);
+    return chunk;
+  }
+#endif
+  return calloc(1, bytes);
+}
+
+static void free_chunk(wave_chunk *chunk) {
+#if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
+  if (chunk->mapped) {
+    munmap(chunk, sizeof(wave_chunk) + chunk->size);
+    return;
+  }
+#endif
+  free(chunk);
+}
 
 wave_arena *wave_arena_create(void) {
   wave_arena *arena = calloc(1, sizeof(*arena));
@@ -43,7 +94,7 @@ void wave_arena_destroy(wave_arena *arena) {
   wave_chunk *chunk = arena->head;
   while (chunk) {
     wave_chunk *prev = chunk->prev;
-    free(chunk);
+    free_chunk(chunk);
     chunk = prev;
   }
   free(arena);
@@ -63,9 +114,9 @@ void *wave_arena_alloc(wave_arena *arena, size_t size) {
     size_t chunk_size = arena->next_size;
     if (chunk_size < size)
       chunk_size = size;
-    /* calloc'd chunks are zero already (large ones come straight from the kernel), and arena
-     * memory is never reused, so no allocation needs clearing again. */
-    chunk = calloc(1, sizeof(*chunk) + chunk_size);
+    /* Chunks are zero already, and arena memory is never reused, so no allocation needs
+     * clearing again. */
+    chunk = new_chunk(&chunk_size);
     if (!chunk)
       return NULL;
     chunk->prev = arena->head;

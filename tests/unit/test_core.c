@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The shared core: opcode table, builder, walker, register references, diagnostics. */
 #include <criterion/criterion.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,6 +231,32 @@ static unsigned refs_of(wave_module *m, wave_opcode op, int guard, unsigned n,
   wave_instr *i = wave_instr_create(m, op, guard, false, n, ops);
   cr_assert_not_null(i);
   return wave_instr_reg_refs(i, refs);
+}
+
+/* Module memory comes in chunks; from huge-page size on they are mapped apart (support/arena.c).
+ * Either way every block is zero, aligned for any object, writable to its end and apart from
+ * the others; a block larger than any chunk gets one of its own. */
+Test(builder, module_memory_small_and_huge) {
+  wave_module *m = wave_module_create(NULL);
+  cr_assert_not_null(m);
+  size_t sizes[] = {1, 24, 4096, 3 << 20, 100, 9 << 20, 7};
+  unsigned char *blocks[sizeof(sizes) / sizeof(sizes[0])];
+  for (int round = 0; round < 40; round++) {
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+      size_t n = round ? (sizes[i] < 4096 ? sizes[i] : 64) : sizes[i];
+      unsigned char *b = wave_module_alloc(m, n);
+      cr_assert_not_null(b);
+      cr_assert_eq((uintptr_t)b % _Alignof(max_align_t), 0);
+      for (size_t k = 0; k < n; k += n / 7 + 1)
+        cr_assert_eq(b[k], 0, "block %zu of %zu bytes, byte %zu", i, n, k);
+      cr_assert_eq(b[n - 1], 0);
+      memset(b, (int)(i + 1), n);
+      blocks[i] = b;
+    }
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+      cr_assert_eq(blocks[i][0], (unsigned char)(i + 1), "blocks overlap");
+  }
+  wave_module_destroy(m);
 }
 
 Test(reg_refs, pairs_guards_and_atomics) {
