@@ -68,8 +68,8 @@ struct wave_instr {
   uint16_t regs[WAVE_CODE_REGS];
 };
 
-/* The stored form of an operand, and back. Storing fails only for a label when the module's
- * label table cannot grow. */
+/* The stored form of an operand, and back. Storing fails for a half or imm_form outside its
+ * enum, and for a label when the module's label table cannot grow. */
 bool wave_code_slot_store(wave_module *module, wave_code_slot *slot, wave_operand operand);
 static inline wave_operand wave_code_slot_load(const wave_module *module, wave_code_slot slot) {
   wave_operand o = {0};
