@@ -544,8 +544,8 @@ static const char *merge_refusal(const if_sides *first, const if_sides *second, 
   return buf;
 }
 
-/* The first line printed in a list: its first instruction, if or loop line; no line (a key of
- * NULL) when the list is empty. */
+/* The first line printed in a list: its first instruction, if or loop line; none (see
+ * wave_code_line_exists) when the list is empty. */
 static wave_code_line first_line(wave_node_list *list) {
   wave_node *n = wave_node_list_first(list);
   if (!n)
@@ -554,8 +554,6 @@ static wave_code_line first_line(wave_node_list *list) {
          : wave_node_kind_of(n) == WAVE_NODE_IF  ? wave_code_node_line(n, WAVE_LINE_IF)
                                                  : wave_code_node_line(n, WAVE_LINE_LOOP);
 }
-
-static bool is_line(wave_code_line line) { return wave_code_line_key(line) != NULL; }
 
 /* Moves the sides of `second` to the ends of `first`'s and removes `second`. False when memory
  * for the comments ran out (the merge is done, only comments are lost). */
@@ -580,10 +578,10 @@ static bool merge_ifs(wave_module *module, wave_node *first, wave_node *second) 
   wave_node_replace(second, &none);
   /* The endif and if lines stood where A (or A') ends and B (or B') starts. */
   wave_code_line endif = wave_code_node_line(first, WAVE_LINE_ENDIF);
-  wave_code_line to = first_had_else            ? (is_line(b2_line) ? b2_line : endif)
-                      : is_line(b_line)         ? b_line
-                      : wave_if_has_else(first) ? wave_code_node_line(first, WAVE_LINE_ELSE)
-                                                : endif;
+  wave_code_line to = first_had_else ? (wave_code_line_exists(b2_line) ? b2_line : endif)
+                      : wave_code_line_exists(b_line) ? b_line
+                      : wave_if_has_else(first)       ? wave_code_node_line(first, WAVE_LINE_ELSE)
+                                                      : endif;
   bool ok = wave_comment_moves_now(module, junction, 2, to);
   wave_code_line else_line = wave_code_src_line(&second_else);
   if (first_had_else && second_had_else) {

@@ -667,16 +667,13 @@ static wave_module *module_for(const char *text, size_t len, char *taken, const 
     return NULL;
   }
   wave_module *module = wave_module_create(filename);
-  if (module && taken) {
-    if (wave_module_adopt(module, taken))
-      module->source = taken;
-    else
-      free(taken);
-  } else if (module) {
+  if (module && taken && wave_module_adopt(module, taken)) {
+    module->source = taken;
+    taken = NULL;
+  } else if (module && !taken) {
     module->source = wave_module_strdup(module, text ? text : "", len);
   }
-  if (!module && taken)
-    free(taken);
+  free(taken); /* handed over but not kept */
   if (module)
     module->source_len = len;
   if (!module || !module->source || !index_lines(module)) {

@@ -136,6 +136,10 @@ static inline bool wave_code_line_is(wave_code_line a, wave_code_line b) {
 static inline const void *wave_code_line_key(wave_code_line line) {
   return line.src ? (const void *)line.src : (const void *)line.instr;
 }
+/* Whether it names a line at all: an empty list has none to give (a line of two NULLs). */
+static inline bool wave_code_line_exists(wave_code_line line) {
+  return wave_code_line_key(line) != NULL;
+}
 wave_src wave_code_line_origin(wave_code_line line);
 /* False, with nothing changed, when memory runs out (an instruction's note). */
 bool wave_code_line_set_comments(wave_code_line line, const char *leading, const char *comment);

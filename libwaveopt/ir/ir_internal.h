@@ -40,8 +40,8 @@ bool wave_module_adopt(wave_module *module, void *block);
 unsigned wave_instr_def_refs(const wave_instr *instr, wave_reg_ref *refs);
 
 /* The registers of wave_instr_uses and wave_instr_defs as ascending lists of regset indices,
- * each with room for WAVE_MAX_INSTR_REGS: the one reading of wave_instr_reg_refs behind both
- * the sets and the analyses' flat layout. */
+ * each with room for WAVE_MAX_INSTR_REGS, for the analyses' flat layout: the registers decoded
+ * when the instruction last changed (ir/code.h), with what its guard adds. */
 void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num_uses,
                           uint16_t *defs, unsigned *num_defs);
 

@@ -27,7 +27,7 @@ typedef struct slot {
   uint32_t head, tail;
 } slot;
 
-static bool in_use(const slot *s) { return wave_code_line_key(s->line) != NULL; }
+static bool in_use(const slot *s) { return wave_code_line_exists(s->line); }
 
 struct wave_comment_moves {
   wave_module *module;
