@@ -9,6 +9,8 @@
  * one visit per node, at any depth. A copy is complete before anything links it anywhere: when
  * memory runs out the partial copy is simply abandoned in the arena.
  */
+#include <string.h>
+
 #include "ir/code.h"
 #include "ir/ir_internal.h"
 #include "waveopt/waveopt.h"
@@ -41,10 +43,11 @@ static void empty_list(wave_node_list *list, wave_node *owner) {
 
 /* The node without its contents: same kind, condition, flags and source lines; empty lists. */
 static wave_node *clone_shell(wave_module *module, const wave_node *node) {
-  wave_node *copy = wave_module_alloc_code(module, sizeof(*copy));
+  size_t size = wave_code_node_size(node->kind);
+  wave_node *copy = wave_module_alloc_code(module, size);
   if (!copy)
     return NULL;
-  *copy = *node;
+  memcpy(copy, node, size);
   copy->prev = copy->next = NULL;
   copy->list = NULL;
   switch (copy->kind) {

@@ -18,6 +18,8 @@
 #ifndef WAVEOPT_IR_CODE_H
 #define WAVEOPT_IR_CODE_H
 
+#include <stddef.h>
+
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/ir.h"
@@ -106,6 +108,22 @@ struct wave_node {
     } loop;
   } u;
 };
+
+/* The bytes a node of the kind occupies: a block, most nodes of a kernel, ends after its
+ * instruction list (48 bytes where an if takes 224), so nodes are allocated by kind and nothing
+ * reads or copies past the arm of their own kind. */
+#define WAVE_CODE_NODE_END(arm) (offsetof(wave_node, u) + sizeof(((wave_node *)NULL)->u.arm))
+static inline size_t wave_code_node_size(wave_node_kind kind) {
+  switch (kind) {
+  case WAVE_NODE_BLOCK:
+    return WAVE_CODE_NODE_END(block);
+  case WAVE_NODE_IF:
+    return WAVE_CODE_NODE_END(if_);
+  case WAVE_NODE_LOOP:
+    break;
+  }
+  return WAVE_CODE_NODE_END(loop);
+}
 
 /* Decodes the registers of the instruction's operands again (wave_instr.regs). */
 void wave_code_instr_decode(wave_instr *instr);

@@ -102,14 +102,14 @@ wave_region *wave_region_create(wave_kernel *kernel, const char *label) {
 }
 
 wave_node *wave_block_create(wave_module *module) {
-  wave_node *node = wave_module_alloc_code(module, sizeof(*node));
+  wave_node *node = wave_module_alloc_code(module, wave_code_node_size(WAVE_NODE_BLOCK));
   if (node)
     node->kind = WAVE_NODE_BLOCK;
   return node;
 }
 
 wave_node *wave_if_create(wave_module *module, wave_operand cond) {
-  wave_node *node = wave_module_alloc_code(module, sizeof(*node));
+  wave_node *node = wave_module_alloc_code(module, wave_code_node_size(WAVE_NODE_IF));
   if (!node)
     return NULL;
   node->kind = WAVE_NODE_IF;
@@ -120,7 +120,7 @@ wave_node *wave_if_create(wave_module *module, wave_operand cond) {
 }
 
 wave_node *wave_loop_create(wave_module *module) {
-  wave_node *node = wave_module_alloc_code(module, sizeof(*node));
+  wave_node *node = wave_module_alloc_code(module, wave_code_node_size(WAVE_NODE_LOOP));
   if (!node)
     return NULL;
   node->kind = WAVE_NODE_LOOP;
