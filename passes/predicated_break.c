@@ -189,8 +189,7 @@ static wave_instr *compare_to_invert(const wave_exit_if_env *env, wave_node *if_
   if (!cmp || live(env, wave_cursor_after_node(if_node), pred) ||
       live(env, wave_cursor_list_start(side), pred))
     return NULL;
-  wave_instr probe = *cmp;
-  if (wave_compare_invert(&probe))
+  if (wave_compare_invertible(wave_instr_op(cmp)))
     return cmp;
   bool ordered = wave_opcode_get(wave_instr_op(cmp))->mnemonic[0] == 'f';
   snprintf(r->note, sizeof(r->note),

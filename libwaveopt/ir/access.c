@@ -34,13 +34,11 @@ wave_operand (wave_instr_operand)(const wave_instr *instr, unsigned i) {
   return wave_instr_operand(instr, i);
 }
 bool wave_instr_set_num_operands(wave_instr *instr, unsigned n) {
-  if (!wave_code_instr_set_num_operands(instr, n))
-    return false;
-  wave_code_instr_decode(instr);
-  return true;
+  return wave_code_instr_set_num_operands(instr, n);
 }
 bool wave_instr_set_operand(wave_instr *instr, unsigned i, wave_operand operand) {
-  if (i >= instr->num_operands || !wave_code_slot_store(instr->module, &instr->slots[i], operand))
+  if (i >= instr->num_operands ||
+      !wave_code_slot_store(wave_code_instr_module(instr), &wave_code_slots(instr)[i], operand))
     return false;
   wave_code_instr_decode(instr);
   return true;

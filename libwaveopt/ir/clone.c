@@ -16,24 +16,19 @@
 #include "waveopt/waveopt.h"
 
 wave_instr *wave_instr_clone(wave_module *module, const wave_instr *instr) {
-  wave_instr *copy = wave_module_alloc_code(module, sizeof(*copy));
+  wave_instr *copy = wave_code_instr_copy(module, instr);
   if (!copy)
     return NULL;
-  *copy = *instr;
-  copy->prev = copy->next = NULL;
-  copy->block = NULL;
-  copy->module = module;
   /* A note belongs to one instruction; the file is kept by name, whichever module. */
-  copy->note = NULL;
   wave_src origin = wave_code_instr_origin(instr);
   if (!wave_instr_set_origin(copy, &origin))
     return NULL;
   /* Labels are indices into the table of the instruction's own module. */
-  for (unsigned i = 0; module != instr->module && i < instr->num_operands; i++)
-    if (instr->slots[i].kind == WAVE_OPERAND_LABEL &&
-        !wave_code_slot_store(module, &copy->slots[i], wave_code_instr_operand(instr, i)))
+  const wave_module *from = wave_code_instr_module(instr);
+  for (unsigned i = 0; module != from && i < instr->num_operands; i++)
+    if (wave_code_units(instr)[i].slot.kind == WAVE_OPERAND_LABEL &&
+        !wave_code_slot_store(module, &wave_code_slots(copy)[i], wave_code_instr_operand(instr, i)))
       return NULL;
-  module->instrs_made++;
   return copy;
 }
 
@@ -53,6 +48,7 @@ static wave_node *clone_shell(wave_module *module, const wave_node *node) {
   switch (copy->kind) {
   case WAVE_NODE_BLOCK:
     copy->u.block.first = copy->u.block.last = NULL;
+    copy->u.block.module = module;
     for (const wave_instr *i = node->u.block.first; i; i = i->next) {
       wave_instr *c = wave_instr_clone(module, i);
       if (!c)

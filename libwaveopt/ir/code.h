@@ -47,28 +47,59 @@ typedef struct wave_code_note {
 } wave_code_note;
 
 #define WAVE_CODE_REGS 11
-#define WAVE_CODE_UNDECODED UINT8_MAX
 
+/* An instruction's operands and decoded registers live in 8-byte units after its header: its
+ * slots first, one unit each, then the regset indices of the registers it reads and writes,
+ * four to a unit (wave_code_regs). An instruction that outgrows the units it was made with
+ * (more operands than it had) moves them to a block of WAVE_CODE_FULL_UNITS, which the first
+ * unit then points at (wave_instr.spilled). */
+typedef union wave_code_unit {
+  wave_code_slot slot;
+  uint16_t regs[4];
+  union wave_code_unit *spill;
+} wave_code_unit;
+
+#define WAVE_CODE_FULL_UNITS (WAVE_MAX_OPERANDS + (WAVE_CODE_REGS + 3) / 4)
+#define WAVE_CODE_UNDECODED 15
+#define WAVE_CODE_MAX_WRITES 7
+
+/* Forty bytes and the units: a million-instruction kernel is most of a module, and every walk
+ * reads it (tests/unit/test_validate.c fails when the header grows). */
 struct wave_instr {
   struct wave_instr *prev, *next;
-  struct wave_node *block; /* the block holding it, NULL when detached */
-  wave_module *module;     /* whose arena and label table it uses */
-  wave_code_note *note;    /* NULL: no comments, and the file as module_file says */
-  uint32_t line, col;      /* of its source, 0 when built */
-  uint16_t op;             /* wave_opcode */
-  int8_t guard;            /* WAVE_NO_GUARD or a predicate 0..3 */
-  uint8_t guard_negated;
-  uint8_t cache_hint;   /* wave_cache_hint */
-  uint8_t num_operands; /* slots as written; the verifier checks it against the shape */
-  uint8_t module_file;  /* without a note: whether its file is the module's (else none) */
-  wave_code_slot slots[WAVE_MAX_OPERANDS];
-  /* The registers its operands read and write as regset indices, ascending, reads first:
-   * decoded whenever the opcode or an operand changes, so that the analyses, which ask of
-   * every instruction after every change, read them instead of the shapes. The guard is not
-   * among them (it changes alone). num_reads is WAVE_CODE_UNDECODED when they do not fit. */
-  uint8_t num_reads, num_writes;
-  uint16_t regs[WAVE_CODE_REGS];
+  /* The block holding it, or, detached, its module with the lowest bit set: an instruction
+   * reaches its module's arena, label table and notes through whichever it has. */
+  uintptr_t owner;
+  uint32_t line; /* of its source, 0 when built */
+  uint16_t col;  /* as an operand's (WAVE_CODE_MAX_COL) */
+  uint16_t op;   /* wave_opcode */
+  /* 1 + the index of its note in the module's table, 0 for none: then it has no comments, and
+   * its file is the module's when it has a line, none when not. */
+  uint32_t note;
+  int8_t guard;       /* WAVE_NO_GUARD or a predicate 0..3 */
+  uint8_t cache_hint; /* wave_cache_hint */
+  unsigned guard_negated : 1;
+  unsigned spilled : 1;
+  unsigned num_operands : 3; /* slots as written; the verifier checks it against the shape */
+  unsigned units : 4;        /* made with; WAVE_CODE_FULL_UNITS when spilled */
+  /* How many of the decoded registers it reads and writes (reads first, each list ascending);
+   * num_reads is WAVE_CODE_UNDECODED when they do not fit its units. The guard is not among
+   * them (it changes alone). */
+  unsigned num_reads : 4;
+  unsigned num_writes : 3;
+  wave_code_unit area[];
 };
+
+static inline const wave_code_unit *wave_code_units(const wave_instr *instr) {
+  return instr->spilled ? instr->area[0].spill : instr->area;
+}
+static inline wave_code_slot *wave_code_slots(wave_instr *instr) {
+  return instr->spilled ? &instr->area[0].spill->slot : &instr->area[0].slot;
+}
+/* The decoded registers: num_reads reads, then num_writes writes. */
+static inline const uint16_t *wave_code_regs(const wave_instr *instr) {
+  return (const uint16_t *)(const void *)(wave_code_units(instr) + instr->num_operands);
+}
 
 /* The stored form of an operand, and back. Storing fails for a half or imm_form outside its
  * enum, and for a label when the module's label table cannot grow. */
@@ -94,6 +125,7 @@ struct wave_node {
   union {
     struct {
       wave_instr *first, *last;
+      wave_module *module; /* whose instructions it holds (wave_instr.owner) */
     } block;
     struct {
       wave_operand cond; /* a predicate */
@@ -108,6 +140,12 @@ struct wave_node {
     } loop;
   } u;
 };
+
+static inline wave_module *wave_code_instr_module(const wave_instr *instr) {
+  if (instr->owner & 1)
+    return (wave_module *)(instr->owner & ~(uintptr_t)1);
+  return ((const struct wave_node *)instr->owner)->u.block.module;
+}
 
 /* The bytes a node of the kind occupies: a block, most nodes of a kernel, ends after its
  * instruction list (48 bytes where an if takes 224), so nodes are allocated by kind and nothing
@@ -125,8 +163,20 @@ static inline size_t wave_code_node_size(wave_node_kind kind) {
   return WAVE_CODE_NODE_END(loop);
 }
 
-/* Decodes the registers of the instruction's operands again (wave_instr.regs). */
+/* Decodes the registers of the instruction's operands again (wave_code_regs), or marks them
+ * undecoded when they do not fit its units. */
 void wave_code_instr_decode(wave_instr *instr);
+/* The registers of op over the slots as wave_code_regs lists them, into regs (room for
+ * WAVE_MAX_INSTR_REGS); false when they are more than WAVE_CODE_REGS reads and writes, or more
+ * than WAVE_CODE_MAX_WRITES writes, which the record does not hold. */
+bool wave_code_decode(wave_opcode op, const wave_code_unit *units, unsigned num_operands,
+                      uint16_t *regs, unsigned *num_reads, unsigned *num_writes);
+/* A detached copy of the instruction in the module, without its note (the caller gives it the
+ * origin) and with label slots still naming the original module's table. */
+wave_instr *wave_code_instr_copy(wave_module *module, const wave_instr *instr);
+/* Sets how many slots the instruction has; a slot past the old count starts empty. False, with
+ * nothing changed, past WAVE_MAX_OPERANDS or when its slots must move and memory runs out. */
+bool wave_code_instr_set_num_operands(wave_instr *instr, unsigned n);
 
 /* Gives the instruction comments (NULL for none), keeping its location; false, with nothing
  * changed, when memory for its note runs out. */
@@ -177,23 +227,28 @@ static inline unsigned wave_code_instr_num_operands(const wave_instr *instr) {
 }
 static inline wave_operand wave_code_instr_operand(const wave_instr *instr, unsigned i) {
   if (i < instr->num_operands)
-    return wave_code_slot_load(instr->module, instr->slots[i]);
+    return wave_code_slot_load(wave_code_instr_module(instr), wave_code_units(instr)[i].slot);
   wave_operand none = {0};
   return none;
 }
 static inline wave_instr *wave_code_instr_next(const wave_instr *instr) { return instr->next; }
 static inline wave_instr *wave_code_instr_prev(const wave_instr *instr) { return instr->prev; }
-static inline wave_node *wave_code_instr_node(const wave_instr *instr) { return instr->block; }
+static inline wave_node *wave_code_instr_node(const wave_instr *instr) {
+  return instr->owner & 1 ? NULL : (wave_node *)instr->owner;
+}
+static inline const wave_code_note *wave_code_instr_note(const wave_instr *instr) {
+  return instr->note ? &wave_code_instr_module(instr)->notes[instr->note - 1] : NULL;
+}
 static inline const char *wave_code_instr_file(const wave_instr *instr) {
   if (instr->note)
-    return instr->note->file;
-  return instr->module_file ? instr->module->file : NULL;
+    return wave_code_instr_note(instr)->file;
+  return instr->line ? wave_code_instr_module(instr)->file : NULL;
 }
 static inline wave_src wave_code_instr_origin(const wave_instr *instr) {
   wave_src src = {{wave_code_instr_file(instr), instr->line, instr->col}, NULL, NULL};
   if (instr->note) {
-    src.comment = instr->note->comment;
-    src.leading = instr->note->leading;
+    src.comment = wave_code_instr_note(instr)->comment;
+    src.leading = wave_code_instr_note(instr)->leading;
   }
   return src;
 }
@@ -216,14 +271,6 @@ static inline void wave_code_instr_set_guard(wave_instr *instr, int pred, bool n
 }
 static inline void wave_code_instr_set_cache_hint(wave_instr *instr, wave_cache_hint hint) {
   instr->cache_hint = (uint8_t)hint;
-}
-static inline bool wave_code_instr_set_num_operands(wave_instr *instr, unsigned n) {
-  if (n > WAVE_MAX_OPERANDS)
-    return false;
-  for (unsigned i = instr->num_operands; i < n; i++)
-    instr->slots[i] = (wave_code_slot){0};
-  instr->num_operands = (uint8_t)n;
-  return true;
 }
 
 static inline wave_node_kind wave_code_node_kind(const wave_node *node) { return node->kind; }

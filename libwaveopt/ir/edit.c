@@ -51,7 +51,7 @@ static bool gap_at(wave_module *module, wave_cursor at, gap *g) {
   case WAVE_CURSOR_BEFORE_INSTR:
   case WAVE_CURSOR_AFTER_INSTR: {
     wave_instr *instr = at.at.instr;
-    wave_node *block = instr->block;
+    wave_node *block = wave_code_instr_node(instr);
     wave_instr *split = at.kind == WAVE_CURSOR_BEFORE_INSTR ? instr : instr->next;
     if (!block)
       return false;
@@ -101,7 +101,7 @@ bool wave_block_merge(wave_node *first, wave_node *second) {
     return false;
   wave_instr *moved = second->u.block.first;
   for (wave_instr *i = moved; i; i = i->next)
-    i->block = first;
+    i->owner = (uintptr_t)first;
   if (moved) {
     moved->prev = first->u.block.last;
     if (first->u.block.last)
@@ -116,7 +116,7 @@ bool wave_block_merge(wave_node *first, wave_node *second) {
 }
 
 wave_node *wave_block_split(wave_module *module, wave_instr *at) {
-  wave_node *block = at->block;
+  wave_node *block = wave_code_instr_node(at);
   if (!block || !block->list)
     return NULL;
   if (!at->prev)
@@ -130,7 +130,7 @@ wave_node *wave_block_split(wave_module *module, wave_instr *at) {
   at->prev->next = NULL;
   at->prev = NULL;
   for (wave_instr *i = at; i; i = i->next)
-    i->block = tail;
+    i->owner = (uintptr_t)tail;
   wave_node_insert_after(block, tail);
   return tail;
 }
@@ -138,12 +138,12 @@ wave_node *wave_block_split(wave_module *module, wave_instr *at) {
 /* ---- insertion at a cursor ---------------------------------------------------------------- */
 
 bool wave_instr_insert(wave_module *module, wave_cursor at, wave_instr *instr) {
-  if (instr->block)
+  if (wave_code_instr_node(instr))
     return false;
   switch (at.kind) {
   case WAVE_CURSOR_BEFORE_INSTR:
   case WAVE_CURSOR_AFTER_INSTR:
-    if (!at.at.instr->block)
+    if (!wave_code_instr_node(at.at.instr))
       return false;
     if (at.kind == WAVE_CURSOR_BEFORE_INSTR)
       wave_instr_insert_before(at.at.instr, instr);

@@ -36,6 +36,7 @@ void wave_module_destroy(wave_module *module) {
     return;
   wave_arena_destroy(module->code_arena);
   free(module->labels);
+  free(module->notes);
   wave_arena_destroy(module->arena);
 }
 
@@ -103,8 +104,10 @@ wave_region *wave_region_create(wave_kernel *kernel, const char *label) {
 
 wave_node *wave_block_create(wave_module *module) {
   wave_node *node = wave_module_alloc_code(module, wave_code_node_size(WAVE_NODE_BLOCK));
-  if (node)
+  if (node) {
     node->kind = WAVE_NODE_BLOCK;
+    node->u.block.module = module;
+  }
   return node;
 }
 
@@ -157,15 +160,19 @@ bool wave_code_slot_store(wave_module *module, wave_code_slot *slot, wave_operan
   return true;
 }
 
-/* The instruction's own note, made from what it has when it has none. */
+/* The instruction's own note, made from what it has when it has none; NULL when the module's
+ * table cannot grow. The address holds until the next note is made. */
 static wave_code_note *note_of(wave_instr *instr) {
+  wave_module *module = wave_code_instr_module(instr);
   if (!instr->note) {
-    wave_code_note *note = wave_module_alloc_code(instr->module, sizeof(*note));
-    if (note)
-      note->file = wave_code_instr_file(instr);
-    instr->note = note;
+    if (module->num_notes >= UINT32_MAX - 1 ||
+        !wave_grow((void **)&module->notes, &module->cap_notes, module->num_notes + 1,
+                   sizeof(*module->notes)))
+      return NULL;
+    module->notes[module->num_notes] = (wave_code_note){wave_code_instr_file(instr), NULL, NULL};
+    instr->note = (uint32_t)++module->num_notes;
   }
-  return instr->note;
+  return &module->notes[instr->note - 1];
 }
 
 bool wave_code_instr_set_comments(wave_instr *instr, const char *leading, const char *comment) {
@@ -180,15 +187,16 @@ bool wave_code_instr_set_comments(wave_instr *instr, const char *leading, const 
 }
 
 bool wave_instr_set_origin(wave_instr *instr, const wave_src *origin) {
-  const char *file = origin->loc.file, *own = instr->module->file;
-  bool needs_note = (file && file != own) || origin->comment || origin->leading;
+  const char *file = origin->loc.file;
+  /* Without a note the file follows from the line (wave_instr.note). */
+  const char *implied = origin->loc.line ? wave_code_instr_module(instr)->file : NULL;
+  bool needs_note = file != implied || origin->comment || origin->leading;
   if (needs_note && !note_of(instr))
     return false;
   instr->line = origin->loc.line;
-  instr->col = origin->loc.col;
-  instr->module_file = file && file == own;
+  instr->col = (uint16_t)(origin->loc.col <= WAVE_CODE_MAX_COL ? origin->loc.col : 0);
   if (instr->note)
-    *instr->note = (wave_code_note){file, origin->comment, origin->leading};
+    *note_of(instr) = (wave_code_note){file, origin->comment, origin->leading};
   return true;
 }
 
@@ -204,24 +212,108 @@ bool wave_code_line_set_comments(wave_code_line line, const char *leading, const
   return true;
 }
 
+/* A record with room for `units` units, detached in the module. */
+static wave_instr *alloc_instr(wave_module *module, unsigned units) {
+  wave_instr *instr =
+      wave_module_alloc_code(module, sizeof(*instr) + units * sizeof(wave_code_unit));
+  if (!instr)
+    return NULL;
+  instr->owner = (uintptr_t)module | 1;
+  instr->units = units;
+  module->instrs_made++;
+  return instr;
+}
+
+/* The units a record needs for its slots and decoded registers; at least one, which a spilled
+ * record needs for its pointer. */
+static unsigned units_for(unsigned num_operands, unsigned num_regs) {
+  unsigned units = num_operands + (num_regs + 3) / 4;
+  return units ? units : 1;
+}
+
+/* Writes the registers decoded from the record's slots after them, or marks them undecoded
+ * when they (or the opcode's decoding) do not fit the record. */
+static void store_regs(wave_instr *instr, bool fit, const uint16_t *regs, unsigned num_reads,
+                       unsigned num_writes) {
+  unsigned cap = instr->spilled ? WAVE_CODE_FULL_UNITS : instr->units;
+  if (!fit || units_for(instr->num_operands, num_reads + num_writes) > cap) {
+    instr->num_reads = WAVE_CODE_UNDECODED;
+    instr->num_writes = 0;
+    return;
+  }
+  memcpy((uint16_t *)(void *)(wave_code_slots(instr) + instr->num_operands), regs,
+         (num_reads + num_writes) * sizeof(*regs));
+  instr->num_reads = num_reads;
+  instr->num_writes = num_writes;
+}
+
+void wave_code_instr_decode(wave_instr *instr) {
+  uint16_t regs[WAVE_MAX_INSTR_REGS];
+  unsigned num_reads, num_writes;
+  bool fit = wave_code_decode(wave_instr_op(instr), wave_code_units(instr), instr->num_operands,
+                              regs, &num_reads, &num_writes);
+  store_regs(instr, fit, regs, num_reads, num_writes);
+}
+
 wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bool guard_negated,
                               unsigned num_operands, const wave_operand *operands) {
   if (num_operands > WAVE_MAX_OPERANDS)
     return NULL;
-  wave_instr *instr = wave_module_alloc_code(module, sizeof(*instr));
+  /* Stored and decoded first, so that the record is made as small as they let it be. */
+  wave_code_unit units[WAVE_MAX_OPERANDS];
+  for (unsigned i = 0; i < num_operands; i++)
+    if (!wave_code_slot_store(module, &units[i].slot, operands[i]))
+      return NULL;
+  uint16_t regs[WAVE_MAX_INSTR_REGS];
+  unsigned num_reads, num_writes;
+  bool fit = wave_code_decode(op, units, num_operands, regs, &num_reads, &num_writes);
+  wave_instr *instr =
+      alloc_instr(module, units_for(num_operands, fit ? num_reads + num_writes : 0));
   if (!instr)
     return NULL;
-  instr->module = module;
-  for (unsigned i = 0; i < num_operands; i++)
-    if (!wave_code_slot_store(module, &instr->slots[i], operands[i]))
-      return NULL;
-  module->instrs_made++;
+  memcpy(instr->area, units, num_operands * sizeof(*units));
   instr->op = (uint16_t)op;
   instr->guard = (int8_t)guard;
   instr->guard_negated = guard_negated;
-  instr->num_operands = (uint8_t)num_operands;
-  wave_code_instr_decode(instr);
+  instr->num_operands = num_operands;
+  store_regs(instr, fit, regs, num_reads, num_writes);
   return instr;
+}
+
+wave_instr *wave_code_instr_copy(wave_module *module, const wave_instr *instr) {
+  unsigned units = instr->spilled ? WAVE_CODE_FULL_UNITS : instr->units;
+  wave_instr *copy = alloc_instr(module, units);
+  if (!copy)
+    return NULL;
+  uintptr_t owner = copy->owner;
+  memcpy(copy, instr, sizeof(*copy));
+  memcpy(copy->area, wave_code_units(instr), units * sizeof(wave_code_unit));
+  copy->prev = copy->next = NULL;
+  copy->owner = owner;
+  copy->units = units;
+  copy->spilled = false;
+  copy->note = 0;
+  return copy;
+}
+
+bool wave_code_instr_set_num_operands(wave_instr *instr, unsigned n) {
+  if (n > WAVE_MAX_OPERANDS)
+    return false;
+  if (!instr->spilled && n > instr->units) {
+    wave_code_unit *spill = wave_module_alloc_code(wave_code_instr_module(instr),
+                                                   WAVE_CODE_FULL_UNITS * sizeof(*spill));
+    if (!spill)
+      return false;
+    memcpy(spill, instr->area, instr->num_operands * sizeof(*spill));
+    instr->area[0].spill = spill;
+    instr->spilled = true;
+  }
+  wave_code_slot *slots = wave_code_slots(instr);
+  for (unsigned i = instr->num_operands; i < n; i++)
+    slots[i] = (wave_code_slot){0};
+  instr->num_operands = n;
+  wave_code_instr_decode(instr);
+  return true;
 }
 
 /* The list a node's subtree starts with; NULL for a block, which has none. */
@@ -326,7 +418,7 @@ void wave_block_append(wave_node *block, wave_instr *instr) {
   else
     block->u.block.first = instr;
   block->u.block.last = instr;
-  instr->block = block;
+  instr->owner = (uintptr_t)block;
 }
 
 void wave_block_prepend(wave_node *block, wave_instr *instr) {
@@ -337,11 +429,11 @@ void wave_block_prepend(wave_node *block, wave_instr *instr) {
   else
     block->u.block.last = instr;
   block->u.block.first = instr;
-  instr->block = block;
+  instr->owner = (uintptr_t)block;
 }
 
 void wave_instr_insert_before(wave_instr *pos, wave_instr *instr) {
-  wave_node *block = pos->block;
+  wave_node *block = wave_code_instr_node(pos);
   instr->next = pos;
   instr->prev = pos->prev;
   if (pos->prev)
@@ -349,11 +441,11 @@ void wave_instr_insert_before(wave_instr *pos, wave_instr *instr) {
   else
     block->u.block.first = instr;
   pos->prev = instr;
-  instr->block = block;
+  instr->owner = (uintptr_t)block;
 }
 
 void wave_instr_insert_after(wave_instr *pos, wave_instr *instr) {
-  wave_node *block = pos->block;
+  wave_node *block = wave_code_instr_node(pos);
   instr->prev = pos;
   instr->next = pos->next;
   if (pos->next)
@@ -361,11 +453,11 @@ void wave_instr_insert_after(wave_instr *pos, wave_instr *instr) {
   else
     block->u.block.last = instr;
   pos->next = instr;
-  instr->block = block;
+  instr->owner = (uintptr_t)block;
 }
 
 void wave_instr_remove(wave_instr *instr) {
-  wave_node *block = instr->block;
+  wave_node *block = wave_code_instr_node(instr);
   if (!block)
     return;
   const wave_node_list *list = block->list;
@@ -380,7 +472,7 @@ void wave_instr_remove(wave_instr *instr) {
   else
     block->u.block.last = instr->prev;
   instr->prev = instr->next = NULL;
-  instr->block = NULL;
+  instr->owner = (uintptr_t)block->u.block.module | 1;
 }
 
 wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list) {

@@ -23,20 +23,21 @@ static void add_ref(wave_reg_ref *refs, unsigned *n, uint32_t first, unsigned co
   (*n)++;
 }
 
-/* The references, or with defs_only those it writes. */
-static unsigned reg_refs(const wave_instr *instr, wave_reg_ref *refs, bool defs_only) {
+/* The references of op over the slots, its guard's first when it has one, or with defs_only
+ * those it writes. */
+static unsigned slot_refs(wave_opcode op, int guard, const wave_code_unit *units,
+                          unsigned num_operands, wave_reg_ref *refs, bool defs_only) {
   unsigned n = 0;
-  wave_opcode op = (wave_opcode)instr->op;
-  if (instr->guard != WAVE_NO_GUARD && !defs_only)
-    add_ref(refs, &n, (uint32_t)instr->guard, 1, true, false);
+  if (guard != WAVE_NO_GUARD && !defs_only)
+    add_ref(refs, &n, (uint32_t)guard, 1, true, false);
   /* The shape read in place, two characters a slot (kind, width): every analysis asks this of
    * every instruction, and the slot accessors would each find the shape again. Only the first
    * slot is ever written (the opcode table keeps it so, tests/unit/test_core.c), so the writes
    * are found there alone. */
   const char *shape = wave_opcode_table[op].shape;
-  unsigned slots = defs_only && instr->num_operands > 1 ? 1 : instr->num_operands;
+  unsigned slots = defs_only && num_operands > 1 ? 1 : num_operands;
   for (unsigned i = 0; i < slots && shape[2 * i] && n < WAVE_MAX_REG_REFS; i++) {
-    const wave_code_slot *o = &instr->slots[i];
+    const wave_code_slot *o = &units[i].slot;
     char kind = shape[2 * i];
     unsigned width = (unsigned)(shape[2 * i + 1] - '0');
     bool gpr = o->kind == WAVE_OPERAND_GPR || o->kind == WAVE_OPERAND_SREG;
@@ -63,6 +64,11 @@ static unsigned reg_refs(const wave_instr *instr, wave_reg_ref *refs, bool defs_
     }
   }
   return n;
+}
+
+static unsigned reg_refs(const wave_instr *instr, wave_reg_ref *refs, bool defs_only) {
+  return slot_refs(wave_instr_op(instr), wave_instr_guard(instr), wave_code_units(instr),
+                   instr->num_operands, refs, defs_only);
 }
 
 unsigned wave_instr_reg_refs(const wave_instr *instr, wave_reg_ref *refs) {
@@ -105,28 +111,21 @@ static void ref_lists(const wave_reg_ref *refs, unsigned n, uint16_t *uses, unsi
   }
 }
 
-void wave_code_instr_decode(wave_instr *instr) {
+bool wave_code_decode(wave_opcode op, const wave_code_unit *units, unsigned num_operands,
+                      uint16_t *regs, unsigned *num_reads, unsigned *num_writes) {
+  *num_reads = *num_writes = 0;
   /* An opcode outside the table, which only IR built by hand holds until the verifier or the
    * printer refuses it, names no registers. */
-  if (wave_instr_op(instr) >= WAVE_OP_COUNT) {
-    instr->num_reads = instr->num_writes = 0;
-    return;
-  }
+  if (op >= WAVE_OP_COUNT)
+    return true;
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
-  unsigned n = wave_instr_reg_refs(instr, refs);
-  /* The guard is the first reference (reg_refs). */
-  unsigned skip = wave_instr_guard(instr) != WAVE_NO_GUARD;
-  uint16_t reads[WAVE_MAX_INSTR_REGS], writes[WAVE_MAX_INSTR_REGS];
-  unsigned num_reads, num_writes;
-  ref_lists(refs + skip, n - skip, reads, &num_reads, writes, &num_writes);
-  if (num_reads + num_writes > WAVE_CODE_REGS) {
-    instr->num_reads = WAVE_CODE_UNDECODED;
-    return;
-  }
-  memcpy(instr->regs, reads, num_reads * sizeof(*reads));
-  memcpy(instr->regs + num_reads, writes, num_writes * sizeof(*writes));
-  instr->num_reads = (uint8_t)num_reads;
-  instr->num_writes = (uint8_t)num_writes;
+  unsigned n = slot_refs(op, WAVE_NO_GUARD, units, num_operands, refs, false);
+  uint16_t writes[WAVE_MAX_INSTR_REGS];
+  ref_lists(refs, n, regs, num_reads, writes, num_writes);
+  if (*num_reads + *num_writes > WAVE_CODE_REGS || *num_writes > WAVE_CODE_MAX_WRITES)
+    return false;
+  memcpy(regs + *num_reads, writes, *num_writes * sizeof(*writes));
+  return true;
 }
 
 static bool decoded(const wave_instr *instr) { return instr->num_reads != WAVE_CODE_UNDECODED; }
@@ -142,8 +141,8 @@ void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num
   if (decoded(instr)) {
     *num_uses = instr->num_reads;
     *num_defs = instr->num_writes;
-    memcpy(uses, instr->regs, *num_uses * sizeof(*uses));
-    memcpy(defs, instr->regs + *num_uses, *num_defs * sizeof(*defs));
+    memcpy(uses, wave_code_regs(instr), *num_uses * sizeof(*uses));
+    memcpy(defs, wave_code_regs(instr) + *num_uses, *num_defs * sizeof(*defs));
     if (guard_reg(instr) >= 0)
       insert_reg(uses, num_uses, (unsigned)guard_reg(instr));
   } else {
@@ -166,9 +165,9 @@ static void ref_sets(const wave_instr *instr, wave_regset *uses, wave_regset *de
   if (uses)
     *uses = wave_regset_empty();
   if (decoded(instr)) {
-    wave_regset_add_list(defs, instr->regs + instr->num_reads, instr->num_writes);
+    wave_regset_add_list(defs, wave_code_regs(instr) + instr->num_reads, instr->num_writes);
     if (uses && !defs_only) {
-      wave_regset_add_list(uses, instr->regs, instr->num_reads);
+      wave_regset_add_list(uses, wave_code_regs(instr), instr->num_reads);
       if (guard_read && guard_reg(instr) >= 0)
         wave_regset_set(uses, (unsigned)guard_reg(instr));
     }

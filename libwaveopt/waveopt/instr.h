@@ -85,7 +85,8 @@ WAVE_API wave_instr *wave_instr_next(const wave_instr *instr);
 
 /* Where it came from and the comments that travel with it, by value: an instruction keeps its
  * comments apart from its location, and most have none. wave_instr_set_origin replaces all
- * three; false, with nothing changed, when memory for the comments runs out. */
+ * three (a column past 65535 is kept as 0, not known); false, with nothing changed, when memory
+ * for the comments or a file other than the module's runs out. */
 WAVE_API wave_src wave_instr_origin(const wave_instr *instr);
 WAVE_API wave_loc wave_instr_loc(const wave_instr *instr);
 WAVE_API bool wave_instr_set_origin(wave_instr *instr, const wave_src *origin);
@@ -98,7 +99,9 @@ WAVE_API unsigned wave_instr_num_operands(const wave_instr *instr);
  * the library's business. */
 WAVE_API wave_operand wave_instr_operand(const wave_instr *instr, unsigned i);
 /* Makes it n operands long, for a new opcode of another shape: slots past the old last one are
- * empty (WAVE_OPERAND_NONE) until set. False, with nothing changed, beyond WAVE_MAX_OPERANDS. */
+ * empty (WAVE_OPERAND_NONE) until set. False, with nothing changed, beyond WAVE_MAX_OPERANDS,
+ * or when memory runs out (more operands than the instruction was made with need room of
+ * their own). */
 WAVE_API bool wave_instr_set_num_operands(wave_instr *instr, unsigned n);
 /* Replaces operand i; false, with nothing changed, past the last one, for a `half` or
  * `imm_form` outside its enum, or when memory for a label runs out. A column past 65535 is

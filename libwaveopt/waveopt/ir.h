@@ -303,6 +303,10 @@ typedef struct wave_module {
    * here (malloc'd, freed with the module). Read and written only by the library. */
   const char **labels;
   size_t num_labels, cap_labels;
+  /* The comments and foreign files of the few instructions that have them, by index
+   * (malloc'd, freed with the module). Read and written only by the library. */
+  struct wave_code_note *notes;
+  size_t num_notes, cap_notes;
 } wave_module;
 
 /* ---- builder ------------------------------------------------------------------------------ */

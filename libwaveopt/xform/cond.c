@@ -108,29 +108,39 @@ bool wave_cond_emit(wave_builder *b, const wave_target *target, wave_scratch *s,
   return compare_r0(b, op == WAVE_COND_AND ? WAVE_OP_ICMP_NE : WAVE_OP_ICMP_EQ, dst, &g) != NULL;
 }
 
-bool wave_compare_invert(wave_instr *compare) {
-  static const struct {
-    uint16_t op, inverse;
-    bool swap;   /* the inverse takes the operands the other way round */
-  } pairs[] = {
-      {WAVE_OP_ICMP_EQ, WAVE_OP_ICMP_NE, false}, {WAVE_OP_ICMP_NE, WAVE_OP_ICMP_EQ, false},
-      {WAVE_OP_ICMP_LT, WAVE_OP_ICMP_GE, false}, {WAVE_OP_ICMP_GE, WAVE_OP_ICMP_LT, false},
-      {WAVE_OP_ICMP_LE, WAVE_OP_ICMP_GT, false}, {WAVE_OP_ICMP_GT, WAVE_OP_ICMP_LE, false},
-      {WAVE_OP_UCMP_LT, WAVE_OP_UCMP_LE, true},  {WAVE_OP_UCMP_LE, WAVE_OP_UCMP_LT, true},
-      {WAVE_OP_FCMP_EQ, WAVE_OP_FCMP_NE, false}, {WAVE_OP_FCMP_NE, WAVE_OP_FCMP_EQ, false},
-      {WAVE_OP_FCMP_ORD, WAVE_OP_FCMP_UNORD, false},
-      {WAVE_OP_FCMP_UNORD, WAVE_OP_FCMP_ORD, false},
+/* The exact inverse of a compare: its opcode, and whether it takes the operands the other way
+ * round. */
+typedef struct inverse {
+  uint16_t op, inverse;
+  bool swap;
+} inverse;
+
+static const inverse *inverse_of(wave_opcode op) {
+  static const inverse pairs[] = {
+      {WAVE_OP_ICMP_EQ, WAVE_OP_ICMP_NE, false},     {WAVE_OP_ICMP_NE, WAVE_OP_ICMP_EQ, false},
+      {WAVE_OP_ICMP_LT, WAVE_OP_ICMP_GE, false},     {WAVE_OP_ICMP_GE, WAVE_OP_ICMP_LT, false},
+      {WAVE_OP_ICMP_LE, WAVE_OP_ICMP_GT, false},     {WAVE_OP_ICMP_GT, WAVE_OP_ICMP_LE, false},
+      {WAVE_OP_UCMP_LT, WAVE_OP_UCMP_LE, true},      {WAVE_OP_UCMP_LE, WAVE_OP_UCMP_LT, true},
+      {WAVE_OP_FCMP_EQ, WAVE_OP_FCMP_NE, false},     {WAVE_OP_FCMP_NE, WAVE_OP_FCMP_EQ, false},
+      {WAVE_OP_FCMP_ORD, WAVE_OP_FCMP_UNORD, false}, {WAVE_OP_FCMP_UNORD, WAVE_OP_FCMP_ORD, false},
   };
-  for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-    if (wave_instr_op(compare) != pairs[i].op)
-      continue;
-    wave_instr_set_op(compare, pairs[i].inverse);
-    if (pairs[i].swap) {
-      wave_operand x = wave_instr_operand(compare, 1);
-      wave_instr_set_operand(compare, 1, wave_instr_operand(compare, 2));
-      wave_instr_set_operand(compare, 2, x);
-    }
-    return true;
+  for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+    if (pairs[i].op == op)
+      return &pairs[i];
+  return NULL;
+}
+
+bool wave_compare_invertible(wave_opcode op) { return inverse_of(op) != NULL; }
+
+bool wave_compare_invert(wave_instr *compare) {
+  const inverse *inv = inverse_of(wave_instr_op(compare));
+  if (!inv)
+    return false;
+  wave_instr_set_op(compare, inv->inverse);
+  if (inv->swap) {
+    wave_operand x = wave_instr_operand(compare, 1);
+    wave_instr_set_operand(compare, 1, wave_instr_operand(compare, 2));
+    wave_instr_set_operand(compare, 2, x);
   }
-  return false;
+  return true;
 }

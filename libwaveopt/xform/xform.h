@@ -132,6 +132,8 @@ bool wave_cond_emit_copy(wave_builder *b, const wave_target *target, wave_scratc
  * fcmp_eq <-> fcmp_ne, fcmp_ord <-> fcmp_unord); false, unchanged, for a compare that has none
  * (fcmp_lt/le/gt: both it and its swap are false on NaN) or for anything else. */
 bool wave_compare_invert(wave_instr *compare);
+/* Whether a compare of that opcode has an exact negation (wave_compare_invert would rewrite it). */
+bool wave_compare_invertible(wave_opcode op);
 
 /* The share of its runs in which a pass should expect `if_node` to split the wave (both sides
  * issue), from 0 (uniform) to 1 (divergent). Without a profile, or for an if the uniformity

@@ -188,7 +188,7 @@ static wave_pass_result run_breaker(wave_kernel *kernel, wave_analysis_manager *
 /* Unlinks an instruction's back-link to its block: valid text, broken tree. */
 static wave_pass_result run_unlinker(wave_kernel *kernel, wave_analysis_manager *am,
                                      wave_pass_context *ctx) {
-  first_nop(kernel)->block = NULL;
+  first_nop(kernel)->owner = (uintptr_t)kernel->module | 1;
   return wave_pass_done(true, WAVE_PRESERVE_NONE);
 }
 

@@ -84,7 +84,7 @@ static int check_cond(const wave_target *t, uint32_t dst, wave_cond a, const wav
   bool ok = op ? wave_cond_emit(&b, t, &s, dst, a, *op, c) : wave_cond_emit_copy(&b, t, &s, dst, a);
   cr_assert(ok, "%s: refused", t->name);
   int emitted = 0;
-  for (wave_instr *i = nop->block->u.block.first; i != nop; i = i->next)
+  for (wave_instr *i = wave_block_first(wave_instr_node(nop)); i != nop; i = wave_instr_next(i))
     emitted += wave_instr_loc(i).line == wave_instr_loc(nop).line;
   if (op)
     cr_assert_eq(need == 0, k->registers == 8, "%s: needed %u scratch GPRs, .registers %u",
@@ -236,6 +236,7 @@ Test(xform, compares_invert_exactly) {
     }
     cr_assert(second &&
               wave_opcode_get(second->op)->category == wave_opcode_get(WAVE_OP_ICMP_EQ)->category);
+    cr_assert(wave_compare_invertible(second->op), "%s has an exact inverse", ops[o]);
     cr_assert(wave_compare_invert(second), "%s has an exact inverse", ops[o]);
     char *printed = wave_print_to_string(m, NULL, NULL);
     cr_assert_not_null(printed);
@@ -253,7 +254,7 @@ Test(xform, compares_invert_exactly) {
 }
 
 /* fcmp_lt, fcmp_le and fcmp_gt are false on NaN, and so would be any compare offered as their
- * inverse: none is given. */
+ * inverse: none is given, and none is promised. */
 Test(xform, ordered_float_compares_have_no_inverse) {
   wave_module *m = tu_parse_ok(".kernel k\n    fcmp_lt p1, r1, r2\n    fcmp_le p1, r1, r2\n"
                                "    fcmp_gt p1, r1, r2\n    halt\n.end\n", "k.wave", true);
@@ -261,6 +262,7 @@ Test(xform, ordered_float_compares_have_no_inverse) {
     wave_foreach_instr(i, b) {
       uint16_t op = i->op;
       if (op != WAVE_OP_HALT)
+        cr_assert_not(wave_compare_invertible(op));
         cr_assert_not(wave_compare_invert(i) || i->op != op);
     }
   }
