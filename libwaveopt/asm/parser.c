@@ -641,10 +641,9 @@ static bool index_lines(wave_module *m) {
   if (!starts)
     return false;
   uint32_t i = 1;
-  for (size_t off = 0; off < m->source_len; off++) {
-    if (m->source[off] == '\n')
-      starts[i++] = (uint32_t)(off + 1);
-  }
+  for (const char *s = m->source, *end = s + m->source_len;
+       (s = memchr(s, '\n', (size_t)(end - s))) != NULL; s++)
+    starts[i++] = (uint32_t)(s + 1 - m->source);
   m->line_starts = starts;
   m->num_lines = lines;
   return true;

@@ -62,6 +62,7 @@ typedef union wave_code_unit {
 #define WAVE_CODE_FULL_UNITS (WAVE_MAX_OPERANDS + (WAVE_CODE_REGS + 3) / 4)
 #define WAVE_CODE_UNDECODED 15
 #define WAVE_CODE_MAX_WRITES 7
+#define WAVE_CODE_MAX_NOTES ((1u << 27) - 1)
 
 /* Forty bytes and the units: a million-instruction kernel is most of a module, and every walk
  * reads it (tests/unit/test_validate.c fails when the header grows). */
@@ -75,18 +76,19 @@ struct wave_instr {
   uint16_t op;   /* wave_opcode */
   /* 1 + the index of its note in the module's table, 0 for none: then it has no comments, and
    * its file is the module's when it has a line, none when not. */
-  uint32_t note;
-  int8_t guard;       /* WAVE_NO_GUARD or a predicate 0..3 */
-  uint8_t cache_hint; /* wave_cache_hint */
-  unsigned guard_negated : 1;
-  unsigned spilled : 1;
-  unsigned num_operands : 3; /* slots as written; the verifier checks it against the shape */
-  unsigned units : 4;        /* made with; WAVE_CODE_FULL_UNITS when spilled */
+  unsigned note : 27;
+  unsigned units : 4;   /* made with; WAVE_CODE_FULL_UNITS once spilled */
+  unsigned spilled : 1; /* its slots moved out (wave_code_units) */
+  /* What every walk reads in whole bytes; the rest in bits. */
+  int8_t guard;         /* WAVE_NO_GUARD or a predicate 0..3 */
+  uint8_t cache_hint;   /* wave_cache_hint */
+  uint8_t num_operands; /* slots as written; the verifier checks it against the shape */
   /* How many of the decoded registers it reads and writes (reads first, each list ascending);
    * num_reads is WAVE_CODE_UNDECODED when they do not fit its units. The guard is not among
    * them (it changes alone). */
   unsigned num_reads : 4;
   unsigned num_writes : 3;
+  unsigned guard_negated : 1;
   wave_code_unit area[];
 };
 
@@ -101,8 +103,9 @@ static inline const uint16_t *wave_code_regs(const wave_instr *instr) {
   return (const uint16_t *)(const void *)(wave_code_units(instr) + instr->num_operands);
 }
 
-/* The stored form of an operand, and back. Storing fails for a half or imm_form outside its
- * enum, and for a label when the module's label table cannot grow. */
+/* The stored form of an operand, and back (loading reads the module only for a label). Storing
+ * fails for a half or imm_form outside its enum, and for a label when the module's label table
+ * cannot grow. */
 bool wave_code_slot_store(wave_module *module, wave_code_slot *slot, wave_operand operand);
 static inline wave_operand wave_code_slot_load(const wave_module *module, wave_code_slot slot) {
   wave_operand o = {0};
@@ -226,8 +229,12 @@ static inline unsigned wave_code_instr_num_operands(const wave_instr *instr) {
   return instr->num_operands;
 }
 static inline wave_operand wave_code_instr_operand(const wave_instr *instr, unsigned i) {
-  if (i < instr->num_operands)
-    return wave_code_slot_load(wave_code_instr_module(instr), wave_code_units(instr)[i].slot);
+  /* Only a label needs the module: the others do not pay for finding it. */
+  if (i < instr->num_operands) {
+    wave_code_slot slot = wave_code_units(instr)[i].slot;
+    return wave_code_slot_load(
+        slot.kind == WAVE_OPERAND_LABEL ? wave_code_instr_module(instr) : NULL, slot);
+  }
   wave_operand none = {0};
   return none;
 }

@@ -47,7 +47,8 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
   uint16_t defs[WAVE_MAX_INSTR_REGS];
   unsigned num_uses, num_defs;
   wave_instr_reg_lists(instr, &l->regs[l->num_regs], &num_uses, defs, &num_defs);
-  memcpy(&l->regs[l->num_regs + num_uses], defs, num_defs * sizeof(*defs));
+  for (unsigned i = 0; i < num_defs; i++)
+    l->regs[l->num_regs + num_uses + i] = defs[i];
   l->num_regs += num_uses + num_defs;
   item->num_uses = (uint8_t)num_uses;
   item->num_defs = (uint8_t)num_defs;

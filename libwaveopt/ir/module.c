@@ -165,12 +165,12 @@ bool wave_code_slot_store(wave_module *module, wave_code_slot *slot, wave_operan
 static wave_code_note *note_of(wave_instr *instr) {
   wave_module *module = wave_code_instr_module(instr);
   if (!instr->note) {
-    if (module->num_notes >= UINT32_MAX - 1 ||
+    if (module->num_notes >= WAVE_CODE_MAX_NOTES ||
         !wave_grow((void **)&module->notes, &module->cap_notes, module->num_notes + 1,
                    sizeof(*module->notes)))
       return NULL;
     module->notes[module->num_notes] = (wave_code_note){wave_code_instr_file(instr), NULL, NULL};
-    instr->note = (uint32_t)++module->num_notes;
+    instr->note = (unsigned)++module->num_notes;
   }
   return &module->notes[instr->note - 1];
 }
@@ -241,8 +241,10 @@ static void store_regs(wave_instr *instr, bool fit, const uint16_t *regs, unsign
     instr->num_writes = 0;
     return;
   }
-  memcpy((uint16_t *)(void *)(wave_code_slots(instr) + instr->num_operands), regs,
-         (num_reads + num_writes) * sizeof(*regs));
+  /* A few each: by hand, where memcpy of a varying size is a call. */
+  uint16_t *to = (uint16_t *)(void *)(wave_code_slots(instr) + instr->num_operands);
+  for (unsigned i = 0; i < num_reads + num_writes; i++)
+    to[i] = regs[i];
   instr->num_reads = num_reads;
   instr->num_writes = num_writes;
 }
@@ -271,7 +273,8 @@ wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int guard, bo
       alloc_instr(module, units_for(num_operands, fit ? num_reads + num_writes : 0));
   if (!instr)
     return NULL;
-  memcpy(instr->area, units, num_operands * sizeof(*units));
+  for (unsigned i = 0; i < num_operands; i++)
+    instr->area[i] = units[i];
   instr->op = (uint16_t)op;
   instr->guard = (int8_t)guard;
   instr->guard_negated = guard_negated;
@@ -287,7 +290,9 @@ wave_instr *wave_code_instr_copy(wave_module *module, const wave_instr *instr) {
     return NULL;
   uintptr_t owner = copy->owner;
   memcpy(copy, instr, sizeof(*copy));
-  memcpy(copy->area, wave_code_units(instr), units * sizeof(wave_code_unit));
+  const wave_code_unit *from = wave_code_units(instr);
+  for (unsigned i = 0; i < units; i++)
+    copy->area[i] = from[i];
   copy->prev = copy->next = NULL;
   copy->owner = owner;
   copy->units = units;

@@ -139,10 +139,15 @@ static int guard_reg(const wave_instr *instr) {
 void wave_instr_reg_lists(const wave_instr *instr, uint16_t *uses, unsigned *num_uses,
                           uint16_t *defs, unsigned *num_defs) {
   if (decoded(instr)) {
-    *num_uses = instr->num_reads;
-    *num_defs = instr->num_writes;
-    memcpy(uses, wave_code_regs(instr), *num_uses * sizeof(*uses));
-    memcpy(defs, wave_code_regs(instr) + *num_uses, *num_defs * sizeof(*defs));
+    /* A few registers each: copied by hand, where memcpy of a varying size is a call. */
+    const uint16_t *regs = wave_code_regs(instr);
+    unsigned reads = instr->num_reads, writes = instr->num_writes;
+    for (unsigned i = 0; i < reads; i++)
+      uses[i] = regs[i];
+    for (unsigned i = 0; i < writes; i++)
+      defs[i] = regs[reads + i];
+    *num_uses = reads;
+    *num_defs = writes;
     if (guard_reg(instr) >= 0)
       insert_reg(uses, num_uses, (unsigned)guard_reg(instr));
   } else {

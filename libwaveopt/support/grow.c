@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-bool wave_grow(void **array, size_t *cap, size_t need, size_t size) {
+bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
   if (need <= *cap)
     return true;
   size_t n = *cap ? *cap : 64;
