@@ -252,6 +252,7 @@ static bool resize(void **array, size_t count, size_t size) {
   void *p = realloc(*array, count * size);
   if (!p)
     return false;
+  wave_advise_huge(p, count * size);
   *array = p;
   return true;
 }
@@ -675,8 +676,9 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   bool ok = !b.failed && !b.too_narrow;
   if (ok && !wave_regset_is_empty(b.other_lanes))
     add_other_lanes(&b, other);
-  ok = ok && (lv->in = calloc(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
-       (lv->out = calloc(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
+  ok = ok &&
+       (lv->in = wave_calloc_huge(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
+       (lv->out = wave_calloc_huge(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
        wave_key_index_build(&lv->instr_index, lv->instr_keys, lv->num_instrs) &&
        wave_key_index_build(&lv->node_index, lv->node_keys, lv->num_nodes) &&
        solve(lv, &b, other, everything);

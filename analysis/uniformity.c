@@ -73,6 +73,7 @@
 #include "asm/annotate.h"
 #include "ir/code.h"
 #include "pm/builtin.h"
+#include "support/grow.h"
 #include "waveopt/uniformity.h"
 
 /* ---- causes ---------------------------------------------------------------------------------- */
@@ -184,7 +185,7 @@ static void *reserve(void *array, size_t *cap, size_t n, size_t size) {
   size_t grown_cap = *cap ? *cap * 2 : 64;
   while (grown_cap <= n)
     grown_cap *= 2;
-  void *grown = realloc(array, grown_cap * size);
+  void *grown = wave_realloc_huge(array, *cap * size, grown_cap * size);
   if (grown)
     *cap = grown_cap;
   return grown;
@@ -512,7 +513,7 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
   u->capacity = 16;
   while (u->capacity < u->num_entries + u->num_entries / 2)
     u->capacity *= 2;
-  u->slots = calloc(u->capacity, sizeof(*u->slots));
+  u->slots = wave_calloc_huge(u->capacity, sizeof(*u->slots));
   if (!u->slots)
     return false;
   /* The slots are met at random: asking for a slot some keys ahead overlaps the misses. */

@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "support/grow.h"
+
 /* Chunks grow geometrically so that a 1M-instruction module needs few mallocs, while a tiny
  * module stays small. */
 enum {
   WAVE_ARENA_FIRST_CHUNK = 16 * 1024,
   WAVE_ARENA_MAX_CHUNK = 4 * 1024 * 1024,
-  HUGE_PAGE = 2 * 1024 * 1024
 };
 
 typedef struct wave_chunk {
@@ -48,13 +49,13 @@ struct wave_arena {
 static wave_chunk *new_chunk(size_t *size) {
   size_t bytes = sizeof(wave_chunk) + *size;
 #if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
-  if (bytes >= HUGE_PAGE && bytes <= SIZE_MAX - 2 * (size_t)HUGE_PAGE) {
-    bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-    size_t mapped = bytes + HUGE_PAGE;
+  if (bytes >= WAVE_HUGE_PAGE && bytes <= SIZE_MAX - 2 * (size_t)WAVE_HUGE_PAGE) {
+    bytes = (bytes + WAVE_HUGE_PAGE - 1) & ~(size_t)(WAVE_HUGE_PAGE - 1);
+    size_t mapped = bytes + WAVE_HUGE_PAGE;
     char *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
       return NULL;
-    char *start = p + ((HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE);
+    char *start = p + ((WAVE_HUGE_PAGE - (uintptr_t)p % WAVE_HUGE_PAGE) % WAVE_HUGE_PAGE);
     if (start > p)
       munmap(p, (size_t)(start - p));
     if (p + mapped > start + bytes)

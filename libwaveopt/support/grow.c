@@ -1,8 +1,48 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* madvise's MADV_HUGEPAGE is beyond POSIX. */
+#define _DEFAULT_SOURCE
+
 #include "support/grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void wave_advise_huge(void *block, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (!block || bytes < 2 * WAVE_HUGE_PAGE)
+    return;
+  /* Only the pages wholly inside the block: its ends may share a page with other blocks. */
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t begin = ((uintptr_t)block + page - 1) & ~(page - 1);
+  uintptr_t end = ((uintptr_t)block + bytes) & ~(page - 1);
+  if (end > begin)
+    madvise((void *)begin, end - begin, MADV_HUGEPAGE);
+#endif
+}
+
+void *wave_calloc_huge(size_t count, size_t size) {
+  void *block = calloc(count, size);
+  if (block)
+    wave_advise_huge(block, count * size);
+  return block;
+}
+
+void *wave_realloc_huge(void *block, size_t old_bytes, size_t bytes) {
+  if (bytes < 2 * WAVE_HUGE_PAGE)
+    return realloc(block, bytes);
+  /* Advised before the copy touches it: realloc would copy into 4 KiB pages first. */
+  void *grown = malloc(bytes);
+  if (!grown)
+    return NULL;
+  wave_advise_huge(grown, bytes);
+  if (block)
+    memcpy(grown, block, old_bytes < bytes ? old_bytes : bytes);
+  free(block);
+  return grown;
+}
 
 bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
   if (need <= *cap)
@@ -15,7 +55,7 @@ bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
   }
   if (size && n > SIZE_MAX / size)
     return false;
-  void *p = realloc(*array, n * size);
+  void *p = wave_realloc_huge(*array, *cap * size, n * size);
   if (!p)
     return false;
   *array = p;

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "support/grow.h"
+
 /* Addresses are aligned and close together: multiplying by a large odd constant spreads their
  * middle bits over the high half, which the fold brings down into the slot number. */
 static size_t slot_of(const void *key, size_t mask) {
@@ -20,7 +22,7 @@ bool wave_key_index_build(wave_key_index *index, const void *const *keys, size_t
   size_t cap = 16;
   while (cap < 2 * num)
     cap *= 2;
-  uint32_t *slots = calloc(cap, sizeof(*slots));
+  uint32_t *slots = wave_calloc_huge(cap, sizeof(*slots));
   if (!slots)
     return false;
   for (size_t i = 0; i < num; i++) {
