@@ -26,42 +26,11 @@ void tool_print_diags(const wave_diags *diags, tool_diag_format format) {
     fprintf(stderr, "note: out of memory while recording diagnostics\n");
 }
 
-/* Reads the whole stream. A regular file is read into a buffer of its size at once: growing
- * one by doubling touches every page of each larger copy, which on a file of tens of
- * megabytes cost more system time than parsing it. */
-static char *read_stream(FILE *in, size_t *len) {
-  size_t cap = 1 << 16, n = 0;
-  struct stat st;
-  if (fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-      (uintmax_t)st.st_size < SIZE_MAX / 4)
-    cap = (size_t)st.st_size + 2;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n - 1, in);
-    if (ferror(in) || feof(in))
-      break;
-    char *bigger = realloc(buf, cap * 2);
-    if (!bigger) {
-      free(buf);
-      return NULL;
-    }
-    buf = bigger;
-    cap *= 2;
-  }
-  if (!buf || ferror(in)) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = '\0';
-  *len = n;
-  return buf;
-}
-
 char *tool_read_input(const char *tool, const char *path, size_t *len) {
   bool is_stdin = strcmp(path, "-") == 0;
   FILE *in = is_stdin ? stdin : fopen(path, "rb");
-  char *text = in ? read_stream(in, len) : NULL;
   int saved = errno;
+  char *text = in ? wave_read_stream(in, len, &saved) : NULL;
   if (in && !is_stdin)
     fclose(in);
   if (!text)

@@ -79,6 +79,11 @@ WAVE_API wave_module *wave_parse_string(const char *text, size_t len, const char
 WAVE_API wave_module *wave_parse_owned(char *text, size_t len, const char *filename,
                                        wave_diags *diags);
 
+/* Reads the whole of `in` into a buffer from malloc with a NUL after its *len bytes, ready for
+ * wave_parse_owned (a regular file in one read, into a buffer of its size). NULL, with *err
+ * set to errno's value (ENOMEM when memory runs out), when reading fails. */
+WAVE_API char *wave_read_stream(FILE *in, size_t *len, int *err);
+
 /* Reads and parses a file; "-" is not special here. I/O errors are reported in diags. */
 WAVE_API wave_module *wave_parse_file(const char *path, wave_diags *diags);
 

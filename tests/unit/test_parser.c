@@ -677,6 +677,40 @@ Test(parser, handed_over_text_is_the_source) {
   wave_diags_free(&d);
 }
 
+/* A stream comes back whole with a NUL after it, whether it is a file (read at its size) or
+ * not (read by growing a buffer): here 5 MB, past the size from which buffers are advised as
+ * huge pages, and a few bytes. */
+Test(parser, streams_are_read_whole) {
+  size_t sizes[] = {5u << 20, 7, 0};
+  for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+    size_t n = sizes[s];
+    char *want = malloc(n + 1);
+    cr_assert_not_null(want);
+    for (size_t k = 0; k < n; k++)
+      want[k] = (char)('a' + k % 23);
+    for (int kind = 0; kind < 2; kind++) {
+      FILE *f = kind ? fmemopen(want, n ? n : 1, "rb") : tmpfile();
+      cr_assert_not_null(f);
+      if (!kind) {
+        cr_assert_eq(fwrite(want, 1, n, f), n);
+        rewind(f);
+      }
+      size_t len = 99;
+      int err = -1;
+      char *got = wave_read_stream(f, &len, &err);
+      fclose(f);
+      size_t expect = kind && !n ? 1 : n;
+      cr_assert_not_null(got, "%zu bytes, %s: error %d", n, kind ? "memory" : "file", err);
+      cr_assert_eq(err, 0);
+      cr_assert_eq(len, expect, "%zu bytes read as %zu", expect, len);
+      cr_assert(memcmp(got, want, n) == 0);
+      cr_assert_eq(got[len], '\0');
+      free(got);
+    }
+    free(want);
+  }
+}
+
 /* ---- errors ------------------------------------------------------------------------------- */
 
 typedef struct error_case {
