@@ -180,15 +180,7 @@ static const entry *find(const wave_uniformity *u, const void *key) {
 /* array, with room for *cap elements of size bytes, or a larger copy of it, so that index n
  * fits; NULL when memory runs out (array is then untouched). */
 static void *reserve(void *array, size_t *cap, size_t n, size_t size) {
-  if (n < *cap)
-    return array;
-  size_t grown_cap = *cap ? *cap * 2 : 64;
-  while (grown_cap <= n)
-    grown_cap *= 2;
-  void *grown = wave_realloc_huge(array, *cap * size, grown_cap * size);
-  if (grown)
-    *cap = grown_cap;
-  return grown;
+  return wave_grow(&array, cap, n + 1, size) ? array : NULL;
 }
 
 /* ---- the dataflow state ---------------------------------------------------------------------- */

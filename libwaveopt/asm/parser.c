@@ -744,8 +744,6 @@ static wave_module *parse_module(wave_module *module, wave_diags *diags) {
   return module;
 }
 
-/* Reads all of a file, whatever its kind (pipes have no size to ask for). Returns 0 or an
- * errno value; *opened tells which step failed. */
 char *wave_read_stream(FILE *in, size_t *len, int *err) {
   size_t cap = 64 * 1024, n = 0;
   /* A regular file is read into a buffer of its size at once, advised as huge pages before

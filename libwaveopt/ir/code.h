@@ -96,7 +96,7 @@ static inline const wave_code_unit *wave_code_units(const wave_instr *instr) {
   return instr->spilled ? instr->area[0].spill : instr->area;
 }
 static inline wave_code_slot *wave_code_slots(wave_instr *instr) {
-  return instr->spilled ? &instr->area[0].spill->slot : &instr->area[0].slot;
+  return &((wave_code_unit *)wave_code_units(instr))->slot;
 }
 /* The decoded registers: num_reads reads, then num_writes writes. */
 static inline const uint16_t *wave_code_regs(const wave_instr *instr) {
@@ -253,9 +253,10 @@ static inline const char *wave_code_instr_file(const wave_instr *instr) {
 }
 static inline wave_src wave_code_instr_origin(const wave_instr *instr) {
   wave_src src = {{wave_code_instr_file(instr), instr->line, instr->col}, NULL, NULL};
-  if (instr->note) {
-    src.comment = wave_code_instr_note(instr)->comment;
-    src.leading = wave_code_instr_note(instr)->leading;
+  const wave_code_note *note = wave_code_instr_note(instr);
+  if (note) {
+    src.comment = note->comment;
+    src.leading = note->leading;
   }
   return src;
 }

@@ -25,7 +25,7 @@ static inline bool wave_grow(void **array, size_t *cap, size_t need, size_t size
 /* Offers the whole huge pages inside a malloc'd block of `bytes` to the kernel as such. The
  * analyses' arrays on a million-instruction kernel are megabytes each, and faulting them in by
  * 4 KiB pages cost -O2 a quarter of its time (support/arena.c does the same for the IR).
- * Blocks smaller than a huge page, and systems that take no such advice, are left alone. */
+ * Blocks smaller than two huge pages, and systems that take no such advice, are left alone. */
 void wave_advise_huge(void *block, size_t bytes);
 /* calloc, with the advice above for a large block. */
 void *wave_calloc_huge(size_t count, size_t size);
