@@ -452,7 +452,7 @@ static bool summarise(wave_kernel *kernel, summaries *s) {
   wave_foreach_region(r, kernel) {
     size_t depth = 0;
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     while (wave_walk_next(&w)) {
       open_list *top = depth ? &s->stack[depth - 1] : NULL;
       switch (w.event) {
@@ -642,7 +642,7 @@ static bool collect_ifs(dce *d, const wave_layout *layout, if_list *l) {
   }
   wave_foreach_region(r, d->kernel) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     while (wave_walk_next(&w))
       if (w.event == WAVE_WALK_IF && !add_if(l, w.node))
         return false;
@@ -685,7 +685,7 @@ static bool merge_all(dce *d, const wave_layout *layout) {
       }
       side_join(&fs->then_side, &ss->then_side);
       side_join(&fs->else_side, &ss->else_side);
-      ok = merge_ifs(d->kernel->module, first, second);
+      ok = merge_ifs(wave_kernel_module(d->kernel), first, second);
       d->changed = true;
       if (!ok)
         break;
@@ -872,7 +872,7 @@ static bool constants_tree(dce *d, constants *c) {
   bool ok = true;
   wave_foreach_region(r, d->kernel) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     while (ok && wave_walk_next(&w)) {
       if (w.event != WAVE_WALK_BLOCK) {
         ok = constants_marker(c, kinds[w.event]);
@@ -909,7 +909,7 @@ static bool remove_constants(dce *d, const wave_layout *layout) {
  * the kernel's ifs (collect_ifs). */
 static bool remove_idle_ifs(dce *d, const wave_layout *layout) {
   if_list l = {0};
-  wave_comment_moves *moves = wave_comment_moves_create(d->kernel->module);
+  wave_comment_moves *moves = wave_comment_moves_create(wave_kernel_module(d->kernel));
   bool ok = moves && collect_ifs(d, layout, &l);
   for (size_t i = l.num; ok && i-- > 0;) {
     wave_node *node = l.ifs[i];
@@ -1004,11 +1004,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   const wave_liveness *lv = wave_analysis_get(am, kernel, WAVE_ANALYSIS_STRONG_LIVENESS);
   if (!lv)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "dce: no liveness for kernel '%s'",
-                          kernel->name);
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "dce: no liveness for kernel '%s'", wave_kernel_name(kernel));
   dce *d = calloc(1, sizeof(*d));
   if (!d)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in dce");
   d->kernel = kernel;
   d->am = am;
   d->ctx = ctx;
@@ -1056,7 +1057,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   free(d->gone);
   free(d);
   if (!ok)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in dce");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in dce");
   return settled ? wave_pass_done_settled(changed, WAVE_PRESERVE_NONE)
                  : wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }

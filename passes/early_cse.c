@@ -670,7 +670,7 @@ static void close_loop(cse *c) {
 static void walk(cse *c, wave_region *region) {
   size_t loop = 0;
   wave_walker w;
-  wave_walk_init(&w, &region->body);
+  wave_walk_init(&w, wave_region_body(region));
   while (!c->out_of_memory && wave_walk_next(&w)) {
     switch (w.event) {
     case WAVE_WALK_BLOCK:
@@ -769,7 +769,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool settled = true;
   wave_foreach_region(r, kernel) {
     if (!wave_early_cse_region(r, ctx, &rewrites, &settled))
-      return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in early-cse");
+      return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                            "out of memory in early-cse");
   }
   return settled ? wave_pass_done_settled(rewrites > 0, WAVE_PRESERVE_NONE)
                  : wave_pass_done(rewrites > 0, WAVE_PRESERVE_NONE);

@@ -538,7 +538,7 @@ wave_flatten_status wave_flatten_if(const wave_flatten *f, wave_node *outer,
   if (!wave_comment_moves_reserve(f->comments, 3))
     return WAVE_FLATTEN_NO_MEMORY;
 
-  wave_module *m = f->kernel->module;
+  wave_module *m = wave_kernel_module(f->kernel);
   wave_loc loc = if_loc(outer);
   if (save) {
     wave_builder b = wave_builder_at(m, wave_cursor_before_node(outer), loc);
@@ -611,7 +611,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   wave_node *const *ifs = wave_xform_collect_ifs(am, kernel, WAVE_OUTER_IFS_FIRST, &count);
   if (ifs && count == 0)
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
-  wave_comment_moves *comments = wave_comment_moves_create(kernel->module);
+  wave_comment_moves *comments = wave_comment_moves_create(wave_kernel_module(kernel));
   bool failed = !ifs || !comments, changed = false;
   /* Liveness and the kernel-wide scan wait for the first if of the shape, before any rewrite:
    * a kernel without one costs one walk, no analysis. */
@@ -656,7 +656,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     failed = true;
   wave_comment_moves_destroy(comments);
   if (failed)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in flatten-ifs");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in flatten-ifs");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

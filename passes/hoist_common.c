@@ -345,7 +345,7 @@ static bool rewrite(void *ctx, wave_node *node, const if_facts *f) {
 }
 
 bool wave_hoist_common(wave_node *node, wave_pass_context *ctx, unsigned *moved) {
-  hoister h = {ctx, wave_node_region(node)->kernel->module, 0, false};
+  hoister h = {ctx, wave_kernel_module(wave_region_kernel(wave_node_region(node))), 0, false};
   facts_walk fw = {0};
   side_facts sides[2];
   wave_node_list *lists[2] = {wave_if_then(node), wave_if_else(node)};
@@ -366,7 +366,7 @@ bool wave_hoist_common(wave_node *node, wave_pass_context *ctx, unsigned *moved)
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   (void)am;
-  hoister h = {ctx, kernel->module, 0, false};
+  hoister h = {ctx, wave_kernel_module(kernel), 0, false};
   facts_walk fw = {0};
   bool ok = true;
   /* The walk reads each if's facts when it leaves the if, before rewriting it: the moves touch
@@ -374,11 +374,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
    * other than by adding pure instructions that no fact counts. */
   wave_foreach_region(r, kernel) {
     if (ok)
-      ok = walk_facts(&fw, &r->body, rewrite, &h);
+      ok = walk_facts(&fw, wave_region_body(r), rewrite, &h);
   }
   free(fw.stack);
   if (!ok)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in hoist-common");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in hoist-common");
   return wave_pass_done_settled(h.moved > 0, WAVE_PRESERVE_NONE);
 }
 

@@ -422,7 +422,7 @@ static wave_instr *added_after(wave_node *staging, wave_instr *before) {
 }
 
 static wave_builder builder_at_end(rewrite *rw, wave_node *staging) {
-  return wave_builder_at(rw->kernel->module, wave_cursor_block_end(staging),
+  return wave_builder_at(wave_kernel_module(rw->kernel), wave_cursor_block_end(staging),
                          wave_node_origin(rw->node, WAVE_LINE_IF).loc);
 }
 
@@ -433,7 +433,7 @@ typedef struct marks {
 } marks;
 
 static bool append_clone(rewrite *rw, wave_node *staging, const wave_instr *i, wave_instr **out) {
-  wave_instr *c = wave_instr_clone(rw->kernel->module, i);
+  wave_instr *c = wave_instr_clone(wave_kernel_module(rw->kernel), i);
   if (!c)
     return false;
   wave_block_append(staging, c);
@@ -651,7 +651,7 @@ static bool emit_renamed_side(rewrite *rw, const side *s, wave_regset rename, wa
     map[r] = (uint16_t)r;
   unsigned next_pred = 0;
   for (const wave_instr *i = first_instr(s); i; i = wave_instr_next(i)) {
-    wave_instr *c = wave_instr_clone(rw->kernel->module, i);
+    wave_instr *c = wave_instr_clone(wave_kernel_module(rw->kernel), i);
     if (!c)
       return false;
     unsigned slots = wave_opcode_num_slots(wave_instr_op(i));
@@ -837,7 +837,7 @@ static bool clamp_of(const rewrite *rw, wave_instr **cmp_out, uint32_t *x, uint3
 /* Writes the clamp's imax or imin in place of the if and removes the compare, whose comments
  * it takes; false when memory runs out (the kernel then unchanged). */
 static bool emit_clamp(rewrite *rw, wave_instr *cmp, uint32_t x, uint32_t c, wave_opcode op) {
-  wave_node *staging = wave_block_create(rw->kernel->module);
+  wave_node *staging = wave_block_create(wave_kernel_module(rw->kernel));
   if (!staging)
     return false;
   wave_builder b = builder_at_end(rw, staging);
@@ -923,16 +923,18 @@ wave_if_to_select_status wave_if_to_select_rewrite(wave_node *node,
           gp.ok ? "select" : "guarded", gp.ok ? sp.why : gp.why);
     return WAVE_IF_TO_SELECT_REFUSED;
   }
-  uint32_t registers = rw.kernel->registers;
-  bool has_registers = rw.kernel->has_registers;
-  wave_node *staging = wave_block_create(rw.kernel->module);
+  uint32_t registers = wave_kernel_registers(rw.kernel);
+  bool has_registers = wave_kernel_has_registers(rw.kernel);
+  wave_node *staging = wave_block_create(wave_kernel_module(rw.kernel));
   marks mk = {{NULL, NULL, NULL}};
   bool ok =
       staging && (out->form == WAVE_IF_TO_SELECT_GUARDED ? emit_guarded(&rw, &gp, staging, &mk)
                                                          : emit_select(&rw, &sp, staging, &mk));
   if (!ok || !install(&rw, staging, &mk)) {
-    rw.kernel->registers = registers;
-    rw.kernel->has_registers = has_registers;
+    if (has_registers)
+      wave_kernel_set_registers(rw.kernel, registers);
+    else
+      wave_kernel_clear_registers(rw.kernel);
     return WAVE_IF_TO_SELECT_NO_MEMORY;
   }
   return WAVE_IF_TO_SELECT_DONE;
@@ -961,12 +963,14 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   size_t num_ifs = 0;
   wave_node *const *ifs = wave_xform_collect_ifs(am, kernel, WAVE_INNER_IFS_FIRST, &num_ifs);
   if (!ifs)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in if-to-select");
   if (num_ifs == 0)
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
-  wave_comment_moves *comments = wave_comment_moves_create(kernel->module);
+  wave_comment_moves *comments = wave_comment_moves_create(wave_kernel_module(kernel));
   if (!comments)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in if-to-select");
   wave_if_to_select_params params = {
       .target = wave_pass_target(ctx),
       .comments = comments,
@@ -993,7 +997,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       uniformity = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
       if (!params.liveness || !uniformity) {
         wave_comment_moves_destroy(comments);
-        return wave_pass_fail(ctx, kernel->kernel_src.loc,
+        return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
                               "if-to-select: no liveness or uniformity");
       }
       params.kernel_taken = wave_xform_kernel_taken(kernel);
@@ -1028,7 +1032,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool written = wave_comment_moves_apply(comments);
   wave_comment_moves_destroy(comments);
   if (!written)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in if-to-select");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in if-to-select");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

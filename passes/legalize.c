@@ -137,7 +137,7 @@ static void check_never_produced(legalize *l, const wave_instr *in) {
   wave_reg_ref refs[WAVE_MAX_REG_REFS];
   unsigned n = wave_instr_reg_refs(in, refs);
   for (unsigned i = 0; i < n; i++) {
-    if (!refs[i].is_pred && refs[i].first + refs[i].count > l->kernel->registers) {
+    if (!refs[i].is_pred && refs[i].first + refs[i].count > wave_kernel_registers(l->kernel)) {
       never_produced(l, wave_instr_loc(in), "register at or beyond .registers", in);
       return;
     }
@@ -151,8 +151,8 @@ static void exit_kept(legalize *l, const wave_target_finding *f) {
   wave_pass_stat_add(l->ctx, "exits-kept",
                      "Number of halts and returns left inside regions that the target runs "
                      "wrongly", 1);
-  wave_module_report(l->kernel->module, wave_pass_diags(l->ctx), WAVE_SEV_WARNING, "toolchain",
-                     f->loc,
+  wave_module_report(wave_kernel_module(l->kernel), wave_pass_diags(l->ctx), WAVE_SEV_WARNING,
+                     "toolchain", f->loc,
                      "'%s' inside an 'if' or 'loop' is left as it is for %s, where the upstream "
                      "emulator ends the whole wave here or revives its lanes at the next 'endif' "
                      "or 'endloop' (-pass-remarks-missed=legalize says why it was not rewritten)",
@@ -291,7 +291,8 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
   /* Liveness and the register census only for a kernel with something to rewrite. */
   bool wanted = false;
   wave_foreach_region(r, l->kernel) {
-    for (wave_node *n = wave_node_list_first(&r->body); n && !wanted; n = wave_node_next(n))
+    for (wave_node *n = wave_node_list_first(wave_region_body(r)); n && !wanted;
+         n = wave_node_next(n))
       wanted = wave_node_kind_of(n) != WAVE_NODE_BLOCK && wave_exit_flags_wanted(&env, n);
   }
   if (!wanted)
@@ -302,7 +303,7 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
   bool edited = false;
   wave_foreach_region(r, l->kernel) {
     wave_node *prev;
-    for (wave_node *n = wave_node_list_last(&r->body); n && !l->broken; n = prev) {
+    for (wave_node *n = wave_node_list_last(wave_region_body(r)); n && !l->broken; n = prev) {
       prev = wave_node_prev(n);
       if (wave_node_kind_of(n) == WAVE_NODE_BLOCK)
         continue;
@@ -346,19 +347,21 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     if (changed)
       wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
     if (!hoist_breaks(&l, am, &changed))
-      return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in legalize");
+      return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                            "out of memory in legalize");
   }
   if (!l.target->continue_ok || !l.target->halt_per_lane || !l.target->break_in_if_ok) {
     if (changed)
       wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
     if (!lower_exits(&l, am, &changed))
-      return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in legalize");
+      return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                            "out of memory in legalize");
     if (l.broken)
       return l.failed;
   }
   wave_foreach_region(r, kernel) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     while (wave_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
         wave_foreach_instr(in, w.node)

@@ -232,9 +232,9 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (!l.out_of_memory) {
     /* A copy goes in first, so that running out of memory leaves the constant where it was. */
     for (size_t i = 0; i < l.num_hoists; i++) {
-      wave_instr *copy = wave_instr_clone(kernel->module, l.hoists[i].instr);
-      if (!copy ||
-          !wave_instr_insert(kernel->module, wave_cursor_before_node(l.hoists[i].loop), copy)) {
+      wave_instr *copy = wave_instr_clone(wave_kernel_module(kernel), l.hoists[i].instr);
+      if (!copy || !wave_instr_insert(wave_kernel_module(kernel),
+                                      wave_cursor_before_node(l.hoists[i].loop), copy)) {
         l.out_of_memory = true;
         break;
       }
@@ -248,7 +248,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   free(l.candidates);
   free(l.hoists);
   if (l.out_of_memory)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in licm");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in licm");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

@@ -423,7 +423,7 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
 
   /* Every copy is made before anything changes, so that running out of memory leaves the
    * kernel as it was. */
-  wave_module *m = env->kernel->module;
+  wave_module *m = wave_kernel_module(env->kernel);
   wave_node_list *copies = calloc(trips - 1 ? trips - 1 : 1, sizeof(*copies));
   if (!copies)
     return WAVE_UNROLL_NO_MEMORY;
@@ -481,7 +481,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   size_t count;
   wave_node *const *loops = wave_xform_collect_loops(am, kernel, &count);
   if (!loops)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in loop-unroll");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in loop-unroll");
   wave_unroll_env *env = count ? malloc(sizeof(*env)) : NULL;
   bool changed = false, ok = !count || env;
   if (env)
@@ -517,7 +518,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (changed)
     wave_normalize_kernel(kernel);
   if (!ok)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in loop-unroll");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in loop-unroll");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

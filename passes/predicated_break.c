@@ -400,7 +400,7 @@ wave_exit_if_status wave_exit_if_hoist(const wave_exit_if_env *env, wave_node *i
                      "within %u (-max-registers)",
                   copy_gprs + gprs, left, s.limit);
 
-  wave_module *module = kernel->module;
+  wave_module *module = wave_kernel_module(kernel);
   wave_instr *s_last = wave_instr_prev(exit), *t_first = wave_instr_next(exit);
   wave_instr *s_first = s_last ? wave_block_first(wave_instr_node(exit)) : NULL;
   if (copy) {
@@ -487,7 +487,7 @@ wave_exit_if_status wave_trailing_if_continue(const wave_exit_if_env *env, wave_
                      "%u (-max-registers)",
                   gprs, left, s.limit);
 
-  wave_builder b = wave_builder_at(kernel->module, wave_cursor_before_node(if_node),
+  wave_builder b = wave_builder_at(wave_kernel_module(kernel), wave_cursor_before_node(if_node),
                                    wave_node_origin(if_node, WAVE_LINE_IF).loc);
   if (copy && !wave_cond_emit_copy(&b, env->target, &s, dst, cont))
     return no_memory(r);
@@ -625,7 +625,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   state st = {.ctx = ctx};
   if (!collect(am, kernel, &st))
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in predicated-break");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in predicated-break");
   bool trailing = wave_pass_option(ctx, 0) != 0;
   bool ok = true;
   /* Liveness and the kernel-wide scan wait for the first if of either shape, before any
@@ -641,7 +642,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       const wave_liveness *liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
       if (!liveness) {
         free(st.queue);
-        return wave_pass_fail(ctx, kernel->kernel_src.loc, "predicated-break: no liveness");
+        return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                              "predicated-break: no liveness");
       }
       wave_exit_if_env_init(&st.env, wave_pass_target(ctx), liveness,
                             wave_xform_kernel_taken(kernel), wave_pass_max_registers(ctx, kernel));
@@ -657,7 +659,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   }
   free(st.queue);
   if (!ok)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in predicated-break");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in predicated-break");
   return wave_pass_done(st.changed, WAVE_PRESERVE_NONE);
 }
 

@@ -141,7 +141,7 @@ static bool remove_after_halt(simplify *s, wave_node *block, wave_instr *halt) {
   if (!wave_node_next(block))
     return true;
   /* The removed statements need a list to hang in; the arena keeps it as long as they. */
-  wave_node_list *dead = wave_module_alloc(s->kernel->module, sizeof(*dead));
+  wave_node_list *dead = wave_module_alloc(wave_kernel_module(s->kernel), sizeof(*dead));
   if (!dead)
     return false;
   wave_node_list_extract(wave_node_next(block), wave_node_list_last(wave_node_list_of(block)),
@@ -193,7 +193,7 @@ static bool walk(simplify *s, found *f) {
   bool ok = true;
   wave_foreach_region(r, s->kernel) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     unsigned dead_depth = UINT32_MAX;   /* inside the tail of a halted block's list */
     while (ok && wave_walk_next(&w)) {
       if (w.depth >= dead_depth)
@@ -217,7 +217,7 @@ static bool walk(simplify *s, found *f) {
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   (void)am;
-  simplify s = {kernel, ctx, wave_comment_moves_create(kernel->module),
+  simplify s = {kernel, ctx, wave_comment_moves_create(wave_kernel_module(kernel)),
                 wave_normalize_kernel(kernel), false};
   found f = {0};
   if (!s.comments || !walk(&s, &f))
@@ -233,7 +233,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     s.out_of_memory = true;
   wave_comment_moves_destroy(s.comments);
   if (s.out_of_memory)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory in simplify-cfg");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory in simplify-cfg");
   return wave_pass_done_settled(s.changed, WAVE_PRESERVE_NONE);
 }
 

@@ -488,7 +488,7 @@ static int write_stderr(void *ctx, const char *data, size_t len) {
 static void dump_kernel(const options *opt, const char *when, const char *pass,
                         const wave_kernel *kernel) {
   wave_print_options docs = {WAVE_DIALECT_DOCS, opt->print.strip_comments, 0};
-  fprintf(stderr, "; *** IR Dump %s %s on kernel %s ***\n", when, pass, kernel->name);
+  fprintf(stderr, "; *** IR Dump %s %s on kernel %s ***\n", when, pass, wave_kernel_name(kernel));
   wave_print_kernel(kernel, &docs, write_stderr, NULL);
 }
 
@@ -504,7 +504,7 @@ static void after_pass(void *ctx, const char *pass, const wave_kernel *kernel, b
     dump_kernel(opt, "After", pass, kernel);
   else if (opt->print_changed)
     fprintf(stderr, "; *** IR Pass %s on kernel %s omitted because no change ***\n", pass,
-            kernel->name);
+            wave_kernel_name(kernel));
 }
 
 static void on_bisect(void *ctx, const wave_bisect_step *step) {
@@ -716,8 +716,9 @@ static wave_profile *read_profile(const char *path, const wave_module *module, w
   wave_profile *p = wave_profile_parse(text, len, path, diags);
   free(text);
   bool any = false;
-  for (const wave_kernel *k = module->first_kernel; p && k && !any; k = k->next)
-    any = wave_profile_find_kernel(p, k->name) != NULL;
+  for (const wave_kernel *k = wave_module_first_kernel(module); p && k && !any;
+       k = wave_kernel_next(k))
+    any = wave_profile_find_kernel(p, wave_kernel_name(k)) != NULL;
   if (p && !any) {
     const wave_profile_kernel *k = wave_profile_kernel_at(p, 0);
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){path, 0, 0}, NULL, 0,
@@ -785,8 +786,7 @@ static int run_tool(options *opt) {
   if (ok && !opt->analyze && opt->print.dialect == WAVE_DIALECT_ASM)
     ok = wave_lower_docs_dialect(module, &run_diags);
   if (ok && !opt->analyze && opt->shrink_registers)
-    for (wave_kernel *k = module->first_kernel; k; k = k->next)
-      wave_kernel_shrink_registers(k);
+    wave_foreach_kernel(k, module) wave_kernel_shrink_registers(k);
   /* What an analysis printed explains the errors it diagnosed (a divergent barrier): it is
    * written even though they fail the run. */
   bool print_analyses = ok && opt->analyze;

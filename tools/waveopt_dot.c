@@ -73,13 +73,14 @@ static Agraph_t *draw(const dot_request *req, const wave_kernel *k, size_t i,
 
 static Agraph_t **draw_all(const dot_request *req, const wave_module *module,
                            const wave_dot_options *options) {
-  Agraph_t **graphs = calloc(module->num_kernels ? module->num_kernels : 1, sizeof(*graphs));
+  Agraph_t **graphs = calloc(wave_module_num_kernels(module) ? wave_module_num_kernels(module) : 1,
+                             sizeof(*graphs));
   if (!graphs) {
     fprintf(stderr, "waveopt: error: out of memory\n");
     return NULL;
   }
   size_t i = 0;
-  for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
+  for (const wave_kernel *k = wave_module_first_kernel(module); k; k = wave_kernel_next(k), i++) {
     if (!(graphs[i] = draw(req, k, i, options))) {
       for (size_t j = 0; j < i; j++)
         agclose(graphs[j]);
@@ -95,19 +96,20 @@ static Agraph_t **draw_all(const dot_request *req, const wave_module *module,
 static bool match_profile(dot_request *req, const wave_module *module,
                           const wave_profile *profile, const char *profile_path,
                           wave_diags *diags) {
-  req->measured = calloc(module->num_kernels ? module->num_kernels : 1,
+  req->measured = calloc(wave_module_num_kernels(module) ? wave_module_num_kernels(module) : 1,
                          sizeof(*req->measured));
   if (!req->measured) {
     diags->out_of_memory = true;
     return false;
   }
   size_t i = 0;
-  for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
+  for (const wave_kernel *k = wave_module_first_kernel(module); k; k = wave_kernel_next(k), i++) {
     req->measured[i] = wave_profile_match(profile, k, diags);
     if (!req->measured[i] && !wave_diags_has_errors(diags))
       wave_diag_report(diags, WAVE_SEV_WARNING, NULL, (wave_loc){profile_path, 0, 0}, NULL, 0,
                        "the profile has no kernel '%s': its graph is drawn without "
-                       "measurements", k->name);
+                       "measurements",
+                       wave_kernel_name(k));
   }
   return !wave_diags_has_errors(diags);
 }
@@ -121,7 +123,7 @@ bool dot_snapshot(dot_request *req, const wave_module *module, const wave_dot_op
   if (!req->before)
     return true;
   req->before_graphs = draw_all(req, module, options);
-  req->num_before = module->num_kernels;
+  req->num_before = wave_module_num_kernels(module);
   return req->before_graphs != NULL;
 }
 
@@ -159,7 +161,7 @@ static int by_stem_then_index(const void *a, const void *b) {
  * ".k" from the second on, and sorting by stem finds them without comparing every pair (a file
  * of 100 000 kernels took a minute that way). */
 static char **unique_stems(const wave_module *module) {
-  size_t n = module->num_kernels, i = 0;
+  size_t n = wave_module_num_kernels(module), i = 0;
   char **stems = calloc(n ? n : 1, sizeof(*stems));
   named *order = calloc(n ? n : 1, sizeof(*order));
   if (!stems || !order) {
@@ -167,12 +169,12 @@ static char **unique_stems(const wave_module *module) {
     free(order);
     return NULL;
   }
-  for (const wave_kernel *k = module->first_kernel; k; k = k->next, i++) {
+  for (const wave_kernel *k = wave_module_first_kernel(module); k; k = wave_kernel_next(k), i++) {
     /* Room for the base and a copy number. */
     size_t size = WAVE_DOT_STEM_MAX + 1 + 24;
     if (!(stems[i] = malloc(size)))
       break;
-    wave_dot_file_stem(k->name, stems[i], WAVE_DOT_STEM_MAX + 1);
+    wave_dot_file_stem(wave_kernel_name(k), stems[i], WAVE_DOT_STEM_MAX + 1);
     order[i] = (named){stems[i], i};
   }
   if (i == n) {
@@ -255,7 +257,7 @@ bool dot_finish(dot_request *req, const wave_module *module, const wave_dot_opti
     print_diags(&diags);
     ok = renderer != NULL;
   }
-  size_t n = module->num_kernels;
+  size_t n = wave_module_num_kernels(module);
   /* The pipeline keeps the kernels of the input, so the graphs drawn before still line up
    * with the stems. */
   ok = ok && (!req->before || req->num_before == n);
@@ -264,7 +266,8 @@ bool dot_finish(dot_request *req, const wave_module *module, const wave_dot_opti
   /* The run is over and went well: each graph after it is drawn, written and let go in turn,
    * so that memory holds one graph, not one per kernel. */
   size_t index = 0;
-  for (const wave_kernel *k = module->first_kernel; ok && req->after && k; k = k->next, index++) {
+  for (const wave_kernel *k = wave_module_first_kernel(module); ok && req->after && k;
+       k = wave_kernel_next(k), index++) {
     Agraph_t *graph = draw(req, k, index, options);
     ok = graph && write_graph(graph, stems[index], dir, "", req->format, renderer);
     if (graph)

@@ -198,7 +198,7 @@ static void walk_event(builder *b, const wave_const_walker *w) {
 
 /* Whether control may run off the end of the region into the next one. */
 static bool falls_through(const wave_region *r) {
-  const wave_node *last = wave_node_list_last(&r->body);
+  const wave_node *last = wave_node_list_last(wave_region_body(r));
   if (!last || wave_node_kind_of(last) != WAVE_NODE_BLOCK || !wave_block_last(last))
     return true;
   const wave_instr *i = wave_block_last(last);
@@ -209,12 +209,13 @@ static bool falls_through(const wave_region *r) {
 bool dot_cfg_build(dot_cfg *cfg, const wave_kernel *kernel, const wave_uniformity *u) {
   builder b = {.cfg = cfg, .u = u};
   size_t previous_end = NONE;
-  for (const wave_region *r = kernel->first_region; r && !b.failed; r = r->next, b.region++) {
+  for (const wave_region *r = wave_kernel_first_region(kernel); r && !b.failed;
+       r = wave_region_next(r), b.region++) {
     size_t entry = new_block(&b, DOT_BLOCK_ENTRY, NULL);
     if (previous_end != NONE)
       add_edge(&b, previous_end, entry, DOT_EDGE_FALL, false);
     wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
+    wave_const_walk_init(&w, wave_region_body(r));
     while (!b.failed && wave_const_walk_next(&w))
       walk_event(&b, &w);
     previous_end = falls_through(r) ? b.current : NONE;

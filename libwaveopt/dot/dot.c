@@ -288,11 +288,11 @@ static void put_block_depth(wave_strbuf *b, const facts *f, const dot_block *blk
   const wave_node *at = blk->inside;
   bool top_level = !at;
   wave_strbuf_puts(b, "stack depth ");
-  if (top_level && !region->prev) {
+  if (top_level && !wave_region_prev(region)) {
     wave_strbuf_puts(b, "0, divergent 0");
     return;
   }
-  for (at = top_level ? wave_node_list_first(&region->body) : at;
+  for (at = top_level ? wave_node_list_first(wave_region_body(region)) : at;
        at && wave_node_kind_of(at) == WAVE_NODE_BLOCK;)
     at = wave_node_next(at);
   if (!at) {
@@ -475,9 +475,9 @@ static void put_title(wave_strbuf *b, const dot_cfg *cfg, size_t index,
                       const wave_region *region) {
   const dot_block *blk = &cfg->blocks[index];
   wave_strbuf_printf(b, "<TR><TD ALIGN=\"LEFT\"><B>B%zu %s</B>", index, block_kinds[blk->kind]);
-  if (blk->kind == DOT_BLOCK_ENTRY && region->label) {
+  if (blk->kind == DOT_BLOCK_ENTRY && wave_region_label(region)) {
     wave_strbuf_puts(b, " of ");
-    put_escaped(b, region->label);
+    put_escaped(b, wave_region_label(region));
   } else if (blk->kind == DOT_BLOCK_SPLIT) {
     wave_strbuf_printf(b, " after %s (line %u)",
                        wave_instr_op(blk->split) == WAVE_OP_BREAK ? "break" : "continue",
@@ -766,7 +766,7 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
   const wave_kernel *k = f->kernel;
   wave_strbuf b = {0};
   wave_strbuf_puts(&b, "<B>kernel ");
-  put_escaped(&b, k->name);
+  put_escaped(&b, wave_kernel_name(k));
   wave_strbuf_puts(&b, "</B>: stack depth ");
   put_depth(&b, wave_depth_max(f->depth, WAVE_DEPTH_STATIC));
   wave_strbuf_puts(&b, ", divergent ");
@@ -783,13 +783,13 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
   if (!nodes)
     return false;
   bool ok = true;
-  const wave_region *region = k->first_region;
+  const wave_region *region = wave_kernel_first_region(k);
   Agraph_t *cluster = g;
   for (size_t i = 0; ok && i < cfg->num_blocks; i++) {
     if (i && cfg->blocks[i].region != cfg->blocks[i - 1].region)
-      region = region->next;
+      region = wave_region_next(region);
     /* Subroutines get a box of their own; the entry region is the graph itself. */
-    if (cfg->blocks[i].kind == DOT_BLOCK_ENTRY && region->label) {
+    if (cfg->blocks[i].kind == DOT_BLOCK_ENTRY && wave_region_label(region)) {
       char name[48];
       snprintf(name, sizeof(name), "cluster_region%zu", cfg->blocks[i].region);
       cluster = agsubg(g, name, 1);
@@ -797,7 +797,7 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
       if (ok) {
         wave_strbuf t = {0};
         wave_strbuf_puts(&t, "<B>");
-        put_escaped(&t, region->label);
+        put_escaped(&t, wave_region_label(region));
         wave_strbuf_puts(&t, ":</B>");
         ok = set_html(g, cluster, "label", wave_strbuf_take(&t, NULL));
       }
@@ -829,7 +829,7 @@ Agraph_t *wave_dot_build(const wave_kernel *kernel, const wave_dot_options *opti
   Agraph_t *g = NULL;
   bool ok = facts_compute(&f, kernel, options) && dot_cfg_build(&cfg, kernel, f.u);
   if (ok) {
-    g = agopen((char *)kernel->name, Agdirected, NULL);
+    g = agopen((char *)wave_kernel_name(kernel), Agdirected, NULL);
     ok = g && add_graph(g, &f, &cfg);
   }
   if (!ok) {

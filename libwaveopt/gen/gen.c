@@ -1326,14 +1326,13 @@ wave_module *wave_generate(const wave_gen_options *options, wave_gen_launch *lau
   g.module = wave_module_create("<wavegen>");
   wave_kernel *kernel = g.module ? wave_kernel_create(g.module, name) : NULL;
   if (kernel) {
-    kernel->registers = NUM_REGS;
-    kernel->has_registers = true;
-    kernel->local_memory = g.threads * LSLOT_BYTES;
-    kernel->has_local_memory = true;
-    memcpy(kernel->workgroup_size, launch->workgroup, sizeof(kernel->workgroup_size));
-    kernel->has_workgroup_size = true;
+    wave_kernel_set_registers(kernel, NUM_REGS);
+    wave_kernel_set_local_memory(kernel, g.threads * LSLOT_BYTES);
+    wave_kernel_set_workgroup_size(kernel, launch->workgroup[0], launch->workgroup[1],
+                                   launch->workgroup[2]);
     wave_loc loc = {0};
-    g.b = wave_builder_at(g.module, wave_cursor_list_end(&kernel->first_region->body), loc);
+    wave_node_list *entry = wave_region_body(wave_kernel_first_region(kernel));
+    g.b = wave_builder_at(g.module, wave_cursor_list_end(entry), loc);
     gen_prologue(&g, launch);
     gen_list(&g, 0, opt.size, false);
     gen_dump(&g);

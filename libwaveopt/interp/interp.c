@@ -458,7 +458,7 @@ static step_result run_wave(simt_run *r, simt_wave *w, uint64_t limit) {
       return STEP_BLOCKED;
     case INTERP_OP_END:
       interp_fail(m, WAVE_ERR_END_OF_CODE, pc, r->wg, w->id, w->active,
-                  "execution ran past the end of kernel '%s'", m->kernel->name);
+                  "execution ran past the end of kernel '%s'", wave_kernel_name(m->kernel));
       return STEP_ERROR;
     default:
       if (!interp_exec(in, &w->regs, mask, &m->mem, &fault)) {
@@ -661,7 +661,8 @@ static wave_run_status run_simt(wave_machine *m) {
     ok = interp_wave_alloc(&r.waves[i].regs, &m->prog, m->width, m->const_rows);
   }
   if (!ok) {
-    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, m->kernel->kernel_src.loc, "out of memory");
+    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY,
+               wave_kernel_origin(m->kernel, WAVE_KERNEL_LINE_KERNEL).loc, "out of memory");
   }
   for (uint32_t wg = 0; ok && wg < m->num_wgs; wg++) {
     uint32_t id[3];
@@ -695,7 +696,7 @@ static wave_run_status run_simt(wave_machine *m) {
 static void report(const wave_machine *m, wave_diags *diags) {
   if (!diags || m->status != WAVE_RUN_ERROR)
     return;
-  const wave_module *module = m->kernel->module;
+  const wave_module *module = wave_kernel_module(m->kernel);
   if (module)
     wave_module_report(module, diags, WAVE_SEV_ERROR, NULL, m->error.loc, "%s", m->message);
   else
@@ -706,15 +707,17 @@ static bool resolve_geometry(wave_machine *m, const wave_kernel *k) {
   const wave_launch_config *c = &m->config;
   m->width = c->wave_width ? c->wave_width : WAVE_DEFAULT_WAVE_WIDTH;
   if (m->width < WAVE_MIN_WAVE_WIDTH || m->width > WAVE_MAX_WAVE_WIDTH) {
-    fail_setup(m, WAVE_ERR_INVALID_CONFIG, k->kernel_src.loc,
+    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
                "wave width %" PRIu32 " is outside %d..%d", m->width, WAVE_MIN_WAVE_WIDTH,
                WAVE_MAX_WAVE_WIDTH);
     return false;
   }
   m->full = m->width == 64 ? ~0ull : (1ull << m->width) - 1;
-  const uint32_t *wg = c->workgroup[0] ? c->workgroup
-                       : (k->has_workgroup_size && k->workgroup_size[0]) ? k->workgroup_size
-                                                                         : NULL;
+  const uint32_t declared[3] = {wave_kernel_workgroup_size(k, 0), wave_kernel_workgroup_size(k, 1),
+                                wave_kernel_workgroup_size(k, 2)};
+  const uint32_t *wg = c->workgroup[0]                                    ? c->workgroup
+                       : wave_kernel_has_workgroup_size(k) && declared[0] ? declared
+                                                                          : NULL;
   uint64_t threads = 1, groups = 1;
   for (int i = 0; i < 3; i++) {
     m->wg_size[i] = wg ? (wg[i] ? wg[i] : 1) : (i == 0 ? WAVE_DEFAULT_WORKGROUP_SIZE : 1);
@@ -722,7 +725,7 @@ static bool resolve_geometry(wave_machine *m, const wave_kernel *k) {
     threads *= m->wg_size[i];
     groups *= m->grid[i];
     if (threads > MAX_THREADS_PER_WORKGROUP || groups > UINT32_MAX) {
-      fail_setup(m, WAVE_ERR_INVALID_CONFIG, k->kernel_src.loc,
+      fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
                  "launch too large: at most %u threads per workgroup and 2^32-1 workgroups",
                  MAX_THREADS_PER_WORKGROUP);
       return false;
@@ -737,26 +740,26 @@ static bool resolve_geometry(wave_machine *m, const wave_kernel *k) {
 static bool check_config(wave_machine *m, const wave_kernel *k) {
   const wave_launch_config *c = &m->config;
   m->mem.device_size = c->device_memory_size ? c->device_memory_size : WAVE_DEFAULT_DEVICE_MEMORY;
-  m->mem.local_size = c->local_memory_size    ? c->local_memory_size
-                      : k->local_memory       ? k->local_memory
-                                              : WAVE_DEFAULT_LOCAL_MEMORY;
+  m->mem.local_size = c->local_memory_size          ? c->local_memory_size
+                      : wave_kernel_local_memory(k) ? wave_kernel_local_memory(k)
+                                                    : WAVE_DEFAULT_LOCAL_MEMORY;
   if (m->mem.local_size > INTERP_MAX_LOCAL_MEMORY) {
-    fail_setup(m, WAVE_ERR_INVALID_CONFIG, k->kernel_src.loc,
+    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
                "local memory of %zu bytes is more than the interpreter provides (%u)",
                m->mem.local_size, INTERP_MAX_LOCAL_MEMORY);
     return false;
   }
   if (c->memory_init_size > m->mem.device_size) {
-    fail_setup(m, WAVE_ERR_INVALID_CONFIG, k->kernel_src.loc,
+    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
                "initial memory (%zu bytes) exceeds the device memory (%zu bytes)",
                c->memory_init_size, m->mem.device_size);
     return false;
   }
   for (size_t i = 0; i < c->num_presets; i++) {
-    if (c->presets[i].reg >= k->registers) {
-      fail_setup(m, WAVE_ERR_INVALID_CONFIG, k->kernel_src.loc,
-                 "preset register r%" PRIu32 " is beyond .registers %" PRIu32,
-                 c->presets[i].reg, k->registers);
+    if (c->presets[i].reg >= wave_kernel_registers(k)) {
+      fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
+                 "preset register r%" PRIu32 " is beyond .registers %" PRIu32, c->presets[i].reg,
+                 wave_kernel_registers(k));
       return false;
     }
   }
@@ -807,18 +810,19 @@ wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_c
   m->mem.thread_mode = m->config.mode == WAVE_MODE_THREAD;
   if (m->runnable) {
     char text[512];
-    wave_loc loc = kernel->kernel_src.loc;
+    wave_loc loc = wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc;
     bool oom = false;
     if (!interp_program_build(&m->prog, kernel, text, sizeof text, &loc, &oom)) {
       if (oom)
         fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, loc, "out of memory");
       else
         fail_setup(m, WAVE_ERR_INVALID_PROGRAM, loc, "cannot run kernel '%s': %s",
-                   kernel->name ? kernel->name : "", text);
+                   wave_kernel_name(kernel) ? wave_kernel_name(kernel) : "", text);
     }
   }
   if (m->runnable && !allocate(m))
-    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, kernel->kernel_src.loc, "out of memory");
+    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+               "out of memory");
   m->config.presets = m->presets;
   m->config.memory_init = NULL;
   m->config.memory_init_size = 0;
@@ -954,7 +958,7 @@ char *wave_machine_counters_json(const wave_machine *m) {
   wave_strbuf b = {0};
   const wave_counters *c = &m->counters;
   wave_strbuf_puts(&b, "{\"kernel\":");
-  wave_strbuf_json_string(&b, m->kernel->name);
+  wave_strbuf_json_string(&b, wave_kernel_name(m->kernel));
   wave_strbuf_printf(&b, ",\"mode\":\"%s\",\"wave_width\":%" PRIu32 ",\"status\":\"%s\"",
                      m->config.mode == WAVE_MODE_THREAD ? "thread" : "simt", m->width,
                      m->status == WAVE_RUN_OK      ? "ok"

@@ -382,7 +382,7 @@ static bool flatten_endloop(builder *b, const wave_node *node) {
 
 static bool flatten_region(builder *b, const wave_region *region) {
   wave_const_walker w;
-  wave_const_walk_init(&w, &region->body);
+  wave_const_walk_init(&w, wave_region_body(region));
   bool ok = true;
   while (ok && wave_const_walk_next(&w)) {
     switch (w.event) {
@@ -429,12 +429,13 @@ bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char 
   b.oom = oom;
   for (int i = 0; i < 256; i++)
     b.frag_slot[i] = NO_FRAG;
-  if (kernel->registers > INTERP_MAX_REGISTERS) {
-    fail(&b, kernel->registers_src.loc, ".registers %u is more than the interpreter runs (%u)",
-         (unsigned)kernel->registers, (unsigned)INTERP_MAX_REGISTERS);
+  if (wave_kernel_registers(kernel) > INTERP_MAX_REGISTERS) {
+    fail(&b, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_REGISTERS).loc,
+         ".registers %u is more than the interpreter runs (%u)",
+         (unsigned)wave_kernel_registers(kernel), (unsigned)INTERP_MAX_REGISTERS);
     return false;
   }
-  prog->num_gprs = kernel->registers;
+  prog->num_gprs = wave_kernel_registers(kernel);
   prog->sreg_row = prog->num_gprs;
   prog->const_row = prog->sreg_row + WAVE_NUM_SREGS;
 
@@ -450,7 +451,7 @@ bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char 
     ok = flatten_region(&b, labels.regions[i]);
   }
   if (ok) {
-    wave_loc end = kernel->end_src.loc;
+    wave_loc end = wave_kernel_origin(kernel, WAVE_KERNEL_LINE_END).loc;
     ok = emit(&b, INTERP_OP_END, end, NULL) != UINT32_MAX && resolve_calls(&b, &labels, starts);
   }
   free(starts);

@@ -2,9 +2,9 @@
 /*
  * The storage of instructions and tree nodes, private to the library. The public headers
  * declare wave_instr and wave_node opaque and export one function per accessor
- * (waveopt/instr.h, waveopt/edit.h); wave_node_list is complete there only so that a region or
- * a caller can hold one, and its fields are read through accessors as well. An embedder never
- * compiles against this layout, so it may change in any release.
+ * (waveopt/instr.h, waveopt/edit.h); the records around them, from node lists up to the
+ * module, are in ir/module.h. An embedder never compiles against this layout, so it may change
+ * in any release.
  *
  * Inside the library the accessor names are macros over the static inline readers below: the
  * analyses and passes ask them millions of times per kernel and pay nothing for the opacity.
@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "ir/module.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/ir.h"
@@ -196,6 +197,13 @@ typedef struct wave_code_line {
 static inline wave_code_line wave_code_src_line(wave_src *src) {
   wave_code_line line = {src, NULL};
   return line;
+}
+/* The line a region's label is written on, and a kernel's `.end` line. */
+static inline wave_code_line wave_code_region_line(wave_region *region) {
+  return wave_code_src_line(&region->label_src);
+}
+static inline wave_code_line wave_code_kernel_end_line(wave_kernel *kernel) {
+  return wave_code_src_line(&kernel->end_src);
 }
 static inline wave_code_line wave_code_instr_line(wave_instr *instr) {
   wave_code_line line = {NULL, instr};

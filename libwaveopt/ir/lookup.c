@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/module.h"
 #include "waveopt/waveopt.h"
 
 uint32_t wave_hash_name(const char *name, size_t len) {

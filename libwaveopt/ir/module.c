@@ -67,6 +67,10 @@ static void init_list(wave_node_list *list, wave_node *parent, wave_region *regi
   list->region = region;
 }
 
+wave_node_list *wave_node_list_create(wave_module *module) {
+  return wave_module_alloc(module, sizeof(wave_node_list));
+}
+
 wave_kernel *wave_kernel_create(wave_module *module, const char *name) {
   wave_kernel *kernel = wave_module_alloc(module, sizeof(*kernel));
   if (!kernel || !(kernel->name = wave_module_strdup(module, name, strlen(name))))

@@ -6,6 +6,7 @@
  * instruction's registers just to find the ifs.
  */
 #include "ir/node_index.h"
+#include "ir/module.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "ir/module.h"
 #include "support/text.h"
 #include "waveopt/waveopt.h"
 

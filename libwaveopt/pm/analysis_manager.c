@@ -138,8 +138,9 @@ static cached *find(wave_analysis_manager *am, const wave_kernel *kernel, wave_a
 /* Reports why an analysis has no result; returns that missing result. */
 static const void *fail(wave_analysis_manager *am, const wave_kernel *kernel,
                         const wave_analysis_info *info, const char *why) {
-  wave_module_report(kernel->module, am->diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
-                     "analysis '%s' of kernel '%s' %s", info->name, kernel->name, why);
+  wave_module_report(wave_kernel_module(kernel), am->diags, WAVE_SEV_ERROR, NULL,
+                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                     "analysis '%s' of kernel '%s' %s", info->name, wave_kernel_name(kernel), why);
   return NULL;
 }
 
@@ -241,12 +242,13 @@ bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
     if (now && info->equal(e->result, now))
       continue;
     ok = false;
-    wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
+    wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
+                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
                        now ? "internal error: analysis '%s' of kernel '%s' is out of date "
                              "after pass %s, which claims to preserve it"
                            : "internal error: analysis '%s' of kernel '%s' cannot be "
                              "computed again after pass %s",
-                       info->name, kernel->name, pass);
+                       info->name, wave_kernel_name(kernel), pass);
   }
   wave_analysis_manager_destroy(fresh);
   return ok;

@@ -58,7 +58,7 @@ const wave_target *wave_pass_target(const wave_pass_context *ctx) { return ctx->
 
 uint32_t wave_pass_max_registers(const wave_pass_context *ctx, const wave_kernel *kernel) {
   uint32_t limit = ctx->run->options->max_registers;
-  return limit > kernel->registers ? limit : kernel->registers;
+  return limit > wave_kernel_registers(kernel) ? limit : wave_kernel_registers(kernel);
 }
 
 uint32_t wave_pass_max_registers_to_legalize(const wave_pass_context *ctx,
@@ -93,8 +93,8 @@ wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char
   va_start(ap, fmt);
   char *message = wave_vformat(fmt, ap);
   va_end(ap);
-  wave_module_report(ctx->kernel->module, ctx->run->diags, WAVE_SEV_ERROR, NULL, loc, "%s",
-                     message ? message : "out of memory");
+  wave_module_report(wave_kernel_module(ctx->kernel), ctx->run->diags, WAVE_SEV_ERROR, NULL, loc,
+                     "%s", message ? message : "out of memory");
   free(message);
   wave_pass_result failed = {false, true, WAVE_PRESERVE_NONE, false};
   return failed;
@@ -160,8 +160,9 @@ static void remark(wave_pass_context *ctx, wave_remark_kind kind, const char *na
     m->kind = kind;
     m->line = loc.line;
     m->col = loc.col;
-    const char *file = loc.file ? loc.file : ctx->kernel->module->file;
-    if (pack(run, 5, (const char *[]){ctx->pass->name, name, ctx->kernel->name, file, message},
+    const char *file = loc.file ? loc.file : wave_module_file(wave_kernel_module(ctx->kernel));
+    if (pack(run, 5,
+             (const char *[]){ctx->pass->name, name, wave_kernel_name(ctx->kernel), file, message},
              (char **[]){&m->pass, &m->name, &m->kernel, &m->file, &m->message}))
       r->num_remarks++;
   }

@@ -6,6 +6,7 @@
  * and comments that belong to the file around the kernels. The view shares the kernel's
  * regions, so the text is exactly what the module printer writes for the kernel.
  */
+#include "ir/module.h"
 #include "waveopt/pass.h"
 
 int wave_print_kernel(const wave_kernel *kernel, const wave_print_options *options,

@@ -60,8 +60,9 @@ static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const ch
   va_start(ap, fmt);
   char *message = wave_vformat(fmt, ap);
   va_end(ap);
-  wave_module_report(kernel->module, run->diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
-                     "internal error: %s", message ? message : "out of memory");
+  wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_ERROR, NULL,
+                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, "internal error: %s",
+                     message ? message : "out of memory");
   free(message);
 }
 
@@ -94,11 +95,12 @@ static bool ir_is_valid(wave_pm_run *run, const wave_kernel *kernel, const char 
     return false;
   wave_diags found;
   wave_diags_init(&found);
-  bool valid = wave_verify_module(kernel->module, &found);
+  bool valid = wave_verify_module(wave_kernel_module(kernel), &found);
   keep_errors(run, &found);
   wave_diags_free(&found);
   if (!valid)
-    internal_error(run, kernel, "kernel '%s' is invalid after pass %s", kernel->name, pass);
+    internal_error(run, kernel, "kernel '%s' is invalid after pass %s", wave_kernel_name(kernel),
+                   pass);
   return valid;
 }
 
@@ -113,10 +115,10 @@ static bool verify_after(wave_pm_run *run, wave_kernel *kernel, const char *pass
     if (!same) {
       if (after)
         internal_error(run, kernel, "kernel '%s' changed after pass %s, which reported no change",
-                       kernel->name, pass);
+                       wave_kernel_name(kernel), pass);
       else
         internal_error(run, kernel, "out of memory comparing kernel '%s' after pass %s",
-                       kernel->name, pass);
+                       wave_kernel_name(kernel), pass);
       return false;
     }
   }
@@ -131,11 +133,12 @@ static bool bisect_allows(wave_pm_run *run, const char *pass, const wave_kernel 
     return true;
   bool ran = o->opt_bisect_limit < 0 || number <= (unsigned)o->opt_bisect_limit;
   if (o->on_bisect) {
-    char *line = wave_format("BISECT: %s pass (%u) %s on kernel %s",
-                                ran ? "running" : "NOT running", number, pass, kernel->name);
+    char *line =
+        wave_format("BISECT: %s pass (%u) %s on kernel %s", ran ? "running" : "NOT running", number,
+                    pass, wave_kernel_name(kernel));
     if (!line)
       run->out_of_memory = true;
-    wave_bisect_step step = {number, ran, pass, kernel->name, line ? line : ""};
+    wave_bisect_step step = {number, ran, pass, wave_kernel_name(kernel), line ? line : ""};
     o->on_bisect(o->callback_ctx, &step);
     free(line);
   }
@@ -156,8 +159,8 @@ static pass_outcome run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_
     o->before_pass(o->callback_ctx, pass->name, kernel);
   char *before = NULL;
   if (o->verify_each && !(before = kernel_text(kernel))) {
-    internal_error(run, kernel, "out of memory saving kernel '%s' before pass %s", kernel->name,
-                   pass->name);
+    internal_error(run, kernel, "out of memory saving kernel '%s' before pass %s",
+                   wave_kernel_name(kernel), pass->name);
     return PASS_FAILED;
   }
   size_t errors = run->diags->num_errors;
@@ -171,7 +174,7 @@ static pass_outcome run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_
   if (r.failed) {
     if (run->diags->num_errors == errors)
       internal_error(run, kernel, "pass %s failed on kernel '%s' without saying why", pass->name,
-                     kernel->name);
+                     wave_kernel_name(kernel));
     wave_analysis_invalidate(run->am, kernel, WAVE_PRESERVE_NONE);
   } else {
     if (r.changed) {
@@ -199,13 +202,13 @@ static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *k
   if (!o->print_write)
     return true;
   char *header = wave_format("Printing analysis '%s' for kernel '%s':\n", info->name,
-                                kernel->name);
+                             wave_kernel_name(kernel));
   bool written = header && o->print_write(o->print_ctx, header, strlen(header)) == 0 &&
                  info->print(result, kernel, o->print_write, o->print_ctx) == 0;
   free(header);
   if (written)
     return true;
-  wave_module_report(kernel->module, run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0},
+  wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0},
                      "cannot write the output of print<%s>", info->name);
   return false;
 }
@@ -213,11 +216,10 @@ static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *k
 /* Lays the module's code out afresh when that pays (see above). Running out of memory for the
  * copy leaves the code where it is, which costs only speed. */
 static void compact_if_it_pays(wave_pm_run *run, wave_kernel *kernel) {
-  wave_module *module = kernel->module;
+  wave_module *module = wave_kernel_module(kernel);
   if (run->options->keep_code_in_place || !wave_module_compact_pays(module))
     return;
-  for (wave_kernel *k = module->first_kernel; k; k = k->next)
-    wave_analysis_invalidate(run->am, k, WAVE_PRESERVE_NONE);
+  wave_foreach_kernel(k, module) wave_analysis_invalidate(run->am, k, WAVE_PRESERVE_NONE);
   wave_module_compact(module);
 }
 
@@ -292,10 +294,11 @@ static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at
         wave_pm_add_stat(run, "fixpoint", "at-limit",
                          "Number of fixpoints stopped at their limit, the kernel still changing",
                          1);
-        wave_module_report(kernel->module, run->diags, WAVE_SEV_WARNING, "fixpoint",
-                           kernel->kernel_src.loc,
+        wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_WARNING, "fixpoint",
+                           wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
                            "fixpoint<max=%u> reached its limit on kernel '%s' while the "
-                           "kernel still changed", max, kernel->name);
+                           "kernel still changed",
+                           max, wave_kernel_name(kernel));
       }
       depth--;
       if (r->ever_changed && depth)
@@ -352,7 +355,7 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
   bool ok = run.am && clean_at;
   if (ok)
     wave_analysis_manager_set_assume_divergent(run.am, run.options->assume_divergent);
-  for (wave_kernel *k = module->first_kernel; ok && k; k = k->next) {
+  for (wave_kernel *k = wave_module_first_kernel(module); ok && k; k = wave_kernel_next(k)) {
     size_t errors = diags->num_errors;
     run.profile = run.options->profile ? wave_profile_match(run.options->profile, k, diags) : NULL;
     ok = diags->num_errors == errors && run_kernel(&run, k, clean_at);

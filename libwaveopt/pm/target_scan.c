@@ -57,7 +57,7 @@ void wave_target_scan(const wave_kernel *kernel, const wave_target *target,
   bool deep_found = false;
   wave_foreach_region(r, kernel) {
     wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
+    wave_const_walk_init(&w, wave_region_body(r));
     while (wave_const_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
         const wave_node *parent = wave_node_parent(w.node);

@@ -405,7 +405,7 @@ static void stale(const wave_profile_kernel *k, const wave_kernel *kernel, uint3
   va_start(ap, fmt);
   char *what = wave_vformat(fmt, ap);
   va_end(ap);
-  wave_loc loc = {kernel->kernel_src.loc.file, line, line ? 1 : 0};
+  wave_loc loc = {wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc.file, line, line ? 1 : 0};
   if (what)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, NULL, 0,
                      "profile %s of kernel '%s' is stale: %s", k->profile->file, k->name, what);
@@ -469,7 +469,7 @@ static bool same_lines(const wave_profile_kernel *k, const wave_kernel *kernel,
 
 const wave_profile_kernel *wave_profile_match(const wave_profile *p, const wave_kernel *kernel,
                                               wave_diags *diags) {
-  const wave_profile_kernel *k = wave_profile_find_kernel(p, kernel->name);
+  const wave_profile_kernel *k = wave_profile_find_kernel(p, wave_kernel_name(kernel));
   if (!k)
     return NULL;
   interp_program prog;

@@ -128,7 +128,7 @@ char *wave_profile_write(const wave_machine *m, const char *source) {
                      WAVE_PROFILE_VERSION);
   wave_strbuf_json_string(&b, source);
   wave_strbuf_puts(&b, ",\"kernels\":[\n {\"kernel\":");
-  wave_strbuf_json_string(&b, m->kernel->name);
+  wave_strbuf_json_string(&b, wave_kernel_name(m->kernel));
   wave_strbuf_printf(&b,
                      ",\"mode\":\"%s\",\"status\":\"%s\",\"wave_width\":%" PRIu32
                      ",\n  \"totals\":{\"issued\":%" PRIu64 ",\"empty_issues\":%" PRIu64

@@ -86,7 +86,7 @@ static void check_gpr_range(wave_verify *v, wave_loc loc, uint32_t first, unsign
                  WAVE_MAX_GPR);
     return;
   }
-  uint32_t limit = v->kernel->registers;
+  uint32_t limit = wave_kernel_registers(v->kernel);
   if (kind == 'f' || last < limit)
     return;
   uint32_t bad = first >= limit ? first : limit;
@@ -103,7 +103,7 @@ static void check_call_target(wave_verify *v, wave_loc loc, const char *label) {
   size_t target = wave_label_table_find(&v->labels, label);
   if (target == WAVE_NO_REGION)
     VERIFY_ERROR(v, loc, "call target '%s' is not a label of kernel '%s'", label,
-                 v->kernel->name);
+                 wave_kernel_name(v->kernel));
   else
     v->called[target] = true;
 }
@@ -214,7 +214,7 @@ static void check_region(wave_verify *v, wave_region *region) {
   wave_verify_toolchain_region_begin(v);
   v->loop_depth = 0;
   wave_walker walker;
-  wave_walk_init(&walker, &region->body);
+  wave_walk_init(&walker, wave_region_body(region));
   while (wave_walk_next(&walker)) {
     switch (walker.event) {
     case WAVE_WALK_BLOCK:
@@ -259,11 +259,12 @@ bool wave_verify_module(const wave_module *module, wave_diags *diags) {
   memset(&v, 0, sizeof(v));
   v.module = module;
   v.diags = diags;
-  for (const wave_kernel *k = module->first_kernel; k && !v.out_of_memory; k = k->next)
+  for (const wave_kernel *k = wave_module_first_kernel(module); k && !v.out_of_memory;
+       k = wave_kernel_next(k))
     check_kernel(&v, k);
   free(v.frames);
   if (v.out_of_memory) {
-    wave_loc loc = {module->file, 0, 0};
+    wave_loc loc = {wave_module_file(module), 0, 0};
     VERIFY_ERROR(&v, loc, "out of memory while verifying");
   }
   return diags->num_errors == errors;

@@ -27,22 +27,25 @@
 enum { EMULATOR_MAX_FRAMES = 32, MAX_WORKGROUP_SIZE = 256 };
 
 /* A directive's own location, or the kernel's when the directive was not written. */
-static wave_loc directive_loc(const wave_kernel *kernel, const wave_src *src) {
-  return src->loc.line ? src->loc : kernel->kernel_src.loc;
+static wave_loc directive_loc(const wave_kernel *kernel, wave_kernel_line line) {
+  wave_loc loc = wave_kernel_origin(kernel, line).loc;
+  return loc.line ? loc : wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc;
 }
 
 void wave_verify_toolchain_kernel_begin(wave_verify *v) {
   const wave_kernel *k = v->kernel;
-  const uint32_t *wg = k->workgroup_size;
+  const uint32_t wg[3] = {wave_kernel_workgroup_size(k, 0), wave_kernel_workgroup_size(k, 1),
+                          wave_kernel_workgroup_size(k, 2)};
   uint64_t threads = (uint64_t)wg[0] * wg[1] * wg[2];
   if (threads > MAX_WORKGROUP_SIZE)
-    TOOLCHAIN_WARN(v, directive_loc(k, &k->workgroup_size_src),
+    TOOLCHAIN_WARN(v, directive_loc(k, WAVE_KERNEL_LINE_WORKGROUP_SIZE),
                    ".workgroup_size %u, %u, %u has %" PRIu64 " threads, more than the spec's "
-                   "MAX_WORKGROUP_SIZE of %d", wg[0], wg[1], wg[2], threads, MAX_WORKGROUP_SIZE);
-  if (k->registers > WAVE_MAX_GPR)
-    TOOLCHAIN_WARN(v, directive_loc(k, &k->registers_src),
-                   ".registers %u is more than %d: only r0-r%d can be encoded", k->registers,
-                   WAVE_MAX_GPR, WAVE_MAX_GPR);
+                   "MAX_WORKGROUP_SIZE of %d",
+                   wg[0], wg[1], wg[2], threads, MAX_WORKGROUP_SIZE);
+  if (wave_kernel_registers(k) > WAVE_MAX_GPR)
+    TOOLCHAIN_WARN(v, directive_loc(k, WAVE_KERNEL_LINE_REGISTERS),
+                   ".registers %u is more than %d: only r0-r%d can be encoded",
+                   wave_kernel_registers(k), WAVE_MAX_GPR, WAVE_MAX_GPR);
 }
 
 /* ---- reachability ------------------------------------------------------------------------- */
@@ -140,9 +143,13 @@ void wave_verify_toolchain_kernel_end(wave_verify *v) {
   if (!reachable)
     return;
   const wave_kernel *k = v->kernel;
-  wave_loc loc = k->end_src.loc.line ? k->end_src.loc : k->kernel_src.loc;
-  TOOLCHAIN_WARN(v, loc, "kernel '%s' can run past its end without 'halt' or 'return' (the "
-                 "emulator reports a decode error or runs into the next kernel)", k->name);
+  wave_loc loc = wave_kernel_origin(k, WAVE_KERNEL_LINE_END).loc.line
+                     ? wave_kernel_origin(k, WAVE_KERNEL_LINE_END).loc
+                     : wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc;
+  TOOLCHAIN_WARN(v, loc,
+                 "kernel '%s' can run past its end without 'halt' or 'return' (the "
+                 "emulator reports a decode error or runs into the next kernel)",
+                 wave_kernel_name(k));
 }
 
 /* ---- instructions ------------------------------------------------------------------------- */

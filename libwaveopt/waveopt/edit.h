@@ -43,8 +43,10 @@ extern "C" {
 
 /* ---- traversal ---------------------------------------------------------------------------- */
 
-#define wave_foreach_region(r, kernel) \
-  for (wave_region *r = (kernel)->first_region; r; r = r->next)
+#define wave_foreach_kernel(k, module)                                                             \
+  for (wave_kernel *k = wave_module_first_kernel(module); k; k = wave_kernel_next(k))
+#define wave_foreach_region(r, kernel)                                                             \
+  for (wave_region *r = wave_kernel_first_region(kernel); r; r = wave_region_next(r))
 
 #define wave_foreach_node(n, list)                                                                 \
   for (wave_node *n = wave_node_list_first(list); n; n = wave_node_next(n))
@@ -236,6 +238,10 @@ WAVE_API bool wave_instr_insert(wave_module *module, wave_cursor at, wave_instr 
 WAVE_API bool wave_node_insert(wave_module *module, wave_cursor at, wave_node *node);
 
 /* ---- surgery ------------------------------------------------------------------------------ */
+
+/* An empty detached list, owned by the module (freed with it), to carry nodes between places;
+ * NULL when memory runs out. */
+WAVE_API wave_node_list *wave_node_list_create(wave_module *module);
 
 /* Unlinks the nodes first..last (first before or equal to last, in one list) into *out, a
  * detached list (its previous contents are forgotten). The blocks left on either side of the

@@ -218,11 +218,6 @@ typedef struct wave_src {
 
 /* ---- instructions and the region tree ----------------------------------------------------- */
 
-struct wave_node;
-struct wave_region;
-struct wave_kernel;
-struct wave_module;
-
 #define WAVE_NO_GUARD (-1)
 
 /* An instruction: opaque, read and changed through waveopt/instr.h, so that its storage can
@@ -232,82 +227,18 @@ typedef struct wave_instr wave_instr;
 typedef enum wave_node_kind { WAVE_NODE_BLOCK, WAVE_NODE_IF, WAVE_NODE_LOOP } wave_node_kind;
 
 /* A list of nodes: an if's then- or else-list, a loop's body, a region's body, or a detached
- * list carrying nodes between places (waveopt/edit.h). Its fields are read through the
- * accessors of waveopt/edit.h and written only by the library; the struct is complete only so
- * that a region and a caller's detached list can hold one. */
-typedef struct wave_node_list {
-  struct wave_node *first, *last;
-  struct wave_node *parent;   /* the if/loop whose list this is; NULL for a region's body */
-  /* The region the list lies in; every list nested below it names the same one (inserting a
-   * node updates its whole subtree when the region differs). A detached list names the region
-   * its nodes came from, or NULL for nodes never inserted anywhere. */
-  struct wave_region *region;
-} wave_node_list;
+ * list carrying nodes between places (waveopt/edit.h, wave_node_list_create). Opaque, read
+ * through the accessors of waveopt/edit.h. */
+typedef struct wave_node_list wave_node_list;
 
 /* A node of the region tree: opaque, read and changed through waveopt/edit.h. */
 typedef struct wave_node wave_node;
 
-typedef struct wave_region {
-  struct wave_region *prev, *next;
-  struct wave_kernel *kernel;
-  const char *label;          /* NULL for code before the kernel's first label */
-  wave_src label_src;
-  wave_node_list body;
-} wave_region;
-
-typedef struct wave_kernel {
-  struct wave_kernel *prev, *next;
-  struct wave_module *module;
-  const char *name;
-  uint32_t registers;         /* .registers (WAVE_DEFAULT_REGISTERS when absent) */
-  uint32_t local_memory;      /* .local_memory bytes, 0 = runtime default */
-  uint32_t workgroup_size[3]; /* .workgroup_size, {0,0,0} = runtime value */
-  bool has_registers, has_local_memory, has_workgroup_size;
-  wave_src kernel_src, end_src, registers_src, local_memory_src, workgroup_size_src;
-  /* The first region is where the kernel starts; later ones begin at labels. Execution falls
-   * from one region into the next in source order, exactly as the code is laid out. */
-  wave_region *first_region, *last_region;
-} wave_kernel;
-
-/* A label written outside every kernel: it names no code we keep, but it occupies the file's
- * one label namespace and is printed back where it stood. */
-typedef struct wave_stray_label {
-  const char *name;
-  wave_src src;
-  struct wave_kernel *before;  /* printed before this kernel; NULL = at the end of the file */
-  struct wave_stray_label *next;
-} wave_stray_label;
-
-struct wave_arena;
-
-typedef struct wave_module {
-  struct wave_arena *arena;
-  /* Instructions and nodes live apart from everything else, so that wave_module_compact can
-   * lay them out afresh and free the old memory, with what was removed in it. */
-  struct wave_arena *code_arena;
-  /* Instructions made and removed since the code was last laid out (read, built or compacted):
-   * what a compaction would win back (wave_module_compact_pays). */
-  size_t instrs_made, instrs_removed;
-  const char *file;           /* name used in diagnostics */
-  wave_kernel *first_kernel, *last_kernel;
-  size_t num_kernels;
-  wave_stray_label *first_stray, *last_stray;
-  const char *trailing;       /* comments after the last statement */
-  /* The source text the module was parsed from (arena copy) and where each line starts, so
-   * that diagnostics found after parsing can still quote the line. */
-  const char *source;
-  size_t source_len;
-  const uint32_t *line_starts;
-  uint32_t num_lines;
-  /* The labels instructions name, by index: an instruction stores a label operand as its index
-   * here (malloc'd, freed with the module). Read and written only by the library. */
-  const char **labels;
-  size_t num_labels, cap_labels;
-  /* The comments and foreign files of the few instructions that have them, by index
-   * (malloc'd, freed with the module). Read and written only by the library. */
-  struct wave_code_note *notes;
-  size_t num_notes, cap_notes;
-} wave_module;
+/* A module, its kernels and their regions are opaque as well: read and changed through the
+ * functions below, so that their records can change without breaking a caller. */
+typedef struct wave_region wave_region;
+typedef struct wave_kernel wave_kernel;
+typedef struct wave_module wave_module;
 
 /* ---- builder ------------------------------------------------------------------------------ */
 
@@ -346,6 +277,68 @@ WAVE_API void wave_instr_remove(wave_instr *instr);
 
 /* The block at the end of a list, created and appended if the list ends in an if or loop. */
 WAVE_API wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list);
+
+/* ---- modules, kernels and regions --------------------------------------------------------- */
+
+/* The name diagnostics give the module's file. */
+WAVE_API const char *wave_module_file(const wave_module *module);
+/* Its kernels in file order: the first (NULL when there is none), and how many. */
+WAVE_API wave_kernel *wave_module_first_kernel(const wave_module *module);
+WAVE_API size_t wave_module_num_kernels(const wave_module *module);
+
+/* The kernel's module and the kernels on either side of it in the file (NULL at the ends). */
+WAVE_API wave_module *wave_kernel_module(const wave_kernel *kernel);
+WAVE_API wave_kernel *wave_kernel_next(const wave_kernel *kernel);
+WAVE_API wave_kernel *wave_kernel_prev(const wave_kernel *kernel);
+WAVE_API const char *wave_kernel_name(const wave_kernel *kernel);
+/* Renames it to a copy of name (the module's); false, with the name unchanged, when memory
+ * runs out. */
+WAVE_API bool wave_kernel_set_name(wave_kernel *kernel, const char *name);
+/* Its regions in order: the first is where the kernel starts, later ones begin at labels, and
+ * execution falls from one into the next as the code is laid out. */
+WAVE_API wave_region *wave_kernel_first_region(const wave_kernel *kernel);
+WAVE_API wave_region *wave_kernel_last_region(const wave_kernel *kernel);
+
+/* The directives of a kernel. Without `.registers` a kernel has WAVE_DEFAULT_REGISTERS; without
+ * `.local_memory` 0 (the runtime's default); without `.workgroup_size` 0 in every dimension
+ * (the launch decides). Setting one writes the directive; clearing `.registers` removes it and
+ * brings the count back to the default. */
+WAVE_API uint32_t wave_kernel_registers(const wave_kernel *kernel);
+WAVE_API bool wave_kernel_has_registers(const wave_kernel *kernel);
+WAVE_API void wave_kernel_set_registers(wave_kernel *kernel, uint32_t registers);
+WAVE_API void wave_kernel_clear_registers(wave_kernel *kernel);
+WAVE_API uint32_t wave_kernel_local_memory(const wave_kernel *kernel);
+WAVE_API bool wave_kernel_has_local_memory(const wave_kernel *kernel);
+WAVE_API void wave_kernel_set_local_memory(wave_kernel *kernel, uint32_t bytes);
+/* dim is 0, 1 or 2 (x, y, z); 0 for any other. */
+WAVE_API uint32_t wave_kernel_workgroup_size(const wave_kernel *kernel, unsigned dim);
+WAVE_API bool wave_kernel_has_workgroup_size(const wave_kernel *kernel);
+WAVE_API void wave_kernel_set_workgroup_size(wave_kernel *kernel, uint32_t x, uint32_t y,
+                                             uint32_t z);
+
+/* The lines a kernel is written on besides its code, each with its location and comments. */
+typedef enum wave_kernel_line {
+  WAVE_KERNEL_LINE_KERNEL,         /* .kernel NAME */
+  WAVE_KERNEL_LINE_END,            /* .end */
+  WAVE_KERNEL_LINE_REGISTERS,      /* .registers N */
+  WAVE_KERNEL_LINE_LOCAL_MEMORY,   /* .local_memory N */
+  WAVE_KERNEL_LINE_WORKGROUP_SIZE, /* .workgroup_size X, Y, Z */
+} wave_kernel_line;
+/* By value, as wave_node_origin (waveopt/edit.h); all zero for a line the kernel lacks. */
+WAVE_API wave_src wave_kernel_origin(const wave_kernel *kernel, wave_kernel_line line);
+WAVE_API void wave_kernel_set_origin(wave_kernel *kernel, wave_kernel_line line,
+                                     const wave_src *origin);
+
+/* The region's kernel and the regions on either side of it (NULL at the ends). */
+WAVE_API wave_kernel *wave_region_kernel(const wave_region *region);
+WAVE_API wave_region *wave_region_next(const wave_region *region);
+WAVE_API wave_region *wave_region_prev(const wave_region *region);
+/* The label it starts at; NULL for the code before the kernel's first label. */
+WAVE_API const char *wave_region_label(const wave_region *region);
+/* Where the label is written, with its comments. */
+WAVE_API wave_src wave_region_origin(const wave_region *region);
+/* The nodes of the region, in order. */
+WAVE_API wave_node_list *wave_region_body(const wave_region *region);
 
 /* ---- register references ------------------------------------------------------------------ */
 

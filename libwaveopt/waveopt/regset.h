@@ -86,8 +86,8 @@ static inline bool wave_regset_is_empty(wave_regset s) {
 }
 
 /* The lowest index in [from, end) that is not in s, in *reg; false when all are taken. For a
- * free GPR below .registers: (s, WAVE_REG_GPR(0), WAVE_REG_GPR(kernel->registers), &r); for
- * a free predicate that guards survive: (s, WAVE_REG_PRED(1), WAVE_REG_PRED(4), &p). */
+ * free GPR below .registers: (s, WAVE_REG_GPR(0), WAVE_REG_GPR(wave_kernel_registers(kernel)), &r);
+ * for a free predicate that guards survive: (s, WAVE_REG_PRED(1), WAVE_REG_PRED(4), &p). */
 static inline bool wave_regset_first_free(wave_regset s, unsigned from, unsigned end,
                                           unsigned *reg) {
   for (unsigned r = from; r < end && r < WAVE_NUM_REGS; r++) {

@@ -52,7 +52,9 @@ wave_code_line wave_line_after(wave_node *node) {
   if (parent)
     return wave_code_node_line(parent, WAVE_LINE_ENDIF);
   wave_region *region = wave_node_region(node);
-  return wave_code_src_line(region->next ? &region->next->label_src : &region->kernel->end_src);
+  wave_region *after = wave_region_next(region);
+  return after ? wave_code_region_line(after)
+               : wave_code_kernel_end_line(wave_region_kernel(region));
 }
 
 wave_comment_moves *wave_comment_moves_create(wave_module *module) {

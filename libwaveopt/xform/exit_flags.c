@@ -163,7 +163,7 @@ bool wave_exit_flags_wanted(const wave_exit_flags_env *env, const wave_node *top
 
 static bool in_subroutine(const wave_node *node) {
   const wave_region *r = wave_node_region(node);
-  return r && r != r->kernel->first_region;
+  return r && r != wave_kernel_first_region(wave_region_kernel(r));
 }
 
 static wave_exit_flags_status say(lowering *l, wave_exit_flags_status status, wave_loc loc,
@@ -887,7 +887,7 @@ wave_exit_flags_status wave_exit_flags_lower(const wave_exit_flags_env *env, wav
   memset(&l, 0, sizeof(l));
   l.env = env;
   l.kernel = wave_node_region(top)->kernel;
-  l.module = l.kernel->module;
+  l.module = wave_kernel_module(l.kernel);
   l.result = result;
   wave_exit_flags_status s = lower(&l, top);
   free(l.frames);

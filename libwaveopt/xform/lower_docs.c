@@ -462,9 +462,9 @@ static void note_instr(usage *u, const wave_instr *in) {
 typedef bool statement_fn(void *arg, wave_instr *in, wave_node *if_node);
 
 static bool each_statement(wave_kernel *k, statement_fn *visit, void *arg) {
-  for (wave_region *r = k->first_region; r; r = r->next) {
+  for (wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     while (wave_walk_next(&w)) {
       if (w.event == WAVE_WALK_BLOCK) {
         for (wave_instr *in = wave_block_first(w.node), *next; in; in = next) {
@@ -543,16 +543,13 @@ static bool kernel_needs_lowering(wave_kernel *k) {
 }
 
 static void make_room(wave_kernel *k, uint32_t registers) {
-  if (registers > k->registers) {
-    k->registers = registers;
-    k->has_registers = true;
-  }
+  if (registers > wave_kernel_registers(k))
+    wave_kernel_set_registers(k, registers);
 }
 
 static usage module_usage(const wave_module *module) {
   usage all = {-1, 0, false};
-  for (wave_kernel *k = module->first_kernel; k; k = k->next)
-    note_kernel(&all, k);
+  wave_foreach_kernel(k, module) note_kernel(&all, k);
   return all;
 }
 
@@ -562,7 +559,7 @@ static usage module_usage(const wave_module *module) {
  * module's census already, when the kernel is its only one). lower_in_module's kernel makes
  * room for the scratch registers it used; it returns how many that was. */
 static usage kernel_usage(wave_kernel *k, const usage *all) {
-  if (all->calls || k->module->first_kernel == k->module->last_kernel)
+  if (all->calls || wave_module_num_kernels(wave_kernel_module(k)) == 1)
     return *all;
   usage own = {-1, 0, false};
   note_kernel(&own, k);
@@ -581,8 +578,8 @@ bool wave_lower_docs_kernel(wave_kernel *kernel, wave_diags *diags, bool *change
   *changed = false;
   if (!kernel_needs_lowering(kernel))
     return true;
-  lowering lw = {.module = kernel->module, .diags = diags, .ok = true};
-  usage all = module_usage(kernel->module);
+  lowering lw = {.module = wave_kernel_module(kernel), .diags = diags, .ok = true};
+  usage all = module_usage(wave_kernel_module(kernel));
   lower_in_module(&lw, kernel, &all);
   *changed = lw.changed;
   return lw.ok;
@@ -663,9 +660,9 @@ static bool tally_statement(const lowering *lw, tally *t, const needs *n, wave_l
  * memory runs out. */
 static bool walk_needs(const lowering *lw, wave_kernel *k, tally *t, bool record) {
   t->peak = 0;
-  for (wave_region *r = k->first_region; r; r = r->next) {
+  for (wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     unsigned loops = 0;
     while (wave_walk_next(&w)) {
       if (w.event == WAVE_WALK_LOOP) {
@@ -761,8 +758,8 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
   *changed = false;
   if (!kernel_needs_lowering(kernel))
     return true;
-  lowering lw = {.module = kernel->module, .diags = diags, .ok = true};
-  usage all = module_usage(kernel->module);
+  lowering lw = {.module = wave_kernel_module(kernel), .diags = diags, .ok = true};
+  usage all = module_usage(wave_kernel_module(kernel));
   usage own = kernel_usage(kernel, &all);
   uint32_t base = (uint32_t)(own.highest_gpr + 1);
   tally t = {NULL, 0, 0, 0};
@@ -774,7 +771,8 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
   }
   if (!memory) {
     free(t.uses);
-    wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
+    wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
+                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
                        "out of memory lowering the documentation dialect");
     *changed = false;
     return false;
@@ -801,7 +799,7 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
  * there are calls, so that whichever kernel runs a subroutine has room for its scratch
  * registers. */
 bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
-  wave_kernel *first = module->first_kernel;
+  wave_kernel *first = wave_module_first_kernel(module);
   while (first && !kernel_needs_lowering(first))
     first = first->next;
   if (!first)
@@ -809,14 +807,13 @@ bool wave_lower_docs_dialect(wave_module *module, wave_diags *diags) {
   lowering lw = {.module = module, .diags = diags, .ok = true};
   usage all = module_usage(module);
   unsigned module_peak = 0;
-  for (wave_kernel *k = module->first_kernel; k; k = k->next) {
+  wave_foreach_kernel(k, module) {
     unsigned peak = lower_in_module(&lw, k, &all);
     if (peak > module_peak)
       module_peak = peak;
   }
   if (all.calls && module_peak) {
-    for (wave_kernel *k = module->first_kernel; k; k = k->next)
-      make_room(k, (uint32_t)(all.highest_gpr + 1) + module_peak);
+    wave_foreach_kernel(k, module) make_room(k, (uint32_t)(all.highest_gpr + 1) + module_peak);
   }
   return lw.ok;
 }

@@ -17,7 +17,7 @@
 void wave_scratch_init(wave_scratch *s, wave_kernel *kernel, wave_regset taken, uint32_t limit) {
   s->kernel = kernel;
   s->taken = taken;
-  s->limit = limit < kernel->registers ? kernel->registers : limit;
+  s->limit = limit < wave_kernel_registers(kernel) ? wave_kernel_registers(kernel) : limit;
   if (s->limit > WAVE_MAX_GPR + 1)
     s->limit = WAVE_MAX_GPR + 1;
 }
@@ -27,9 +27,8 @@ bool wave_scratch_gpr(wave_scratch *s, uint32_t *r) {
     if (wave_regset_test(s->taken, WAVE_REG_GPR(i)))
       continue;
     wave_regset_set(&s->taken, WAVE_REG_GPR(i));
-    if (i >= s->kernel->registers) {
-      s->kernel->registers = i + 1;
-      s->kernel->has_registers = true;
+    if (i >= wave_kernel_registers(s->kernel)) {
+      wave_kernel_set_registers(s->kernel, i + 1);
     }
     *r = i;
     return true;
@@ -78,7 +77,7 @@ static wave_regset mentioned_in(const wave_node *node, wave_regset set) {
 static void scan_kernel(const wave_kernel *kernel, bool *call, bool *negated) {
   *call = *negated = false;
   wave_foreach_region(r, (wave_kernel *)kernel) {
-    wave_foreach_node(top, &r->body) {
+    wave_foreach_node(top, wave_region_body(r)) {
       for (const wave_node *n = top; n; n = wave_tree_next(top, n)) {
         if (wave_node_kind_of(n) == WAVE_NODE_IF)
           *negated |= wave_if_cond(n).negated != 0;
@@ -107,7 +106,7 @@ wave_regset wave_xform_kernel_census(const wave_kernel *kernel, bool *has_call) 
   wave_regset mentioned = wave_regset_empty();
   if (call || negated)
     wave_foreach_region(r, (wave_kernel *)kernel) {
-      wave_foreach_node(top, &r->body) mentioned = mentioned_in(top, mentioned);
+      wave_foreach_node(top, wave_region_body(r)) mentioned = mentioned_in(top, mentioned);
     }
   wave_regset taken = call ? mentioned : wave_regset_empty();
   /* Lowering a negated operand takes the lowest predicate the kernel never mentions
@@ -131,6 +130,7 @@ wave_regset wave_xform_taken_with(const wave_liveness *liveness, const wave_node
 
 wave_regset wave_xform_taken(const wave_liveness *liveness, const wave_node *node) {
   const wave_region *region = wave_node_region(node);
-  wave_regset kernel_taken = region ? wave_xform_kernel_taken(region->kernel) : wave_regset_empty();
+  wave_regset kernel_taken =
+      region ? wave_xform_kernel_taken(wave_region_kernel(region)) : wave_regset_empty();
   return wave_xform_taken_with(liveness, node, kernel_taken);
 }

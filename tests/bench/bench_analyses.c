@@ -54,7 +54,7 @@ static timing analyse(const wave_pass_registry *registry, wave_module *m, wave_a
   wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &diags);
   bool ok = am != NULL;
   double t0 = bench_now(), c0 = bench_cpu_now();
-  for (wave_kernel *k = m->first_kernel; ok && k; k = k->next)
+  for (wave_kernel *k = wave_module_first_kernel(m); ok && k; k = wave_kernel_next(k))
     for (wave_analysis_id id = first; ok && id <= last; id++)
       ok = wave_analysis_get(am, k, id) != NULL;
   timing seconds = {bench_now() - t0, bench_cpu_now() - c0};

@@ -238,7 +238,7 @@ static int run_case(bench_case *bc) {
   }
   bc->config.presets = bc->presets;
   bc->config.num_presets = bc->num_presets;
-  wave_machine *m = wave_machine_create(module->first_kernel, &bc->config, &diags);
+  wave_machine *m = wave_machine_create(wave_module_first_kernel(module), &bc->config, &diags);
   int failed = 1;
   if (m && bc->prepare)
     bc->prepare(wave_machine_device_memory(m, NULL));

@@ -126,7 +126,7 @@ static void print_diags(const wave_diags *diags) {
 static wave_profile *take_profile(const wave_pass_registry *registry, const options *o,
                                   const bk_kernel *k, const char *path, wave_diags *diags) {
   wave_module *m = bk_compile(registry, path, NULL, 0, NULL, diags);
-  char *json = m ? bk_profile(k, m->first_kernel, o->width, PROFILE_SALT, path) : NULL;
+  char *json = m ? bk_profile(k, wave_module_first_kernel(m), o->width, PROFILE_SALT, path) : NULL;
   wave_profile *p = json ? wave_profile_parse(json, strlen(json), "bench.prof", diags) : NULL;
   free(json);
   wave_module_destroy(m);
@@ -157,7 +157,7 @@ static bool measure(const wave_pass_registry *registry, const options *o, const 
     print_diags(&diags);
   } else {
     char why[512];
-    ok = bk_run(k, m->first_kernel, o->width, out, why, sizeof why);
+    ok = bk_run(k, wave_module_first_kernel(m), o->width, out, why, sizeof why);
     if (!ok)
       fprintf(stderr, "bench_opt: %s at %s (%s), wave width %u: %s\n", k->name, c->label,
               c->pipeline, o->width, why);

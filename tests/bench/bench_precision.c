@@ -250,7 +250,7 @@ static bool facts_init(kernel_facts *k, const wave_kernel *kernel, const wave_ma
                        const wave_liveness *lv) {
   memset(k, 0, sizeof(*k));
   k->size = wave_machine_program_size(m);
-  k->num_regs = kernel->registers + WAVE_NUM_PREDS;
+  k->num_regs = wave_kernel_registers(kernel) + WAVE_NUM_PREDS;
   size_t cells = k->size * k->num_regs;
   k->instrs = calloc(k->size, sizeof(*k->instrs));
   k->ifs = calloc(k->size, sizeof(*k->ifs));
@@ -267,7 +267,7 @@ static bool facts_init(kernel_facts *k, const wave_kernel *kernel, const wave_ma
   size_t index = 0;
   wave_foreach_region(region, kernel) {
     wave_const_walker walk;
-    wave_const_walk_init(&walk, &region->body);
+    wave_const_walk_init(&walk, wave_region_body(region));
     while (wave_const_walk_next(&walk)) {
       wave_opcode op = WAVE_OP_NOP;
       switch (walk.event) {
@@ -292,7 +292,7 @@ static bool facts_init(kernel_facts *k, const wave_kernel *kernel, const wave_ma
         break;
       }
       case WAVE_WALK_ELSE:
-        if (!wave_if_else(walk.node)->first)
+        if (wave_node_list_is_empty(wave_if_else(walk.node)))
           continue;
         op = WAVE_OP_ELSE;
         break;
@@ -415,7 +415,7 @@ static bool measure(uint64_t seed, tally *t) {
   wave_diags_init(&diags);
   wave_module *mod = wave_generate(&o, &g, &diags);
   wave_diags_free(&diags);
-  wave_kernel *kernel = mod ? mod->first_kernel : NULL;
+  wave_kernel *kernel = mod ? wave_module_first_kernel(mod) : NULL;
   wave_liveness *lv = kernel ? wave_liveness_compute(kernel) : NULL;
   wave_uniformity *u = kernel ? wave_uniformity_compute(kernel, NULL) : NULL;
   kernel_facts k;

@@ -57,8 +57,9 @@ static uint64_t launch_for(const wave_kernel *kernel, wave_gen_launch *launch) {
   launch->grid[0] = launch->grid[1] = launch->grid[2] = 1;
   launch->workgroup[0] = 32;
   launch->workgroup[1] = launch->workgroup[2] = 1;
-  if (kernel->has_workgroup_size)
-    memcpy(launch->workgroup, kernel->workgroup_size, sizeof(launch->workgroup));
+  if (wave_kernel_has_workgroup_size(kernel))
+    for (unsigned dim = 0; dim < 3; dim++)
+      launch->workgroup[dim] = wave_kernel_workgroup_size(kernel, dim);
   launch->device_memory_size = 1u << 16;
   return (uint64_t)launch->workgroup[0] * launch->workgroup[1] * launch->workgroup[2];
 }

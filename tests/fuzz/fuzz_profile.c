@@ -83,7 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   wave_kernel *kernel = module ? wave_module_find_kernel(module, "k") : NULL;
   if (!kernel)
     __builtin_trap();
-  const char *own_name = kernel->name;
   size_t kernels = wave_profile_num_kernels(profile);
   for (size_t i = 0; i < kernels; i++) {
     const wave_profile_kernel *k = wave_profile_kernel_at(profile, i);
@@ -94,9 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       __builtin_trap();
     /* Under the profiled kernel's name, so that every kernel of the profile is matched (and
      * almost always found stale) rather than only one the mutations happened to name k. */
-    kernel->name = wave_profile_kernel_name(k);
-    (void)wave_profile_match(profile, kernel, &diags);
-    kernel->name = own_name;
+    if (wave_kernel_set_name(kernel, wave_profile_kernel_name(k)))
+      (void)wave_profile_match(profile, kernel, &diags);
   }
   if (wave_profile_kernel_at(profile, kernels))
     __builtin_trap();

@@ -88,7 +88,7 @@ static void add_construct(wave_hazard_set *set, uint32_t cause, uint32_t line) {
 static void find_constructs(wave_hazard_set *set, const wave_kernel *kernel) {
   wave_foreach_region(r, kernel) {
     wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
+    wave_const_walk_init(&w, wave_region_body(r));
     while (wave_const_walk_next(&w)) {
       if (w.event == WAVE_WALK_IF)
         add_construct(set, WAVE_BARRIER_CAUSE_IF, wave_node_origin(w.node, WAVE_LINE_IF).loc.line);

@@ -48,10 +48,10 @@ static bool push(items *it, wave_node *node, wave_instr *instr) {
 /* Every if, loop and instruction of the module in text order. */
 static bool collect(wave_module *m, items *it) {
   it->n = 0;
-  for (wave_kernel *k = m->first_kernel; k; k = k->next) {
+  wave_foreach_kernel(k, m) {
     wave_foreach_region(reg, k) {
       wave_walker w;
-      wave_walk_init(&w, &reg->body);
+      wave_walk_init(&w, wave_region_body(reg));
       while (wave_walk_next(&w)) {
         if (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP) {
           if (!push(it, w.node, NULL))
@@ -68,9 +68,8 @@ static bool collect(wave_module *m, items *it) {
 }
 
 static bool has_wave_ops(wave_module *m) {
-  for (wave_kernel *k = m->first_kernel; k; k = k->next)
-    wave_foreach_block(b, k) wave_foreach_instr(
-        i, b) if (wave_opcode_get(wave_instr_op(i))->category == WAVE_CAT_WAVE) return true;
+  wave_foreach_kernel(k, m) wave_foreach_block(b, k) wave_foreach_instr(
+      i, b) if (wave_opcode_get(wave_instr_op(i))->category == WAVE_CAT_WAVE) return true;
   return false;
 }
 
@@ -124,15 +123,18 @@ typedef struct edit {
   int body;   /* -1: delete; 0: a loop's body or an if's then-list; 1: an if's else-list */
 } edit;
 
-static void delete_items(items *it, size_t first, size_t count) {
+static bool delete_items(wave_module *m, items *it, size_t first, size_t count) {
+  wave_node_list *gone = wave_node_list_create(m);
+  if (!gone)
+    return false;
   /* Last first: an item nested in a region goes before the region does. */
   for (size_t j = first + count; j-- > first;) {
-    wave_node_list gone;
     if (it->v[j].node)
-      wave_node_list_extract(it->v[j].node, it->v[j].node, &gone);
+      wave_node_list_extract(it->v[j].node, it->v[j].node, gone);
     else
       wave_instr_remove(it->v[j].instr);
   }
+  return true;
 }
 
 /* A loop's own breaks and continues (not a nested loop's) would leave the loop they belong to
@@ -185,13 +187,12 @@ static bool try_edit(reducer *rd, const edit *e) {
   items it = {0};
   bool applies = m && collect(m, &it) && e->first + e->count <= it.n;
   if (applies && e->body < 0)
-    delete_items(&it, e->first, e->count);
+    applies = delete_items(m, &it, e->first, e->count);
   else if (applies)
     applies = unwrap(&it.v[e->first], e->body);
   bool kept = false;
   if (applies) {
-    for (wave_kernel *k = m->first_kernel; k; k = k->next)
-      wave_normalize_kernel(k);
+    wave_foreach_kernel(k, m) wave_normalize_kernel(k);
     size_t len;
     char *text = print_docs(m, &len);
     if (text && still_fails(rd, m, text, len) && collect(m, &it)) {

@@ -53,10 +53,11 @@ static wave_pass_result drop_first_store(wave_kernel *kernel, wave_analysis_mana
 static wave_pass_result append_empty_block(wave_kernel *kernel, wave_analysis_manager *am,
                                            wave_pass_context *ctx) {
   (void)am;
-  wave_node *block = wave_block_create(kernel->module);
+  wave_node *block = wave_block_create(wave_kernel_module(kernel));
   if (!block)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory");
-  wave_node_list_append(&kernel->first_region->body, block);
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory");
+  wave_node_list_append(wave_region_body(wave_kernel_first_region(kernel)), block);
   return wave_pass_done(true, WAVE_PRESERVE_ALL);
 }
 

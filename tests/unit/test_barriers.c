@@ -44,14 +44,16 @@ Test(barriers, divergent_if_and_converged_barrier) {
                                "    halt\n"
                                ".end\n",
                                "k.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_barriers *b = compute(k);
   cr_assert_eq(wave_barriers_num_findings(b), 2);
   const wave_barrier_finding *f = wave_barriers_find(b, nth_op(k, WAVE_OP_BARRIER, 0));
   cr_assert_not_null(f);
   cr_assert_eq(f, wave_barriers_finding(b, 0), "findings come in text order");
   cr_assert_eq(f->cause, WAVE_BARRIER_CAUSE_IF);
-  cr_assert_eq(f->node, wave_node_next(wave_node_list_first(&k->first_region->body)), "the if");
+  cr_assert_eq(f->node,
+               wave_node_next(wave_node_list_first(wave_region_body(wave_kernel_first_region(k)))),
+               "the if");
   cr_assert_eq(f->line, 4);
   cr_assert(!f->across_waves);
   cr_assert(strstr(f->why, "the if at line 4 is divergent") && strstr(f->why, "sr_lane_id"),
@@ -86,7 +88,7 @@ Test(barriers, waves_that_disagree) {
                                "    halt\n"
                                ".end\n",
                                "k.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_barriers *b = compute(k);
   cr_assert_eq(wave_barriers_num_findings(b), 2);
   const wave_barrier_finding *in_if = wave_barriers_find(b, nth_op(k, WAVE_OP_BARRIER, 0));
@@ -119,7 +121,7 @@ Test(barriers, break_on_the_path) {
                                "    halt\n"
                                ".end\n",
                                "k.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_barriers *b = compute(k);
   const wave_barrier_finding *in_else = wave_barriers_find(b, nth_op(k, WAVE_OP_BARRIER, 0));
   const wave_barrier_finding *after = wave_barriers_find(b, nth_op(k, WAVE_OP_BARRIER, 1));
@@ -144,13 +146,14 @@ Test(barriers, deep_nest) {
   tu_repeat(text, size, "endif\n", DEPTH + 1);
   tu_repeat(text, size, "barrier\nhalt\n.end\n", 1);
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_barriers *b = compute(k);
   cr_assert_eq(wave_barriers_num_findings(b), 1);
   const wave_barrier_finding *f = wave_barriers_finding(b, 0);
   cr_assert_eq(f->instr, nth_op(k, WAVE_OP_BARRIER, 0));
   cr_assert_eq(f->cause, WAVE_BARRIER_CAUSE_IF);
-  cr_assert_eq(f->node, wave_node_next(wave_node_list_first(&k->first_region->body)),
+  cr_assert_eq(f->node,
+               wave_node_next(wave_node_list_first(wave_region_body(wave_kernel_first_region(k)))),
                "the one divergent if");
   wave_barriers_destroy(b);
   wave_module_destroy(m);
@@ -242,7 +245,7 @@ static void run_generated(gate *g, uint64_t seeds) {
     o.divergent_barriers = true;
     wave_gen_launch launch;
     wave_module *mod = tu_generate(&o, &launch);
-    wave_kernel *k = mod->first_kernel;
+    wave_kernel *k = wave_module_first_kernel(mod);
     wave_barriers *b = compute(k);
     wave_launch_config config;
     wave_launch_config_init(&config);
@@ -273,7 +276,8 @@ Test(barriers, generator_places_divergent_barriers) {
     wave_gen_launch launch;
     wave_module *mod = tu_generate(&o, &launch);
     wave_const_walker w;
-    wave_const_walk_init(&w, &mod->first_kernel->first_region->body);
+    wave_const_walk_init(&w,
+                         wave_region_body(wave_kernel_first_region(wave_module_first_kernel(mod))));
     unsigned loops = 0;
     while (wave_const_walk_next(&w)) {
       loops += w.event == WAVE_WALK_LOOP;
@@ -306,7 +310,7 @@ static void run_file(gate *g, const char *path) {
       config.wave_width = width;
       config.max_steps = 100000;
       char name[256];
-      snprintf(name, sizeof(name), "%s, kernel %s, width %u", path, k->name, width);
+      snprintf(name, sizeof(name), "%s, kernel %s, width %u", path, wave_kernel_name(k), width);
       run_one(g, k, b, &config, name);
     }
     wave_barriers_destroy(b);

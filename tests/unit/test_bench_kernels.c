@@ -117,12 +117,12 @@ Test(bench_kernels, files_describe_their_launch) {
     free(header);
 
     wave_module *m = compile(NULL, k, NULL, 0);
-    const wave_kernel *kernel = m->first_kernel;
-    cr_assert_eq(m->num_kernels, 1, "%s: one kernel per file", k->name);
-    cr_expect_str_eq(kernel->name, k->name);
-    cr_expect(kernel->has_workgroup_size, "%s: no .workgroup_size", k->name);
+    const wave_kernel *kernel = wave_module_first_kernel(m);
+    cr_assert_eq(wave_module_num_kernels(m), 1, "%s: one kernel per file", k->name);
+    cr_expect_str_eq(wave_kernel_name(kernel), k->name);
+    cr_expect(wave_kernel_has_workgroup_size(kernel), "%s: no .workgroup_size", k->name);
     for (int d = 0; d < 3; d++)
-      cr_expect_eq(kernel->workgroup_size[d], k->workgroup[d],
+      cr_expect_eq(wave_kernel_workgroup_size(kernel, d), k->workgroup[d],
                    "%s: .workgroup_size and the launch differ in dimension %d", k->name, d);
     wave_module_destroy(m);
   }
@@ -147,9 +147,10 @@ static bool has_small_divergent_if(const wave_kernel *kernel) {
   wave_uniformity *u = wave_uniformity_compute(kernel, NULL);
   cr_assert_not_null(u);
   bool found = false;
-  for (const wave_region *r = kernel->first_region; r && !found; r = r->next) {
+  for (const wave_region *r = wave_kernel_first_region(kernel); r && !found;
+       r = wave_region_next(r)) {
     wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
+    wave_const_walk_init(&w, wave_region_body(r));
     while (!found && wave_const_walk_next(&w))
       found = w.event == WAVE_WALK_IF && small_side(wave_if_then(w.node)) &&
               small_side(wave_if_else(w.node)) && wave_uniformity_node_divergent(u, w.node);
@@ -166,12 +167,13 @@ Test(bench_kernels, small_if_marks_agree_with_the_kernels) {
     const bk_kernel *k = &bk_kernels[i];
     /* As written: legalize, even at -O0, takes a break out of its if. */
     wave_module *m = compile(registry, k, NULL, 0);
-    cr_expect_eq(has_small_divergent_if(m->first_kernel), k->small_ifs,
+    cr_expect_eq(has_small_divergent_if(wave_module_first_kernel(m)), k->small_ifs,
                  "%s is %smarked as having small divergent ifs, but it has %s", k->name,
                  k->small_ifs ? "" : "not ", k->small_ifs ? "none" : "some");
     bk_measure out;
     char why[512];
-    cr_assert(bk_run(k, m->first_kernel, 32, &out, why, sizeof why), "%s: %s", k->name, why);
+    cr_assert(bk_run(k, wave_module_first_kernel(m), 32, &out, why, sizeof why), "%s: %s", k->name,
+              why);
     if (k->small_ifs)
       cr_expect_gt(out.divergent_ifs, 0, "%s: no if diverged in the run", k->name);
     group += k->small_ifs;
@@ -211,7 +213,7 @@ ParameterizedTest(kernel_param *param, bench_kernels, matches_the_reference) {
         continue;
       bk_measure out;
       char why[512];
-      cr_expect(bk_run(k, m->first_kernel, widths[w], &out, why, sizeof why),
+      cr_expect(bk_run(k, wave_module_first_kernel(m), widths[w], &out, why, sizeof why),
                 "%s at %s%d, wave width %u: %s", k->name, level < 0 ? "no -O, as written" : "-O",
                 level < 0 ? 0 : level, widths[w], why);
     }
@@ -230,7 +232,7 @@ Test(bench_kernels, width_marks_are_needed) {
     wave_module *m = compile(NULL, k, NULL, 0);
     bk_measure out;
     char why[512];
-    cr_expect_not(bk_run(k, m->first_kernel, k->min_width / 2, &out, why, sizeof why),
+    cr_expect_not(bk_run(k, wave_module_first_kernel(m), k->min_width / 2, &out, why, sizeof why),
                   "%s is marked as needing %u lanes but is right with %u", k->name, k->min_width,
                   k->min_width / 2);
     wave_module_destroy(m);

@@ -61,7 +61,7 @@ static bool run_bounded(wave_module *module, void *ctx, wave_diags *diags) {
   if (ok) {
     b->reduced += changed;
     b->within += !changed;
-    if (depth_of(module->first_kernel, kind) > b->limit)
+    if (depth_of(wave_module_first_kernel(module), kind) > b->limit)
       b->over_limit++;
     return true;
   }
@@ -157,7 +157,7 @@ Test(bound_depth, chain_100000_deep_to_the_default_limit, .timeout = 120) {
     at += sprintf(at, "    endif\n");
   sprintf(at, "    halt\n.end\n");
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   uint32_t before[WORDS], after[WORDS];
   tu_run_words(k, 16, before, WORDS);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/module.h"
 #include "test_util.h"
 #include "waveopt/waveopt.h"
 
@@ -136,7 +137,7 @@ Test(builder, walk_visits_statements_in_text_order) {
       WAVE_WALK_BLOCK, WAVE_WALK_ENDLOOP, WAVE_WALK_ENDIF,   WAVE_WALK_BLOCK};
   static const unsigned depth[] = {0, 0, 1, 0, 1, 2, 1, 0, 0};
   wave_walker w;
-  wave_walk_init(&w, &k->first_region->body);
+  wave_walk_init(&w, wave_region_body(wave_kernel_first_region(k)));
   unsigned n = 0;
   while (wave_walk_next(&w)) {
     cr_assert_lt(n, 9);
@@ -151,17 +152,18 @@ Test(builder, walk_visits_statements_in_text_order) {
 Test(builder, nested_lists_know_their_region) {
   wave_module *m = wave_module_create(NULL);
   wave_kernel *k = tu_sample_kernel(m);
-  wave_node *iff = wave_node_next(wave_node_list_first(&k->first_region->body));
+  wave_node *iff =
+      wave_node_next(wave_node_list_first(wave_region_body(wave_kernel_first_region(k))));
   wave_node *loop = wave_node_list_first(wave_if_else(iff));
-  cr_assert_eq(wave_node_list_region(wave_loop_body(loop)), k->first_region);
+  cr_assert_eq(wave_node_list_region(wave_loop_body(loop)), wave_kernel_first_region(k));
   cr_assert_eq(wave_node_list_parent(wave_loop_body(loop)), loop);
   cr_assert_eq(wave_node_list_parent(wave_node_list_of(loop)), iff);
   wave_region *sub = wave_region_create(k, "sub");
-  cr_assert_eq(k->last_region, sub);
-  cr_assert_str_eq(sub->label, "sub");
+  cr_assert_eq(wave_kernel_last_region(k), sub);
+  cr_assert_str_eq(wave_region_label(sub), "sub");
   wave_node_remove(loop);
   cr_assert_null(wave_node_list_first(wave_if_else(iff)));
-  wave_node_list_append(&sub->body, loop);
+  wave_node_list_append(wave_region_body(sub), loop);
   cr_assert_eq(wave_node_list_region(wave_loop_body(loop)), sub,
                "moved subtree follows its new region");
   wave_module_destroy(m);
@@ -170,7 +172,7 @@ Test(builder, nested_lists_know_their_region) {
 Test(builder, instruction_list_edits) {
   wave_module *m = wave_module_create(NULL);
   wave_kernel *k = wave_kernel_create(m, "k");
-  wave_node *b = wave_node_list_tail_block(m, &k->first_region->body);
+  wave_node *b = wave_node_list_tail_block(m, wave_region_body(wave_kernel_first_region(k)));
   wave_instr *a = tu_add(m, b, WAVE_OP_NOP, 0, NULL);
   wave_instr *c = tu_add(m, b, WAVE_OP_HALT, 0, NULL);
   wave_instr *mid = wave_instr_create(m, WAVE_OP_WAIT, WAVE_NO_GUARD, false, 0, NULL);
@@ -187,7 +189,8 @@ Test(builder, instruction_list_edits) {
   wave_block_prepend(b, c);
   cr_assert_eq(wave_block_first(b), c);
   cr_assert_eq(wave_instr_next(c), first);
-  cr_assert_eq(wave_node_list_tail_block(m, &k->first_region->body), b, "reuses a tail block");
+  cr_assert_eq(wave_node_list_tail_block(m, wave_region_body(wave_kernel_first_region(k))), b,
+               "reuses a tail block");
   wave_module_destroy(m);
 }
 
@@ -195,7 +198,7 @@ Test(builder, deep_nesting_walks_without_recursion) {
   enum { DEPTH = 100000 };
   wave_module *m = wave_module_create(NULL);
   wave_kernel *k = wave_kernel_create(m, "deep");
-  wave_node_list *list = &k->first_region->body;
+  wave_node_list *list = wave_region_body(wave_kernel_first_region(k));
   for (int i = 0; i < DEPTH; i++) {
     wave_node *iff = wave_if_create(m, wave_pred(1));
     cr_assert_not_null(iff);
@@ -203,7 +206,7 @@ Test(builder, deep_nesting_walks_without_recursion) {
     list = wave_if_then(iff);
   }
   wave_walker w;
-  wave_walk_init(&w, &k->first_region->body);
+  wave_walk_init(&w, wave_region_body(wave_kernel_first_region(k)));
   unsigned long events = 0;
   unsigned max_depth = 0;
   while (wave_walk_next(&w)) {
@@ -545,7 +548,7 @@ Test(lookup, label_table_maps_labels_to_regions_in_order) {
   wave_label_table t;
   cr_assert(wave_label_table_init(&t, k));
   cr_assert_eq(t.num_regions, 4);
-  cr_assert_eq(t.regions[0], k->first_region);
+  cr_assert_eq(t.regions[0], wave_kernel_first_region(k));
   cr_assert_eq(t.regions[3], again);
   cr_assert_eq(wave_label_table_find(&t, "sub"), 1, "the first region of a repeated label wins");
   cr_assert_eq(t.regions[wave_label_table_find(&t, "other")], other);

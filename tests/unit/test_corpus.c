@@ -129,7 +129,7 @@ typedef struct item_stream {
 } item_stream;
 
 static void stream_init(item_stream *s, const wave_region *region, bool blocks) {
-  wave_const_walk_init(&s->walker, &region->body);
+  wave_const_walk_init(&s->walker, wave_region_body(region));
   s->pending = NULL;
   s->blocks = blocks;
 }
@@ -230,10 +230,11 @@ static const char *item_name(item_kind k) {
 }
 
 static bool same_region(const wave_region *a, const wave_region *b, bool blocks, mismatch *m) {
-  if ((a->label == NULL) != (b->label == NULL) ||
-      (a->label && strcmp(a->label, b->label) != 0))
-    return differ(m, "region label '%s' became '%s'", a->label ? a->label : "(entry)",
-                  b->label ? b->label : "(entry)");
+  if ((wave_region_label(a) == NULL) != (wave_region_label(b) == NULL) ||
+      (wave_region_label(a) && strcmp(wave_region_label(a), wave_region_label(b)) != 0))
+    return differ(m, "region label '%s' became '%s'",
+                  wave_region_label(a) ? wave_region_label(a) : "(entry)",
+                  wave_region_label(b) ? wave_region_label(b) : "(entry)");
   item_stream sa, sb;
   stream_init(&sa, a, blocks);
   stream_init(&sb, b, blocks);
@@ -241,8 +242,9 @@ static bool same_region(const wave_region *a, const wave_region *b, bool blocks,
     item x = stream_next(&sa), y = stream_next(&sb);
     if (x.kind != y.kind || x.depth != y.depth)
       return differ(m, "region '%s': %s at depth %u (line %u) became %s at depth %u",
-                    a->label ? a->label : "(entry)", item_name(x.kind), x.depth,
-                    x.instr ? wave_instr_loc(x.instr).line : 0, item_name(y.kind), y.depth);
+                    wave_region_label(a) ? wave_region_label(a) : "(entry)", item_name(x.kind),
+                    x.depth, x.instr ? wave_instr_loc(x.instr).line : 0, item_name(y.kind),
+                    y.depth);
     switch (x.kind) {
     case ITEM_END:
       return true;
@@ -264,29 +266,32 @@ static bool same_region(const wave_region *a, const wave_region *b, bool blocks,
 }
 
 static bool same_kernel(const wave_kernel *a, const wave_kernel *b, bool blocks, mismatch *m) {
-  if (strcmp(a->name, b->name) != 0)
-    return differ(m, "kernel '%s' became '%s'", a->name, b->name);
-  if (a->registers != b->registers || a->local_memory != b->local_memory ||
-      a->has_registers != b->has_registers || a->has_local_memory != b->has_local_memory ||
-      a->has_workgroup_size != b->has_workgroup_size)
-    return differ(m, "kernel '%s': .registers/.local_memory changed", a->name);
+  if (strcmp(wave_kernel_name(a), wave_kernel_name(b)) != 0)
+    return differ(m, "kernel '%s' became '%s'", wave_kernel_name(a), wave_kernel_name(b));
+  if (wave_kernel_registers(a) != wave_kernel_registers(b) ||
+      wave_kernel_local_memory(a) != wave_kernel_local_memory(b) ||
+      wave_kernel_has_registers(a) != wave_kernel_has_registers(b) ||
+      wave_kernel_has_local_memory(a) != wave_kernel_has_local_memory(b) ||
+      wave_kernel_has_workgroup_size(a) != wave_kernel_has_workgroup_size(b))
+    return differ(m, "kernel '%s': .registers/.local_memory changed", wave_kernel_name(a));
   for (int i = 0; i < 3; i++)
-    if (a->workgroup_size[i] != b->workgroup_size[i])
-      return differ(m, "kernel '%s': .workgroup_size changed", a->name);
-  const wave_region *ra = a->first_region, *rb = b->first_region;
-  for (; ra && rb; ra = ra->next, rb = rb->next)
+    if (wave_kernel_workgroup_size(a, i) != wave_kernel_workgroup_size(b, i))
+      return differ(m, "kernel '%s': .workgroup_size changed", wave_kernel_name(a));
+  const wave_region *ra = wave_kernel_first_region(a), *rb = wave_kernel_first_region(b);
+  for (; ra && rb; ra = wave_region_next(ra), rb = wave_region_next(rb))
     if (!same_region(ra, rb, blocks, m))
       return false;
   if (ra || rb)
-    return differ(m, "kernel '%s': the number of regions changed", a->name);
+    return differ(m, "kernel '%s': the number of regions changed", wave_kernel_name(a));
   return true;
 }
 
 static bool same_module(const wave_module *a, const wave_module *b, bool blocks, mismatch *m) {
-  if (a->num_kernels != b->num_kernels)
-    return differ(m, "%zu kernels became %zu", a->num_kernels, b->num_kernels);
-  for (const wave_kernel *ka = a->first_kernel, *kb = b->first_kernel; ka && kb;
-       ka = ka->next, kb = kb->next)
+  if (wave_module_num_kernels(a) != wave_module_num_kernels(b))
+    return differ(m, "%zu kernels became %zu", wave_module_num_kernels(a),
+                  wave_module_num_kernels(b));
+  for (const wave_kernel *ka = wave_module_first_kernel(a), *kb = wave_module_first_kernel(b);
+       ka && kb; ka = wave_kernel_next(ka), kb = wave_kernel_next(kb))
     if (!same_kernel(ka, kb, blocks, m))
       return false;
   return true;
@@ -311,8 +316,8 @@ static bool is_docs_form(const wave_instr *in) {
 
 static size_t count_docs_forms(const wave_module *m) {
   size_t n = 0;
-  for (const wave_kernel *k = m->first_kernel; k; k = k->next)
-    for (const wave_region *r = k->first_region; r; r = r->next) {
+  for (const wave_kernel *k = wave_module_first_kernel(m); k; k = wave_kernel_next(k))
+    for (const wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
       item_stream s;
       stream_init(&s, r, false);
       for (item it = stream_next(&s); it.kind != ITEM_END; it = stream_next(&s))
@@ -426,7 +431,7 @@ ParameterizedTestParameters(corpus, parses_and_verifies) { return corpus_params(
 
 ParameterizedTest(tu_corpus_file *file, corpus, parses_and_verifies) {
   wave_module *m = load_corpus_file(file->name, false);
-  cr_assert_geq(m->num_kernels, 1, "%s has no kernel", file->name);
+  cr_assert_geq(wave_module_num_kernels(m), 1, "%s has no kernel", file->name);
   if (is_docs_file(file->name))
     cr_assert_gt(count_docs_forms(m), 0, "%s is named docs_ but uses no documentation form",
                  file->name);
@@ -549,12 +554,12 @@ static void count_instr(coverage *c, const wave_instr *in, const wave_node *bloc
 }
 
 static void count_module(coverage *c, const wave_module *m) {
-  c->multi_kernel_files += m->num_kernels >= 2;
-  for (const wave_kernel *k = m->first_kernel; k; k = k->next) {
-    if (k->kernel_src.leading)
+  c->multi_kernel_files += wave_module_num_kernels(m) >= 2;
+  for (const wave_kernel *k = wave_module_first_kernel(m); k; k = wave_kernel_next(k)) {
+    if (wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).leading)
       c->line_comments++;
-    for (const wave_region *r = k->first_region; r; r = r->next) {
-      c->labelled_regions += r->label != NULL;
+    for (const wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
+      c->labelled_regions += wave_region_label(r) != NULL;
       item_stream s;
       stream_init(&s, r, false);
       for (item it = stream_next(&s); it.kind != ITEM_END; it = stream_next(&s)) {
@@ -1155,7 +1160,7 @@ static const run_case run_cases[] = {
 
 /* Whether a kernel holds a cross-lane operation (an error in the per-thread mode). */
 static bool uses_wave_ops(const wave_kernel *k) {
-  for (const wave_region *r = k->first_region; r; r = r->next) {
+  for (const wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
     item_stream s;
     stream_init(&s, r, false);
     for (item it = stream_next(&s); it.kind != ITEM_END; it = stream_next(&s))
@@ -1246,12 +1251,13 @@ Test(corpus, every_kernel_has_documented_results_checked) {
   size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES);
   for (size_t i = 0; i < n; i++) {
     wave_module *m = load_corpus_file(files[i].name, false);
-    for (const wave_kernel *k = m->first_kernel; k; k = k->next) {
+    for (const wave_kernel *k = wave_module_first_kernel(m); k; k = wave_kernel_next(k)) {
       bool found = false;
       for (size_t c = 0; c < NUM_RUN_CASES && !found; c++)
         found = strcmp(run_cases[c].file, files[i].name) == 0 &&
-                strcmp(run_cases[c].kernel, k->name) == 0;
-      cr_expect(found, "%s: kernel %s has no entry in run_cases", files[i].name, k->name);
+                strcmp(run_cases[c].kernel, wave_kernel_name(k)) == 0;
+      cr_expect(found, "%s: kernel %s has no entry in run_cases", files[i].name,
+                wave_kernel_name(k));
     }
     wave_module_destroy(m);
   }

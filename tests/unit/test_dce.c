@@ -46,7 +46,7 @@ Test(dce, nesting_100000_deep_does_not_recurse) {
     cr_assert_not_null(wave_build_if(&b, wave_pred(1)));
     cr_assert_not_null(wave_build(&b, WAVE_OP_IADD, wave_gpr(5), wave_gpr(5), wave_gpr(2)));
   }
-  b.cursor = wave_cursor_list_end(&k->first_region->body);
+  b.cursor = wave_cursor_list_end(wave_region_body(wave_kernel_first_region(k)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_DEVICE_STORE_U32, wave_gpr(1), wave_gpr(5)));
   cr_assert_not_null(wave_build_instr(&b, WAVE_OP_HALT, 0, NULL));
   free(ifs);
@@ -65,7 +65,7 @@ Test(dce, nesting_100000_deep_does_not_recurse) {
     wave_foreach_instr(in, blk) num_adds += wave_instr_op(in) == WAVE_OP_IADD;
   }
   wave_walker w;
-  wave_walk_init(&w, &k->first_region->body);
+  wave_walk_init(&w, wave_region_body(wave_kernel_first_region(k)));
   while (wave_walk_next(&w))
     num_ifs += w.event == WAVE_WALK_IF;
   cr_assert_eq(num_ifs, DEPTH);

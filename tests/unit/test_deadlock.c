@@ -48,13 +48,14 @@ static const char program2[] =
 
 Test(deadlock, program_2_names_the_read_the_writer_and_the_if) {
   wave_module *m = tu_parse_ok(program2, "p2.wave", false);
-  const wave_kernel *k = m->first_kernel;
+  const wave_kernel *k = wave_module_first_kernel(m);
   wave_deadlock *d = wave_deadlock_compute(k, NULL);
   cr_assert_not_null(d);
   cr_assert_eq(wave_deadlock_num_loops(d), 1);
   cr_assert_eq(wave_deadlock_num_findings(d), 1);
   const wave_loop_verdict *v = wave_deadlock_loop(d, 0);
-  const wave_node *the_if = wave_node_next(wave_node_list_first(&k->first_region->body));
+  const wave_node *the_if =
+      wave_node_next(wave_node_list_first(wave_region_body(wave_kernel_first_region(k))));
   cr_assert_eq(wave_node_kind_of(the_if), WAVE_NODE_IF);
   cr_assert_eq(v->loop, wave_node_list_first(wave_if_then(the_if)));
   cr_assert_eq(v->wait, WAVE_WAIT_DEADLOCK);
@@ -80,7 +81,7 @@ Test(deadlock, program_2_names_the_read_the_writer_and_the_if) {
  * analysis itself or handed to it, the verdicts are the same. */
 Test(deadlock, given_or_own_uniformity) {
   wave_module *m = tu_parse_ok(program2, "p2.wave", false);
-  const wave_kernel *k = m->first_kernel;
+  const wave_kernel *k = wave_module_first_kernel(m);
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   wave_deadlock *own = wave_deadlock_compute(k, NULL), *given = wave_deadlock_compute(k, u);
   cr_assert(own && given && wave_deadlock_equal(own, given));
@@ -108,12 +109,13 @@ Test(deadlock, nest_100000_deep) {
     at += sprintf(at, "endloop\n");
   sprintf(at, "%s", tail);
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
-  const wave_kernel *k = m->first_kernel;
+  const wave_kernel *k = wave_module_first_kernel(m);
   wave_deadlock *d = wave_deadlock_compute(k, NULL);
   cr_assert_not_null(d);
   cr_assert_eq(wave_deadlock_num_loops(d), DEEP);
   cr_assert_eq(wave_deadlock_num_findings(d), DEEP);
-  const wave_instr *store = wave_block_first(wave_node_list_last(&k->first_region->body));
+  const wave_instr *store =
+      wave_block_first(wave_node_list_last(wave_region_body(wave_kernel_first_region(k))));
   for (size_t i = 0; i < DEEP; i++) {
     const wave_loop_verdict *v = wave_deadlock_loop(d, i);
     cr_assert(v->writer == store && v->parker == v->loop, "loop %zu", i);
@@ -138,8 +140,8 @@ Test(deadlock, no_finding_in_the_corpus) {
   size_t n = tu_list_corpus(files, TU_MAX_CORPUS_FILES), kernels = 0;
   for (size_t i = 0; i < n; i++) {
     wave_module *m = tu_parse_corpus(files[i].name);
-    for (const wave_kernel *k = m->first_kernel; k; k = k->next, kernels++)
-      cr_assert_eq(findings_in(k), 0, "%s:%s", files[i].name, k->name);
+    for (const wave_kernel *k = wave_module_first_kernel(m); k; k = wave_kernel_next(k), kernels++)
+      cr_assert_eq(findings_in(k), 0, "%s:%s", files[i].name, wave_kernel_name(k));
     wave_module_destroy(m);
   }
   cr_assert_geq(kernels, 20);
@@ -155,7 +157,8 @@ Test(deadlock, no_finding_in_generated_kernels, .timeout = 120) {
     o.max_depth = 1 + (unsigned)(seed % WAVE_GEN_MAX_DEPTH);
     wave_gen_launch g;
     wave_module *m = tu_generate(&o, &g);
-    cr_assert_eq(findings_in(m->first_kernel), 0, "seed %llu", (unsigned long long)seed);
+    cr_assert_eq(findings_in(wave_module_first_kernel(m)), 0, "seed %llu",
+                 (unsigned long long)seed);
     wave_module_destroy(m);
   }
 }

@@ -33,7 +33,7 @@ static analysed analyse_kernel(wave_module *m, const wave_kernel *k) {
 
 static analysed analyse(const char *text) {
   wave_module *m = tu_parse_ok(text, "test.wave", false);
-  return analyse_kernel(m, m->first_kernel);
+  return analyse_kernel(m, wave_module_first_kernel(m));
 }
 
 static void release(analysed *a) {
@@ -81,9 +81,9 @@ static void expect_way(const wave_depth *d, wave_depth_kind kind, const char *ex
 
 /* The n-th if or loop of the kernel's regions in text order. */
 static const wave_node *nth_node(const wave_kernel *k, unsigned n) {
-  for (const wave_region *r = k->first_region; r; r = r->next) {
+  for (const wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
     wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
+    wave_const_walk_init(&w, wave_region_body(r));
     while (wave_const_walk_next(&w))
       if ((w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP) && n-- == 0)
         return w.node;
@@ -127,7 +127,7 @@ Test(depth, uniform_constructs_count_only_statically) {
   expect_depths(a.d, 3, 1);
   expect_way(a.d, WAVE_DEPTH_STATIC, "if5 loop6 if7");
   expect_way(a.d, WAVE_DEPTH_DIVERGENT, "if7");
-  const wave_kernel *k = a.module->first_kernel;
+  const wave_kernel *k = wave_module_first_kernel(a.module);
   cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_STATIC, nth_node(k, 1)), 2);
   cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_DIVERGENT, nth_node(k, 1)), 0);
   cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_STATIC, nth_node(k, 2)), 3);
@@ -157,7 +157,7 @@ Test(depth, divergent_loop_exit) {
   expect_depths(a.d, 2, 1);
   expect_way(a.d, WAVE_DEPTH_STATIC, "loop5 if9");
   expect_way(a.d, WAVE_DEPTH_DIVERGENT, "loop5");
-  wave_depth *all = wave_depth_compute(a.module->first_kernel, NULL);
+  wave_depth *all = wave_depth_compute(wave_module_first_kernel(a.module), NULL);
   expect_depths(all, 2, 2);
   cr_assert_not(wave_depth_equal(a.d, all));
   wave_depth_destroy(all);
@@ -196,7 +196,7 @@ Test(depth, a_call_keeps_the_callers_frames_below) {
   expect_depths(a.d, 3, 2);
   expect_way(a.d, WAVE_DEPTH_STATIC, "call7 if17 if18 if19");
   expect_way(a.d, WAVE_DEPTH_DIVERGENT, "if4 call5 loop10");
-  const wave_kernel *k = a.module->first_kernel;
+  const wave_kernel *k = wave_module_first_kernel(a.module);
   cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_STATIC, nth_node(k, 1)), 2, "f entered at 1");
   cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_DIVERGENT, nth_node(k, 1)), 2);
   cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_DIVERGENT, nth_node(k, 4)), 0);
@@ -234,7 +234,8 @@ Test(depth, unreached_subroutines_do_not_count) {
                        ".end\n");
   expect_depths(a.d, 1, 0);
   /* Its own nesting still answers, counted from 0. */
-  cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_STATIC, nth_node(a.module->first_kernel, 2)), 2);
+  cr_assert_eq(
+      wave_depth_at(a.d, WAVE_DEPTH_STATIC, nth_node(wave_module_first_kernel(a.module), 2)), 2);
   release(&a);
   a = analyse(".kernel k\n    if p1\n    endif\n    @p1 halt\n"
               "f:\n    if p1\n        if p1\n        endif\n    endif\n    return\n.end\n");
@@ -261,8 +262,9 @@ Test(depth, recursion_that_deepens_is_unbounded) {
   cr_assert(wave_depth_unbounded(a.d, WAVE_DEPTH_DIVERGENT));
   cr_assert_eq(wave_depth_max(a.d, WAVE_DEPTH_STATIC), WAVE_DEPTH_UNBOUNDED);
   expect_way(a.d, WAVE_DEPTH_STATIC, "call2 [call5 loop8 call9]");
-  cr_assert_eq(wave_depth_at(a.d, WAVE_DEPTH_STATIC, nth_node(a.module->first_kernel, 0)),
-               WAVE_DEPTH_UNBOUNDED);
+  cr_assert_eq(
+      wave_depth_at(a.d, WAVE_DEPTH_STATIC, nth_node(wave_module_first_kernel(a.module), 0)),
+      WAVE_DEPTH_UNBOUNDED);
   release(&a);
 }
 
@@ -302,7 +304,7 @@ Test(depth, analysis_manager_and_printer) {
   wave_analysis_id id = wave_pass_registry_find_analysis(registry, "depth");
   cr_assert_geq(id, 0);
   wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &diags);
-  for (wave_kernel *k = m->first_kernel; k; k = k->next) {
+  wave_foreach_kernel(k, m) {
     const wave_depth *cached = wave_analysis_get(am, k, id);
     cr_assert_not_null(cached);
     analysed a = analyse_kernel(NULL, k);
@@ -311,8 +313,9 @@ Test(depth, analysis_manager_and_printer) {
     wave_uniformity_destroy(a.u);
   }
   char out[512] = "";
-  cr_assert_eq(wave_depth_print(wave_analysis_get(am, m->first_kernel, id), m->first_kernel,
-                                append, out), 0);
+  cr_assert_eq(wave_depth_print(wave_analysis_get(am, wave_module_first_kernel(m), id),
+                                wave_module_first_kernel(m), append, out),
+               0);
   /* p1 is a kernel argument: the if and the loop are uniform. */
   cr_assert_str_eq(out, "a: static depth 2, divergent depth 0\n"
                         "; static: if (line 2) > loop (line 3)\n"
@@ -498,7 +501,7 @@ Test(depth, generated_kernels_stay_within_the_static_depth, .timeout = 300) {
       o.max_depth = 1 + (unsigned)(seed % WAVE_GEN_MAX_DEPTH);
       wave_gen_launch g;
       wave_module *mod = tu_generate(&o, &g);
-      analysed a = analyse_kernel(mod, mod->first_kernel);
+      analysed a = analyse_kernel(mod, wave_module_first_kernel(mod));
       wave_launch_config config;
       wave_launch_config_init(&config);
       wave_reg_value presets[WAVE_GEN_MAX_ARGS];
@@ -506,9 +509,9 @@ Test(depth, generated_kernels_stay_within_the_static_depth, .timeout = 300) {
       config.wave_width = widths[w];
       char who[96];
       snprintf(who, sizeof(who), "seed %llu, width %u", (unsigned long long)o.seed, widths[w]);
-      uint32_t seen = check_run(mod->first_kernel, &config, a.d, who);
+      uint32_t seen = check_run(wave_module_first_kernel(mod), &config, a.d, who);
       tight += seen == wave_depth_max(a.d, WAVE_DEPTH_STATIC);
-      tripped += one_less_trips(mod->first_kernel, &config, a.d);
+      tripped += one_less_trips(wave_module_first_kernel(mod), &config, a.d);
       kernels++;
       release(&a);
     }
@@ -526,7 +529,7 @@ Test(depth, corpus_kernels_stay_within_the_static_depth, .timeout = 120) {
   unsigned ran = 0, skipped = 0, deep = 0;
   for (size_t i = 0; i < n; i++) {
     wave_module *m = tu_parse_corpus(files[i].name);
-    for (const wave_kernel *k = m->first_kernel; k; k = k->next) {
+    for (const wave_kernel *k = wave_module_first_kernel(m); k; k = wave_kernel_next(k)) {
       wave_reg_value presets[6];
       for (uint32_t r = 0; r < 6; r++)
         presets[r] = (wave_reg_value){r, 0x1000 * (r + 1)};
@@ -543,7 +546,7 @@ Test(depth, corpus_kernels_stay_within_the_static_depth, .timeout = 120) {
       }
       analysed a = analyse_kernel(NULL, k);
       char who[160];
-      snprintf(who, sizeof(who), "%s:%s", files[i].name, k->name);
+      snprintf(who, sizeof(who), "%s:%s", files[i].name, wave_kernel_name(k));
       deep += check_run(k, &config, a.d, who) > 0;
       release(&a);
       ran++;

@@ -30,7 +30,7 @@ typedef struct counts {
 } counts;
 
 static bool region_falls_through(const wave_region *r) {
-  const wave_node *n = wave_node_list_last(&r->body);
+  const wave_node *n = wave_node_list_last(wave_region_body(r));
   if (!n || wave_node_kind_of(n) != WAVE_NODE_BLOCK || !wave_block_last(n))
     return true;
   const wave_instr *i = wave_block_last(n);
@@ -41,13 +41,13 @@ static bool region_falls_through(const wave_region *r) {
 /* What the graph must hold, from the region tree and the uniformity verdicts alone. */
 static counts expected_counts(const wave_kernel *k, const wave_uniformity *u) {
   counts c = {0};
-  for (const wave_region *r = k->first_region; r; r = r->next) {
+  for (const wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
     c.blocks++;   /* its entry */
-    if (r->next && region_falls_through(r))
+    if (wave_region_next(r) && region_falls_through(r))
       c.edges[FALL]++;
     size_t open_divergent = 0;   /* divergent ifs and loops around the walk's position */
     wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
+    wave_const_walk_init(&w, wave_region_body(r));
     while (wave_const_walk_next(&w)) {
       const wave_node *n = w.node;
       bool outer = open_divergent > 0;
@@ -168,7 +168,7 @@ static char *write_text(Agraph_t *g, wave_dot_format format, const char *what) {
 
 static void check_kernel(const wave_kernel *k, const char *file) {
   char what[256];
-  snprintf(what, sizeof(what), "%s: kernel %s", file, k->name);
+  snprintf(what, sizeof(what), "%s: kernel %s", file, wave_kernel_name(k));
   wave_diags diags;
   wave_diags_init(&diags);
   Agraph_t *g = wave_dot_build(k, NULL, &diags);
@@ -181,7 +181,7 @@ static void check_kernel(const wave_kernel *k, const char *file) {
 
   Agraph_t *back = agmemread(text);
   cr_assert_not_null(back, "%s: cgraph cannot read what was written", what);
-  cr_assert_str_eq(agnameof(back), k->name);
+  cr_assert_str_eq(agnameof(back), wave_kernel_name(k));
   counts got = read_counts(back, what);
   agclose(back);
   free(text);
@@ -214,7 +214,7 @@ static size_t check_directory(const char *dir) {
     wave_module *m = wave_parse_file(path, &diags);
     cr_assert(m && wave_verify_module(m, &diags), "%s does not verify", path);
     wave_diags_free(&diags);
-    for (const wave_kernel *k = m->first_kernel; k; k = k->next, kernels++)
+    for (const wave_kernel *k = wave_module_first_kernel(m); k; k = wave_kernel_next(k), kernels++)
       check_kernel(k, e->d_name);
     wave_module_destroy(m);
   }
@@ -245,7 +245,7 @@ Test(dot, small_kernel_by_hand) {
                                "  halt\n"
                                ".end\n",
                                "k.wave", false);
-  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  Agraph_t *g = wave_dot_build(wave_module_first_kernel(m), NULL, &(wave_diags){0});
   cr_assert_not_null(g);
   char *text = write_text(g, WAVE_DOT_FORMAT_DOT, "k");
   agclose(g);
@@ -273,7 +273,7 @@ Test(dot, labels_escape_whatever_comments_hold) {
                                "  halt\n"
                                ".end\n",
                                "k.wave", false);
-  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  Agraph_t *g = wave_dot_build(wave_module_first_kernel(m), NULL, &(wave_diags){0});
   char *text = write_text(g, WAVE_DOT_FORMAT_DOT, "k");
   agclose(g);
   cr_assert(strstr(text, "; &lt;b&gt;&amp;amp; &quot;x&quot; ]&gt; &#xFFFD;&#xFFFD; &#xFFFD; "
@@ -288,7 +288,7 @@ Test(dot, labels_escape_whatever_comments_hold) {
 
 Test(dot, renders_svg_through_gvc) {
   wave_module *m = tu_parse_ok(TU_AXPY_TEXT, "axpy.wave", false);
-  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  Agraph_t *g = wave_dot_build(wave_module_first_kernel(m), NULL, &(wave_diags){0});
   char *svg = write_text(g, WAVE_DOT_FORMAT_SVG, "axpy");
   cr_assert(strstr(svg, "<svg"), "%.200s", svg);
   free(svg);
@@ -302,7 +302,7 @@ Test(dot, renders_svg_through_gvc) {
  * LeakSanitizer reports at exit). */
 Test(dot, graphviz_errors_become_diagnostics) {
   wave_module *m = tu_parse_ok(TU_AXPY_TEXT, "axpy.wave", false);
-  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &(wave_diags){0});
+  Agraph_t *g = wave_dot_build(wave_module_first_kernel(m), NULL, &(wave_diags){0});
   cr_assert_not_null(g);
   char *bad = agstrdup_html(g, "<TABLE><TR><TD>unclosed");
   agsafeset(agfstnode(g), "label", bad, "");
@@ -372,7 +372,7 @@ Test(dot, deep_nest_builds, .timeout = 120) {
   free(text);
   wave_diags diags;
   wave_diags_init(&diags);
-  Agraph_t *g = wave_dot_build(m->first_kernel, NULL, &diags);
+  Agraph_t *g = wave_dot_build(wave_module_first_kernel(m), NULL, &diags);
   tu_log_diags(&diags);
   cr_assert_not_null(g);
   int legend = 0;
@@ -429,7 +429,7 @@ Test(dot, profile_fills_follow_measured_efficiency) {
   wave_module *m = tu_parse_ok(profiled_text, "k.wave", false);
   wave_launch_config cfg;
   wave_launch_config_init(&cfg);
-  wave_machine *machine = wave_simulate(m->first_kernel, &cfg, NULL);
+  wave_machine *machine = wave_simulate(wave_module_first_kernel(m), &cfg, NULL);
   cr_assert_not_null(machine);
   cr_assert_eq(wave_machine_status(machine), WAVE_RUN_OK);
   char *json = wave_profile_write(machine, "k.wave");
@@ -438,14 +438,15 @@ Test(dot, profile_fills_follow_measured_efficiency) {
   wave_diags_init(&diags);
   wave_profile *p = wave_profile_parse(json, strlen(json), "k.prof", &diags);
   free(json);
-  const wave_profile_kernel *pk = p ? wave_profile_match(p, m->first_kernel, &diags) : NULL;
+  const wave_profile_kernel *pk =
+      p ? wave_profile_match(p, wave_module_first_kernel(m), &diags) : NULL;
   tu_log_diags(&diags);
   cr_assert_not_null(pk);
 
   wave_dot_options options;
   wave_dot_options_init(&options);
   options.profile = pk;
-  Agraph_t *g = wave_dot_build(m->first_kernel, &options, &diags);
+  Agraph_t *g = wave_dot_build(wave_module_first_kernel(m), &options, &diags);
   cr_assert_not_null(g);
   cr_assert_eq(diags.count, 0);
   char *text = write_text(g, WAVE_DOT_FORMAT_DOT, "k");

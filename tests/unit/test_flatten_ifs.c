@@ -89,8 +89,8 @@ static void check_case(const wave_target *t, bool or_form, unsigned pa, bool na,
              "    endif\n    device_store_u32 r6, r10\n%s    halt\n.end\n",
              pa, h, pb, stores);
   wave_module *m = tu_parse_ok(text, "case.wave", false);
-  wave_kernel *k = m->first_kernel;
-  wave_node *outer = first_if_in(&k->first_region->body);
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_node *outer = first_if_in(wave_region_body(wave_kernel_first_region(k)));
   wave_node *inner = first_if_in(or_form ? &outer->u.if_.else_body : &outer->u.if_.then_body);
   outer->u.if_.cond.negated = na;
   inner->u.if_.cond.negated = nb;
@@ -118,7 +118,8 @@ static void check_case(const wave_target *t, bool or_form, unsigned pa, bool na,
   tu_assert_valid(k);
   assert_output_rules(k, t);
   cr_assert_eq(out.inner, inner);
-  cr_assert_eq(first_if_in(&k->first_region->body), inner, "the inner if takes the outer's place");
+  cr_assert_eq(first_if_in(wave_region_body(wave_kernel_first_region(k))), inner,
+               "the inner if takes the outer's place");
   tu_run_words(k, 16, after, WORDS);
   for (unsigned i = 0; i < WORDS; i++)
     cr_assert_eq(after[i], before[i],
@@ -152,14 +153,14 @@ Test(flatten_ifs, every_pair_of_predicates, .timeout = 240) {
 
 static wave_flatten_status flatten_first(const char *text, wave_flatten_outcome *out) {
   wave_module *m = tu_parse_ok(text, "shape.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   wave_comment_moves *cm = wave_comment_moves_create(m);
   wave_flatten f;
   wave_flatten_init(&f, k, wave_target_default(), lv, wave_xform_kernel_taken(k), cm, 0, 8);
-  wave_node *outer = first_if_in(&k->first_region->body);
-  wave_flatten_status st =
-      wave_flatten_if(&f, outer ? outer : wave_node_list_first(&k->first_region->body), out);
+  wave_node *outer = first_if_in(wave_region_body(wave_kernel_first_region(k)));
+  wave_flatten_status st = wave_flatten_if(
+      &f, outer ? outer : wave_node_list_first(wave_region_body(wave_kernel_first_region(k))), out);
   wave_comment_moves_destroy(cm);
   wave_liveness_destroy(lv);
   wave_module_destroy(m);
@@ -222,7 +223,7 @@ static unsigned count_ifs(wave_kernel *k) {
   unsigned n = 0;
   wave_foreach_region(r, k) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     while (wave_walk_next(&w))
       n += w.event == WAVE_WALK_IF;
   }
@@ -256,7 +257,7 @@ static void check_deep(const char *open, const char *body, const char *close, co
                        const char *want) {
   char *text = deep_text(open, body, close, tail);
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   uint32_t before[WORDS], after[WORDS];
   tu_run_words(k, 16, before, WORDS);
   wave_pipeline_result result = {0};
@@ -298,7 +299,8 @@ Test(flatten_ifs, comments_of_a_deep_chain, .timeout = 120) {
   wave_pipeline_result result = {0};
   run_pipeline(m, "flatten-ifs", "portable", &result);
   const char *leading =
-      wave_instr_origin(wave_block_last(wave_node_list_last(&m->first_kernel->first_region->body)))
+      wave_instr_origin(wave_block_last(wave_node_list_last(wave_region_body(
+                            wave_kernel_first_region(wave_module_first_kernel(m))))))
           .leading;
   cr_assert_not_null(leading, "the halt carries the endifs' comments");
   /* The one endif left is the innermost (endif 0); endif 1 .. endif 99999 follow it. */
@@ -351,7 +353,8 @@ Test(flatten_ifs, leaves_legalize_its_predicate) {
       "docs.wave", false);
   wave_pipeline_result result = {0};
   run_pipeline(m, "flatten-ifs,legalize", "portable", &result);
-  wave_node *combined = first_if_in(&m->first_kernel->first_region->body);
+  wave_node *combined =
+      first_if_in(wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m))));
   cr_assert_not_null(combined);
   cr_assert_eq(combined->u.if_.cond.value, 0, "the combination went into p%u",
                combined->u.if_.cond.value);

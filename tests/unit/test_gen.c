@@ -130,7 +130,7 @@ static void count_instr(features *f, const wave_instr *in, const wave_node *bloc
 static features count_features(wave_module *m) {
   features f = {0};
   wave_walker w;
-  wave_walk_init(&w, &m->first_kernel->first_region->body);
+  wave_walk_init(&w, wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m))));
   while (wave_walk_next(&w)) {
     if (w.depth + (w.event == WAVE_WALK_IF || w.event == WAVE_WALK_LOOP) > f.max_depth)
       f.max_depth = w.depth + 1;
@@ -508,10 +508,10 @@ static bool is_counted_loop(const wave_node *loop) {
 
 static pass_shapes count_pass_shapes(wave_module *m) {
   pass_shapes s = {0};
-  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  wave_uniformity *u = wave_uniformity_compute(wave_module_first_kernel(m), NULL);
   cr_assert_not_null(u);
   wave_const_walker w;
-  wave_const_walk_init(&w, &m->first_kernel->first_region->body);
+  wave_const_walk_init(&w, wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m))));
   while (wave_const_walk_next(&w)) {
     if (w.event == WAVE_WALK_IF)
       count_if_shapes(&s, w.node, u);
@@ -738,7 +738,7 @@ Test(harness, simt_and_per_thread_agree) {
 static wave_instr *last_instr(wave_module *m, bool (*match)(const wave_instr *)) {
   wave_instr *found = NULL;
   wave_walker w;
-  wave_walk_init(&w, &m->first_kernel->first_region->body);
+  wave_walk_init(&w, wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m))));
   while (wave_walk_next(&w))
     if (w.event == WAVE_WALK_BLOCK)
       for (wave_instr *in = wave_block_first(w.node); in; in = wave_instr_next(in))

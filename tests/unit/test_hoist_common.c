@@ -18,12 +18,13 @@ static wave_diags diags;
 static wave_pass_result run_last_if(wave_kernel *kernel, wave_analysis_manager *am,
                                     wave_pass_context *ctx) {
   (void)am;
-  wave_node *last = wave_node_list_last(&kernel->first_region->body);
+  wave_node *last = wave_node_list_last(wave_region_body(wave_kernel_first_region(kernel)));
   while (last && wave_node_kind_of(last) != WAVE_NODE_IF)
     last = wave_node_prev(last);
   unsigned moved = 0;
   if (last && !wave_hoist_common(last, ctx, &moved))
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "out of memory");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "out of memory");
   wave_normalize_kernel(kernel);
   return wave_pass_done(moved > 0, WAVE_PRESERVE_NONE);
 }
@@ -74,9 +75,9 @@ static const char two_ifs[] = ".kernel k\n.registers 8\n"
 
 Test(hoist_common, rewrites_the_if_it_is_given) {
   wave_module *m = tu_parse_ok(two_ifs, "two.wave", true);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   cr_assert_eq(run(m, "hoist-last-if"), 2);
-  tu_assert_shape(&k->first_region->body,
+  tu_assert_shape(wave_region_body(wave_kernel_first_region(k)),
                   "[mov_sr 4 icmp_lt] if{[1 5 2]}{[1 6 2]} [1] if{[5]}{[6]} [2 device_store_u32 "
                   "halt]");
   wave_module_destroy(m);
@@ -101,7 +102,7 @@ Test(hoist_common, nesting_100000_deep_in_one_run) {
     wave_if_set_has_else(ifs[d], true);
     cr_assert_not_null(wave_build(&b, WAVE_OP_MOV_IMM, wave_gpr(3), wave_imm(1)));
   }
-  b.cursor = wave_cursor_list_end(&k->first_region->body);
+  b.cursor = wave_cursor_list_end(wave_region_body(wave_kernel_first_region(k)));
   cr_assert_not_null(wave_build(&b, WAVE_OP_DEVICE_STORE_U32, wave_gpr(1), wave_gpr(3)));
   cr_assert_not_null(wave_build_instr(&b, WAVE_OP_HALT, 0, NULL));
 
@@ -109,7 +110,7 @@ Test(hoist_common, nesting_100000_deep_in_one_run) {
   cr_assert_eq(run(m, "hoist-common"), DEPTH);
   /* One mov_imm is left, before the outermost if; every if keeps only the next one. The tree is
    * read afresh: the manager may have laid the code out anew (wave_module_compact). */
-  wave_node *top = wave_node_list_first(&k->first_region->body);
+  wave_node *top = wave_node_list_first(wave_region_body(wave_kernel_first_region(k)));
   cr_assert_eq(wave_node_kind_of(top), WAVE_NODE_BLOCK);
   cr_assert_eq(wave_instr_op(wave_block_last(top)), WAVE_OP_MOV_IMM);
   wave_node *level = wave_node_next(top);

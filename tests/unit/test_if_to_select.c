@@ -304,7 +304,7 @@ typedef struct direct {
 static direct direct_open(const char *text, const char *target) {
   direct d = {0};
   d.module = tu_parse_ok(text, "d.wave", false);
-  d.kernel = d.module->first_kernel;
+  d.kernel = wave_module_first_kernel(d.module);
   d.liveness = wave_liveness_compute(d.kernel);
   cr_assert_not_null(d.liveness);
   wave_comment_moves *comments = wave_comment_moves_create(d.module);
@@ -313,7 +313,7 @@ static direct direct_open(const char *text, const char *target) {
                                         .liveness = d.liveness,
                                         .comments = comments,
                                         .kernel_taken = wave_xform_kernel_taken(d.kernel),
-                                        .max_registers = d.kernel->registers,
+                                        .max_registers = wave_kernel_registers(d.kernel),
                                         .side_limit = 8,
                                         .split_rate = 1.0,
                                         .require_profit = true};
@@ -328,7 +328,8 @@ static void direct_close(direct *d) {
 }
 
 static wave_node *first_if(wave_kernel *k) {
-  for (wave_node *n = wave_node_list_first(&k->first_region->body); n; n = n->next)
+  for (wave_node *n = wave_node_list_first(wave_region_body(wave_kernel_first_region(k))); n;
+       n = n->next)
     if (n->kind == WAVE_NODE_IF)
       return n;
   cr_assert_fail("no if");

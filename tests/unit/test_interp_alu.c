@@ -475,7 +475,7 @@ Test(alu_moves, special_registers_in_gpr_slots) {
   wave_module *m = wave_module_create("built");
   wave_kernel *k = wave_kernel_create(m, "k");
   wave_node *b = wave_block_create(m);
-  wave_node_list_append(&k->first_region->body, b);
+  wave_node_list_append(wave_region_body(wave_kernel_first_region(k)), b);
   tu_add(m, b, WAVE_OP_MOV_IMM, 2, (wave_operand[]){wave_gpr(4), wave_imm(99)});
   tu_add(m, b, WAVE_OP_MOV, 2, (wave_operand[]){wave_gpr(5), wave_sreg(4)});      /* lane id */
   tu_add(m, b, WAVE_OP_IADD, 3, (wave_operand[]){wave_gpr(6), wave_sreg(4), wave_imm(1)}); /* r4 */

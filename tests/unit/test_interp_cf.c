@@ -704,7 +704,7 @@ Test(cf, invalid_programs_are_reported_not_run) {
   wave_module *m = wave_module_create("built");
   wave_kernel *k = wave_kernel_create(m, "k");
   wave_node *b = wave_block_create(m);
-  wave_node_list_append(&k->first_region->body, b);
+  wave_node_list_append(wave_region_body(wave_kernel_first_region(k)), b);
   wave_operand p = wave_pred(1);
   wave_block_append(b, wave_instr_create(m, WAVE_OP_BREAK, WAVE_NO_GUARD, false, 1, &p));
   wave_diags diags;

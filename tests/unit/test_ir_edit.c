@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/module.h"
 #include "test_util.h"
 #include "waveopt/waveopt.h"
 
@@ -48,13 +49,13 @@ Test(regions, detached_subtree_takes_the_region_it_is_inserted_into) {
   cr_assert(k && sub);
   nest t = build_detached_nest(m);
   assert_nest_region(&t, NULL);
-  wave_node_list_append(&k->first_region->body, t.a);
-  assert_nest_region(&t, k->first_region);
+  wave_node_list_append(wave_region_body(wave_kernel_first_region(k)), t.a);
+  assert_nest_region(&t, wave_kernel_first_region(k));
 
   wave_node_remove(t.a);
-  wave_node_list_prepend(&sub->body, t.a);
+  wave_node_list_prepend(wave_region_body(sub), t.a);
   assert_nest_region(&t, sub);
-  cr_assert_eq(wave_node_list_of(t.a), &sub->body);
+  cr_assert_eq(wave_node_list_of(t.a), wave_region_body(sub));
   wave_module_destroy(m);
 }
 
@@ -64,13 +65,13 @@ Test(regions, every_insertion_function_updates_the_subtree) {
   wave_region *sub = wave_region_create(k, "sub");
   cr_assert(k && sub);
   wave_node *anchor = wave_loop_create(m);
-  wave_node_list_append(&sub->body, anchor);
+  wave_node_list_append(wave_region_body(sub), anchor);
   nest t = build_detached_nest(m);
   wave_node_insert_before(anchor, t.a);
   assert_nest_region(&t, sub);
   wave_node_remove(t.a);
-  wave_node_list_append(&k->first_region->body, t.a);
-  assert_nest_region(&t, k->first_region);
+  wave_node_list_append(wave_region_body(wave_kernel_first_region(k)), t.a);
+  assert_nest_region(&t, wave_kernel_first_region(k));
   wave_node_remove(t.a);
   wave_node_insert_after(anchor, t.a);
   assert_nest_region(&t, sub);
@@ -91,7 +92,7 @@ Test(walkers, const_walker_reports_the_mutable_walkers_events) {
   static const wave_opcode first_op[] = {WAVE_OP_NOP, 0, WAVE_OP_HALT, 0, 0, WAVE_OP_BREAK,
                                          0, 0, WAVE_OP_NOP};
   wave_const_walker w;
-  wave_const_walk_init(&w, &k->first_region->body);
+  wave_const_walk_init(&w, wave_region_body(wave_kernel_first_region(k)));
   unsigned n = 0;
   while (wave_const_walk_next(&w)) {
     cr_assert_lt(n, 9);
@@ -107,11 +108,14 @@ Test(walkers, const_walker_reports_the_mutable_walkers_events) {
 }
 
 Test(walkers, const_walker_on_an_empty_list_ends_at_once) {
-  const wave_node_list empty = {0};
+  wave_module *m = wave_module_create("empty.wave");
+  const wave_node_list *empty = m ? wave_node_list_create(m) : NULL;
+  cr_assert_not_null(empty);
   wave_const_walker w;
-  wave_const_walk_init(&w, &empty);
+  wave_const_walk_init(&w, empty);
   cr_assert_not(wave_const_walk_next(&w));
   cr_assert_null(w.node);
+  wave_module_destroy(m);
 }
 
 /* ---- register sets ------------------------------------------------------------------------ */
@@ -358,7 +362,7 @@ Test(facts, uses_and_defs_sets_match_the_references) {
     o.size = 200;
     wave_gen_launch g;
     wave_module *m = tu_generate(&o, &g);
-    wave_foreach_block(b, m->first_kernel) {
+    wave_foreach_block(b, wave_module_first_kernel(m)) {
       wave_foreach_instr(in, b) {
         wave_reg_ref refs[WAVE_MAX_REG_REFS];
         unsigned n = wave_instr_reg_refs(in, refs);
@@ -503,9 +507,10 @@ Test(operands, origins_come_back_as_set) {
   wave_instr *nop = INSTR(m, WAVE_NO_GUARD, NOP);
   wave_src none = wave_instr_origin(nop);
   cr_assert(none.loc.file == NULL && none.loc.line == 0 && !none.comment && !none.leading);
-  wave_src own = {{m->file, 3, 5}, NULL, NULL};
+  wave_src own = {{wave_module_file(m), 3, 5}, NULL, NULL};
   cr_assert(wave_instr_set_origin(nop, &own));
-  cr_assert_eq(wave_instr_loc(nop).file, m->file, "the module's own file needs no note");
+  cr_assert_eq(wave_instr_loc(nop).file, wave_module_file(m),
+               "the module's own file needs no note");
   wave_src other = {{"other.wave", 7, 2}, "; trailing", "; leading"};
   cr_assert(wave_instr_set_origin(nop, &other));
   wave_instr *copy = wave_instr_clone(m, nop);
@@ -516,7 +521,8 @@ Test(operands, origins_come_back_as_set) {
   cr_assert_str_eq(back.comment, "; trailing", "the clone's note is not the original's");
   cr_assert_str_eq(back.leading, "; leading");
   wave_src now = wave_instr_origin(nop);
-  cr_assert(now.loc.file == m->file && now.loc.line == 3 && !now.comment && !now.leading);
+  cr_assert(now.loc.file == wave_module_file(m) && now.loc.line == 3 && !now.comment &&
+            !now.leading);
   wave_module_destroy(m);
 }
 
@@ -678,7 +684,7 @@ static tree new_tree(void) {
   cr_assert_not_null(t.m);
   t.k = wave_kernel_create(t.m, "k");
   cr_assert_not_null(t.k);
-  t.body = &t.k->first_region->body;
+  t.body = wave_region_body(wave_kernel_first_region(t.k));
   return t;
 }
 
@@ -752,7 +758,7 @@ Test(navigation, parents_regions_and_enclosing_loops) {
   cr_assert_eq(wave_node_parent(s.b5), s.inner_if);
   cr_assert_null(wave_node_parent(s.outer_if));
   cr_assert_eq(wave_instr_node(wave_block_first(s.b3)), s.b3);
-  cr_assert_eq(wave_node_region(s.b5), s.t.k->first_region);
+  cr_assert_eq(wave_node_region(s.b5), wave_kernel_first_region(s.t.k));
   cr_assert_eq(wave_node_enclosing_loop(s.b3), s.inner_loop);
   cr_assert_null(wave_node_enclosing_loop(s.inner_loop), "a loop does not enclose itself");
   cr_assert_null(wave_node_enclosing_loop(s.b5), "ifs are no loops");
@@ -786,9 +792,9 @@ Test(navigation, foreach_block_visits_regions_in_order) {
   wave_region *empty = wave_region_create(t->k, "empty");
   wave_region *sub = wave_region_create(t->k, "sub");
   cr_assert(empty && sub);
-  wave_node *loop = add_loop(t, &sub->body);
+  wave_node *loop = add_loop(t, wave_region_body(sub));
   tu_tag(t->m, BODY(loop), 7);
-  tu_tag(t->m, &sub->body, 8);
+  tu_tag(t->m, wave_region_body(sub), 8);
   uint32_t seen[16], n = 0;
   wave_foreach_block(b, t->k) {
     cr_assert_lt(n, 16);
@@ -812,7 +818,7 @@ Test(navigation, foreach_block_visits_regions_in_order) {
     n++;
   }
   cr_assert_eq(n, 2, "break leaves the loop at once");
-  wave_block_iter it = wave_block_iter_region(t->k->first_region);
+  wave_block_iter it = wave_block_iter_region(wave_kernel_first_region(t->k));
   for (unsigned i = 0; i < 6; i++)
     cr_assert_not_null(wave_block_iter_next(&it));
   cr_assert_null(wave_block_iter_next(&it));
@@ -848,33 +854,36 @@ Test(surgery, extract_stitches_the_gap_and_keeps_the_region) {
   sample s = new_sample();
   tree *t = &s.t;
   wave_instr *i6 = wave_block_first(s.b6);
-  wave_node_list out;
-  cr_assert(wave_node_list_extract(s.outer_if, s.empty_loop, &out));
+  wave_node_list *out = wave_node_list_create(t->m);
+  cr_assert_not_null(out);
+  cr_assert(wave_node_list_extract(s.outer_if, s.empty_loop, out));
   tu_assert_shape(t->body, "[1 6]");
-  tu_assert_shape(&out, "if{[2] loop{[3]}}{[4] if{}{[5]}} loop{}");
-  cr_assert_null(wave_node_list_parent(&out));
-  cr_assert_eq(wave_node_list_region(&out), t->k->first_region);
-  cr_assert_eq(wave_node_list_of(s.outer_if), &out);
-  cr_assert_eq(wave_node_list_of(s.empty_loop), &out);
+  tu_assert_shape(out, "if{[2] loop{[3]}}{[4] if{}{[5]}} loop{}");
+  cr_assert_null(wave_node_list_parent(out));
+  cr_assert_eq(wave_node_list_region(out), wave_kernel_first_region(t->k));
+  cr_assert_eq(wave_node_list_of(s.outer_if), out);
+  cr_assert_eq(wave_node_list_of(s.empty_loop), out);
   cr_assert_eq(wave_instr_node(i6), s.b1, "the instruction moved to the merged block");
   cr_assert_null(wave_block_first(s.b6));
   cr_assert_null(wave_node_list_of(s.b6), "the emptied block left the tree");
   tu_assert_valid(t->k);
 
-  wave_node_list one;
-  cr_assert(wave_node_list_extract(s.b4, s.b4, &one));
-  tu_assert_shape(&one, "[4]");
+  wave_node_list *one = wave_node_list_create(t->m);
+  cr_assert_not_null(one);
+  cr_assert(wave_node_list_extract(s.b4, s.b4, one));
+  tu_assert_shape(one, "[4]");
   tu_assert_shape(ELSE(s.outer_if), "if{}{[5]}");
   wave_module_destroy(t->m);
 }
 
 Test(surgery, extract_refuses_a_bad_range) {
   sample s = new_sample();
-  wave_node_list out = {0};
-  cr_assert_not(wave_node_list_extract(s.b6, s.b1, &out), "last before first");
-  cr_assert_not(wave_node_list_extract(s.b1, s.b2, &out), "two lists");
+  wave_node_list *out = wave_node_list_create(s.t.m);
+  cr_assert_not_null(out);
+  cr_assert_not(wave_node_list_extract(s.b6, s.b1, out), "last before first");
+  cr_assert_not(wave_node_list_extract(s.b1, s.b2, out), "two lists");
   tu_assert_shape(s.t.body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
-  cr_assert_null(wave_node_list_first(&out));
+  cr_assert_null(wave_node_list_first(out));
   wave_module_destroy(s.t.m);
 }
 
@@ -884,36 +893,37 @@ Test(surgery, reinsert_at_every_kind_of_cursor) {
   wave_instr *i2 = tu_tag(t.m, t.body, 2);
   tu_tag(t.m, t.body, 3);
   /* A detached list: if{[9]}{}, never inserted anywhere. */
-  wave_node_list nodes = {0};
-  wave_node *iff = add_if(&t, &nodes, 1);
+  wave_node_list *nodes = wave_node_list_create(t.m);
+  cr_assert_not_null(nodes);
+  wave_node *iff = add_if(&t, nodes, 1);
   tu_tag(t.m, THEN(iff), 9);
-  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_before_instr(i2), &nodes));
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_before_instr(i2), nodes));
   tu_assert_shape(t.body, "[1] if{[9]}{} [2 3]");
-  cr_assert(wave_node_list_is_empty(&nodes));
-  cr_assert_eq(wave_node_list_region(THEN(iff)), t.k->first_region);
+  cr_assert(wave_node_list_is_empty(nodes));
+  cr_assert_eq(wave_node_list_region(THEN(iff)), wave_kernel_first_region(t.k));
   tu_assert_valid(t.k);
 
   /* [7] loop{} [8] into the middle of [2 3]: both ends merge with the halves. */
   wave_node *b7 = wave_block_create(t.m);
   cr_assert_not_null(b7);
-  wave_node_list_append(&nodes, b7);
-  tu_tag(t.m, &nodes, 7);
-  add_loop(&t, &nodes);
-  tu_tag(t.m, &nodes, 8);
-  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_after_instr(i2), &nodes));
+  wave_node_list_append(nodes, b7);
+  tu_tag(t.m, nodes, 7);
+  add_loop(&t, nodes);
+  tu_tag(t.m, nodes, 8);
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_after_instr(i2), nodes));
   tu_assert_shape(t.body, "[1] if{[9]}{} [2 7] loop{} [8 3]");
   tu_assert_valid(t.k);
 
   /* A then-list moved to the end of the region: it is any list the cursor is not in. */
   cr_assert(wave_node_list_reinsert(t.m, wave_cursor_list_end(t.body), THEN(iff)));
   tu_assert_shape(t.body, "[1] if{}{} [2 7] loop{} [8 3 9]");
-  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_block_start(wave_instr_node(i1)), &nodes),
+  cr_assert(wave_node_list_reinsert(t.m, wave_cursor_block_start(wave_instr_node(i1)), nodes),
             "an empty list changes nothing");
   tu_assert_shape(t.body, "[1] if{}{} [2 7] loop{} [8 3 9]");
   tu_assert_valid(t.k);
 
   wave_node *detached = wave_loop_create(t.m);
-  cr_assert_not(wave_node_list_reinsert(t.m, wave_cursor_after_node(detached), &nodes),
+  cr_assert_not(wave_node_list_reinsert(t.m, wave_cursor_after_node(detached), nodes),
                 "a cursor beside a detached node lies in no list");
   wave_module_destroy(t.m);
 }
@@ -923,12 +933,13 @@ Test(surgery, extract_then_reinsert_moves_code_to_another_region) {
   tree *t = &s.t;
   wave_region *sub = wave_region_create(t->k, "sub");
   cr_assert_not_null(sub);
-  tu_tag(t->m, &sub->body, 7);
-  wave_node_list out;
-  cr_assert(wave_node_list_extract(s.b1, s.outer_if, &out));
-  cr_assert(wave_node_list_reinsert(t->m, wave_cursor_list_start(&sub->body), &out));
+  tu_tag(t->m, wave_region_body(sub), 7);
+  wave_node_list *out = wave_node_list_create(t->m);
+  cr_assert_not_null(out);
+  cr_assert(wave_node_list_extract(s.b1, s.outer_if, out));
+  cr_assert(wave_node_list_reinsert(t->m, wave_cursor_list_start(wave_region_body(sub)), out));
   tu_assert_shape(t->body, "loop{} [6]");
-  tu_assert_shape(&sub->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} [7]");
+  tu_assert_shape(wave_region_body(sub), "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} [7]");
   cr_assert_eq(wave_node_list_region(BODY(s.inner_loop)), sub);
   cr_assert_eq(wave_node_list_region(ELSE(s.inner_if)), sub);
   tu_assert_valid(t->k);
@@ -945,22 +956,24 @@ Test(surgery, replace_an_if_by_one_of_its_lists) {
   cr_assert_eq(wave_node_list_of(s.inner_loop), t->body);
   tu_assert_valid(t->k);
 
-  wave_node_list nothing = {0};
-  cr_assert(wave_node_replace(s.inner_loop, &nothing));
+  wave_node_list *nothing = wave_node_list_create(t->m);
+  cr_assert_not_null(nothing);
+  cr_assert(wave_node_replace(s.inner_loop, nothing));
   tu_assert_shape(t->body, "[1 2] loop{} [6]");
-  cr_assert(wave_node_replace(s.empty_loop, &nothing));
+  cr_assert(wave_node_replace(s.empty_loop, nothing));
   tu_assert_shape(t->body, "[1 2 6]"); /* the blocks on both sides join */
   tu_assert_valid(t->k);
-  cr_assert_not(wave_node_replace(s.empty_loop, &nothing), "detached now");
+  cr_assert_not(wave_node_replace(s.empty_loop, nothing), "detached now");
   wave_module_destroy(t->m);
 }
 
 Test(surgery, replace_with_a_list_of_blocks_only) {
   sample s = new_sample();
   tree *t = &s.t;
-  wave_node_list four;
-  cr_assert(wave_node_list_extract(s.b4, s.b4, &four));
-  cr_assert(wave_node_replace(s.outer_if, &four));
+  wave_node_list *four = wave_node_list_create(t->m);
+  cr_assert_not_null(four);
+  cr_assert(wave_node_list_extract(s.b4, s.b4, four));
+  cr_assert(wave_node_replace(s.outer_if, four));
   tu_assert_shape(t->body, "[1 4] loop{} [6]");
   tu_assert_valid(t->k);
   wave_module_destroy(t->m);
@@ -1133,15 +1146,16 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
   sample s = new_sample();
   tree *t = &s.t;
   tu_set_origin(wave_block_first(s.b3), wave_instr_loc(wave_block_first(s.b3)), NULL, "; three");
-  wave_node_list copy;
-  cr_assert(wave_node_list_clone(t->m, t->body, &copy));
-  tu_assert_shape(&copy, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
-  assert_disjoint_copy(t->body, &copy);
-  cr_assert_null(wave_node_list_parent(&copy));
+  wave_node_list *copy = wave_node_list_create(t->m);
+  cr_assert_not_null(copy);
+  cr_assert(wave_node_list_clone(t->m, t->body, copy));
+  tu_assert_shape(copy, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
+  assert_disjoint_copy(t->body, copy);
+  cr_assert_null(wave_node_list_parent(copy));
 
   wave_region *sub = wave_region_create(t->k, "sub");
   cr_assert_not_null(sub);
-  cr_assert(wave_node_list_reinsert(t->m, wave_cursor_list_start(&sub->body), &copy));
+  cr_assert(wave_node_list_reinsert(t->m, wave_cursor_list_start(wave_region_body(sub)), copy));
   tu_assert_valid(t->k);
   tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{} [6]");
 
@@ -1149,9 +1163,10 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
   cr_assert_not_null(n);
   cr_assert_null(wave_node_list_of(n));
   cr_assert(wave_node_prev(n) == NULL && wave_node_next(n) == NULL);
-  wave_node_list holder = {0};
-  wave_node_list_append(&holder, n);
-  tu_assert_shape(&holder, "if{[2] loop{[3]}}{[4] if{}{[5]}}");
+  wave_node_list *holder = wave_node_list_create(t->m);
+  cr_assert_not_null(holder);
+  wave_node_list_append(holder, n);
+  tu_assert_shape(holder, "if{[2] loop{[3]}}{[4] if{}{[5]}}");
   wave_node_remove(n);
   cr_assert(wave_node_insert(t->m, wave_cursor_list_end(BODY(s.empty_loop)), n));
   tu_assert_shape(t->body, "[1] if{[2] loop{[3]}}{[4] if{}{[5]}} loop{if{[2] loop{[3]}}{[4] "
@@ -1168,10 +1183,12 @@ Test(clone, a_list_and_a_node_with_everything_nested) {
 
 Test(clone, an_empty_list) {
   tree t = new_tree();
-  wave_node_list copy;
-  memset(&copy, 0x5a, sizeof(copy)); /* what clone must overwrite, not read */
-  cr_assert(wave_node_list_clone(t.m, t.body, &copy));
-  cr_assert(wave_node_list_first(&copy) == NULL && wave_node_list_last(&copy) == NULL);
+  wave_node_list *copy = wave_node_list_create(t.m);
+  wave_node *stale = wave_block_create(t.m);
+  cr_assert(copy && stale);
+  wave_node_list_append(copy, stale); /* what clone must forget, not keep */
+  cr_assert(wave_node_list_clone(t.m, t.body, copy));
+  cr_assert(wave_node_list_first(copy) == NULL && wave_node_list_last(copy) == NULL);
   wave_module_destroy(t.m);
 }
 
@@ -1186,7 +1203,7 @@ typedef struct code_map {
 static code_map map_code(wave_module *m) {
   code_map map = {NULL, 0};
   size_t cap = 0;
-  for (wave_kernel *k = m->first_kernel; k; k = k->next) {
+  wave_foreach_kernel(k, m) {
     wave_foreach_block(b, k) {
       wave_foreach_instr(in, b) {
         if (map.count == cap) {
@@ -1215,28 +1232,29 @@ Test(compact, corpus_text_kernels_and_regions_stay_code_moves) {
     const wave_print_options docs = {.dialect = WAVE_DIALECT_DOCS};
     char *before = wave_print_to_string(m, &docs, NULL);
     cr_assert_not_null(before, "%s", path);
-    const wave_kernel *first_kernel = m->first_kernel;
-    const wave_region *first_region = first_kernel->first_region;
+    const wave_kernel *first_kernel = wave_module_first_kernel(m);
+    const wave_region *first_region = wave_kernel_first_region(first_kernel);
     code_map old = map_code(m);
     cr_assert_eq(m->instrs_made, old.count, "%s", path);
     cr_assert(wave_module_compact(m), "%s", path);
     code_map fresh = map_code(m);
     char *after = wave_print_to_string(m, &docs, NULL);
     cr_assert(after && strcmp(before, after) == 0, "%s", path);
-    cr_assert(m->first_kernel == first_kernel && first_kernel->first_region == first_region);
+    cr_assert(wave_module_first_kernel(m) == first_kernel &&
+              wave_kernel_first_region(first_kernel) == first_region);
     cr_assert_eq(fresh.count, old.count, "%s", path);
     for (size_t i = 0; i < fresh.count; i++) {
       cr_assert_neq(fresh.instrs[i], old.instrs[i], "%s: instruction %zu stayed", path, i);
       if (i > 0 &&
-          wave_node_list_region(wave_node_list_of(wave_instr_node(fresh.instrs[i])))->kernel ==
+          wave_region_kernel(
+              wave_node_list_region(wave_node_list_of(wave_instr_node(fresh.instrs[i])))) ==
               wave_node_list_region(wave_node_list_of(wave_instr_node(fresh.instrs[i - 1])))
                   ->kernel)
         cr_assert_gt((uintptr_t)fresh.instrs[i], (uintptr_t)fresh.instrs[i - 1],
                      "%s: instruction %zu lies before the one before it", path, i);
     }
     cr_assert(m->instrs_made == fresh.count && m->instrs_removed == 0, "%s", path);
-    for (wave_kernel *k = m->first_kernel; k; k = k->next)
-      tu_assert_valid(k);
+    wave_foreach_kernel(k, m) tu_assert_valid(k);
     wave_diags d;
     wave_diags_init(&d);
     cr_assert(wave_verify_module(m, &d), "%s", path);
@@ -1255,7 +1273,8 @@ Test(compact, pays_once_a_quarter_of_the_code_is_removed) {
                                "    halt\n.end\n", "pays.wave", false);
   cr_assert_eq(m->instrs_made, 6);
   cr_assert_not(wave_module_compact_pays(m));
-  wave_node *block = wave_node_list_first(&m->first_kernel->first_region->body);
+  wave_node *block =
+      wave_node_list_first(wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m))));
   wave_instr_remove(wave_block_first(block));
   cr_assert_eq(m->instrs_removed, 1);
   cr_assert_not(wave_module_compact_pays(m));

@@ -73,7 +73,7 @@ static void check_deep(const char *exit, bool loop, rewrites want_rewrites,
                        const uint32_t want[WORDS]) {
   char *text = deep_kernel(exit, loop);
   wave_module *m = tu_parse_ok(text, "deep.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   uint32_t before[WORDS], after[WORDS];
   tu_run_words(k, WORDS, before, WORDS);
   for (unsigned lane = 0; lane < WORDS; lane++)
@@ -136,15 +136,24 @@ static char *print(const wave_module *m) {
 
 /* Calls the rewrite on the kernel's first if or loop with wave-emu's settings, no growth. */
 static wave_exit_flags_status lower_first(wave_module *m, wave_exit_flags_result *r) {
-  wave_kernel *k = m->first_kernel;
-  wave_node *top = wave_node_list_first(&k->first_region->body);
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_node *top = wave_node_list_first(wave_region_body(wave_kernel_first_region(k)));
   while (top->kind == WAVE_NODE_BLOCK)
     top = top->next;
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert_not_null(lv);
   wave_regset reserved = wave_xform_kernel_taken(k);
-  wave_exit_flags_env env = {wave_target_lookup("wave-emu"), lv, &reserved, false,
-                             k->registers, 32, true, true, true, NULL, NULL};
+  wave_exit_flags_env env = {wave_target_lookup("wave-emu"),
+                             lv,
+                             &reserved,
+                             false,
+                             wave_kernel_registers(k),
+                             32,
+                             true,
+                             true,
+                             true,
+                             NULL,
+                             NULL};
   wave_exit_flags_status s = wave_exit_flags_lower(&env, top, r);
   wave_liveness_destroy(lv);
   return s;
@@ -182,8 +191,8 @@ Test(legalize_exits, refused_in_a_subroutine) {
                                "    mov_sr r1, sr_lane_id\n    icmp_eq p1, r1, r1\n"
                                "    if p1\n        halt\n    endif\n    return\n.end\n",
                                "direct.wave", false);
-  wave_kernel *k = m->first_kernel;
-  wave_node *top = wave_node_list_first(&k->last_region->body)->next;
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_node *top = wave_node_list_first(wave_region_body(wave_kernel_last_region(k)))->next;
   cr_assert_eq(top->kind, WAVE_NODE_IF);
   wave_liveness *lv = wave_liveness_compute(k);
   wave_regset reserved = wave_xform_kernel_taken(k);

@@ -43,7 +43,7 @@ static bool live(wave_regset s, unsigned reg) { return wave_regset_test(s, reg);
 Test(liveness, kernel_argument_is_live_in_and_unguarded_halt_ends_everything) {
   wave_module *m = parse(".kernel k\n    mov_imm r1, 1\n    device_store_u32 r0, r1\n"
                          "    halt\n    mov_imm r2, 2\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert(live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(0)));
   cr_assert(!live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(1)), "killed at top level");
@@ -62,7 +62,7 @@ Test(liveness, queries_at_cursors_across_nodes_and_free) {
   wave_module *m = parse(".kernel k\n.registers 8\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 4\n"
                          "    icmp_lt p1, r1, r2\n    if p1\n        iadd r3, r1, r2\n    endif\n"
                          "    device_store_u32 r1, r3\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   const wave_instr *store = nth(k, 4);
   wave_regset before = wave_liveness_at(lv, wave_cursor_before_instr((wave_instr *)store));
@@ -92,7 +92,7 @@ Test(liveness, queries_at_cursors_across_nodes_and_free) {
 Test(liveness, guarded_halt_keeps_what_follows_live) {
   wave_module *m = parse(".kernel k\n    mov_imm r2, 2\n    icmp_eq p1, r2, r2\n"
                          "    @p1 halt\n    device_store_u32 r0, r2\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert(live(wave_liveness_out(lv, nth(k, 2)), WAVE_REG_GPR(2)));
   cr_assert(live(wave_liveness_in(lv, nth(k, 2)), WAVE_REG_PRED(1)));
@@ -104,7 +104,7 @@ Test(liveness, write_inside_if_kills_for_its_lanes_only) {
   wave_module *m = parse(".kernel k\n    mov_imm r3, 0\n    mov_sr r1, sr_lane_id\n"
                          "    icmp_eq p1, r1, r3\n    if p1\n        mov_imm r3, 1\n    endif\n"
                          "    device_store_u32 r0, r3\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   /* The lanes that reach the write replace r3 before anyone reads it. */
   cr_assert(!live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(3)));
@@ -120,7 +120,7 @@ Test(liveness, writes_on_both_sides_kill_before_the_if) {
                          "    icmp_eq p1, r1, r4\n    if p1\n        mov_imm r4, 1\n    else\n"
                          "        mov_imm r4, 2\n    endif\n    device_store_u32 r0, r4\n"
                          "    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   /* Every lane takes one side, and both write r4: the 9 is dead once the compare read it. */
   cr_assert(!live(wave_liveness_out(lv, nth(k, 2)), WAVE_REG_GPR(4)));
@@ -136,7 +136,7 @@ Test(liveness, write_after_a_break_kills_only_from_there) {
                          "    mov_imm r2, 1\n    loop\n        icmp_eq p1, r1, r2\n"
                          "        break p1\n        mov_imm r6, 5\n        isub r1, r1, r2\n"
                          "    endloop\n    device_store_u32 r0, r6\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   /* Lanes that pass the break overwrite r6 in this iteration. */
   cr_assert(!live(wave_liveness_in(lv, nth(k, 5)), WAVE_REG_GPR(6)));
@@ -155,7 +155,7 @@ Test(liveness, guarded_write_in_a_loop_kills_nothing) {
                          "    icmp_eq p1, r1, r3\n    loop\n        @p1 mov_imm r3, 1\n"
                          "        break p1\n    endloop\n    device_store_u32 r0, r3\n"
                          "    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   /* Lanes the guard turns off keep r3 = 0. */
   cr_assert(live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(3)));
@@ -169,7 +169,7 @@ Test(liveness, loop_carried_value_is_live_around_the_back_edge) {
                          "    loop\n        iadd r6, r6, r5\n        icmp_gt p1, r6, r5\n"
                          "        break p1\n        mov_imm r7, 1\n    endloop\n"
                          "    device_store_u32 r0, r6\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   /* Only the back edge carries r5 from the last instruction of the body to its first. */
   cr_assert(live(wave_liveness_out(lv, nth(k, 5)), WAVE_REG_GPR(5)));
@@ -187,7 +187,7 @@ Test(liveness, strong_liveness_counts_only_reads_that_are_needed) {
                          "        iadd r9, r8, r5\n        idiv r10, r5, r3\n"
                          "        icmp_gt p1, r5, r5\n        break p1\n    endloop\n"
                          "    device_store_u32 r0, r4\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *plain = wave_liveness_compute(k), *strong = wave_strong_liveness_compute(k);
   cr_assert(live(wave_liveness_out(plain, nth(k, 1)), WAVE_REG_GPR(6)));
   cr_assert(!live(wave_liveness_out(strong, nth(k, 1)), WAVE_REG_GPR(6)));
@@ -208,7 +208,7 @@ Test(liveness, value_live_across_a_break_edge) {
                          "    loop\n        icmp_gt p1, r1, r1\n        break p1\n"
                          "        halt\n    endloop\n"
                          "    device_store_u32 r0, r8\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   /* The body ends in halt: r8 reaches the store only through the break. */
   cr_assert(live(wave_liveness_out(lv, nth(k, 3)), WAVE_REG_GPR(8)));
@@ -221,8 +221,8 @@ Test(liveness, value_live_across_a_break_edge) {
 Test(liveness, nesting_100000_deep_does_not_recurse) {
   wave_module *m = wave_module_create("deep.wave");
   wave_kernel *k = wave_kernel_create(m, "k");
-  wave_builder b = wave_builder_at(m, wave_cursor_list_end(&k->first_region->body),
-                                   (wave_loc){0});
+  wave_builder b = wave_builder_at(
+      m, wave_cursor_list_end(wave_region_body(wave_kernel_first_region(k))), (wave_loc){0});
   for (unsigned d = 0; d < 100000; d++)
     cr_assert_not_null(d % 2 ? wave_build_if(&b, wave_pred(1)) : wave_build_loop(&b));
   wave_instr *use = wave_build(&b, WAVE_OP_DEVICE_STORE_U32, wave_gpr(0), wave_gpr(2));
@@ -230,8 +230,9 @@ Test(liveness, nesting_100000_deep_does_not_recurse) {
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert_not_null(lv);
   cr_assert(live(wave_liveness_in(lv, use), WAVE_REG_GPR(2)));
-  cr_assert(live(wave_liveness_at(lv, wave_cursor_list_start(&k->first_region->body)),
-                 WAVE_REG_GPR(2)));
+  cr_assert(live(
+      wave_liveness_at(lv, wave_cursor_list_start(wave_region_body(wave_kernel_first_region(k)))),
+      WAVE_REG_GPR(2)));
   wave_liveness_destroy(lv);
   wave_module_destroy(m);
 }
@@ -243,20 +244,22 @@ Test(liveness, the_end_of_a_region_is_the_start_of_the_next) {
   wave_module *m = parse(".kernel k\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 1\n"
                          "    icmp_eq p1, r1, r2\n    if p1\n        mov_imm r3, 5\n    endif\n"
                          "next:\n    device_store_u32 r0, r3\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
-  wave_region *first = k->first_region, *last = k->last_region;
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_region *first = wave_kernel_first_region(k), *last = wave_kernel_last_region(k);
   cr_assert_neq(first, last);
-  wave_node *iff = wave_node_list_last(&first->body);
+  wave_node *iff = wave_node_list_last(wave_region_body(first));
   cr_assert_eq(wave_node_kind_of(iff), WAVE_NODE_IF);
   wave_liveness *lv = wave_liveness_compute(k);
   wave_regset expected = wave_regset_empty();
   wave_regset_set(&expected, WAVE_REG_GPR(0));
   wave_regset_set(&expected, WAVE_REG_GPR(3));
-  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_list_end(&first->body)), expected));
-  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_after_node(iff)), expected));
-  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_list_start(&last->body)),
+  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_list_end(wave_region_body(first))),
                               expected));
-  cr_assert(wave_regset_is_empty(wave_liveness_at(lv, wave_cursor_list_end(&last->body))));
+  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_after_node(iff)), expected));
+  cr_assert(wave_regset_equal(wave_liveness_at(lv, wave_cursor_list_start(wave_region_body(last))),
+                              expected));
+  cr_assert(
+      wave_regset_is_empty(wave_liveness_at(lv, wave_cursor_list_end(wave_region_body(last)))));
   wave_liveness_destroy(lv);
   wave_module_destroy(m);
 }
@@ -273,7 +276,7 @@ Test(liveness, wide_kernels_and_registers_beyond_registers) {
   };
   for (unsigned t = 0; t < 2; t++) {
     wave_module *m = parse(texts[t]);
-    wave_kernel *k = m->first_kernel;
+    wave_kernel *k = wave_module_first_kernel(m);
     wave_liveness *lv = wave_liveness_compute(k);
     cr_assert_not_null(lv, "kernel %u", t);
     wave_regset out0 = wave_liveness_out(lv, nth(k, 0)), out2 = wave_liveness_out(lv, nth(k, 2));
@@ -293,7 +296,7 @@ Test(liveness, near_lookups_answer_as_plain_ones_whatever_the_guess) {
                          "    icmp_eq p1, r2, r1\n    break p1\n    mov r1, r2\n    endloop\n"
                          "    device_store_u32 r0, r1\n    halt\n"
                          "sub:\n    mov r3, r1\n    return\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert_not_null(lv);
   enum { N = 9 };
@@ -442,7 +445,7 @@ Test(liveness, shuffle_source_written_inside_if_is_not_killed) {
                          "        mov_imm r8, 2\n        wave_shuffle r6, r5, r8\n"
                          "        device_store_u32 r0, r6\n    endif\n    mov_imm r5, 0\n"
                          "    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert(live(wave_liveness_out(lv, nth(k, 2)), WAVE_REG_GPR(5)));
   cr_assert(live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(5)));
@@ -459,7 +462,7 @@ Test(liveness, then_lanes_keep_shuffle_sources_while_the_else_side_runs) {
                          "    icmp_eq p1, r5, r7\n    if p1\n        mov_imm r6, 1\n    else\n"
                          "        wave_shuffle r6, r5, r7\n    endif\n"
                          "    device_store_u32 r0, r6\n    mov_imm r5, 0\n    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert(live(wave_liveness_out(lv, nth(k, 3)), WAVE_REG_GPR(5)));
   /* After the if, no lane is parked and the top-level write kills. */
@@ -475,7 +478,7 @@ Test(liveness, ended_lanes_keep_shuffle_sources) {
                          "    icmp_eq p1, r5, r7\n    @p1 halt\n    mov_imm r5, 9\n"
                          "    wave_shuffle r6, r5, r7\n    device_store_u32 r0, r6\n"
                          "    halt\n.end\n");
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_liveness *lv = wave_liveness_compute(k);
   cr_assert(live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(5)));
   cr_assert(!live(wave_liveness_in(lv, nth(k, 4)), WAVE_REG_GPR(5)));
@@ -503,8 +506,8 @@ static void gate(liveness_fn compute) {
     wave_module *mod = tu_generate(&o, &g);
     char what[32];
     snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
-    clobbered += check_clobbering_with(compute, mod->first_kernel, &g, gate_widths[seed % 3],
-                                       what);
+    clobbered += check_clobbering_with(compute, wave_module_first_kernel(mod), &g,
+                                       gate_widths[seed % 3], what);
     wave_module_destroy(mod);
   }
   cr_assert_gt(clobbered, 0, "the gate clobbered nothing");

@@ -190,7 +190,7 @@ typedef struct harness {
 static wave_node *new_kernel(wave_kernel **kernel) {
   wave_kernel *k = wave_kernel_create(mod, "k");
   cr_assert_not_null(k);
-  wave_node *b = tail_block(&k->first_region->body);
+  wave_node *b = tail_block(wave_region_body(wave_kernel_first_region(k)));
   add(b, WAVE_OP_IADD, OPS(wave_gpr(USER_REGS - 1), wave_gpr(0), wave_gpr(0)));
   if (kernel)
     *kernel = k;
@@ -440,7 +440,7 @@ static harness build_in_loop(int guard, bool neg, wave_opcode op, wave_operand p
       add(first, WAVE_OP_ICMP_EQ, OPS(wave_pred(p), wave_gpr(0), wave_gpr(1)));
   }
   wave_node *loop = wave_loop_create(mod);
-  wave_node_list_append(&h.kernel->first_region->body, loop);
+  wave_node_list_append(wave_region_body(wave_kernel_first_region(h.kernel)), loop);
   place_form(&h, tail_block(wave_loop_body(loop)), guard, neg, op, OPS(pred));
   return h;
 }
@@ -495,7 +495,7 @@ Test(lower, negated_break_text) {
 
 /* Reads of p0, p2 and p3 after the loop of build_in_loop: none of them is dead at its break. */
 static void read_after_loop(const harness *h) {
-  wave_node *after = tail_block(&h->kernel->first_region->body);
+  wave_node *after = tail_block(wave_region_body(wave_kernel_first_region(h->kernel)));
   for (unsigned p = 0; p < 4; p++) {
     if (p != 1)
       add(after, WAVE_OP_SELECT, OPS(wave_gpr(3), wave_pred(p), wave_gpr(0), wave_gpr(1)));
@@ -517,9 +517,10 @@ Test(lower, a_dead_predicate_serves_when_all_four_are_mentioned) {
  * another kernel may run on the caller's predicates. */
 Test(lower, a_module_with_a_call_takes_no_dead_predicate) {
   harness h = build_in_loop(WAVE_NO_GUARD, false, WAVE_OP_BREAK, wave_not_pred(1), 0xD);
-  add(tail_block(&h.kernel->first_region->body), WAVE_OP_CALL, OPS(wave_label_operand("sub")));
+  add(tail_block(wave_region_body(wave_kernel_first_region(h.kernel))), WAVE_OP_CALL,
+      OPS(wave_label_operand("sub")));
   wave_region *sub = wave_region_create(h.kernel, "sub");
-  add(tail_block(&sub->body), WAVE_OP_RETURN, 0, NULL);
+  add(tail_block(wave_region_body(sub)), WAVE_OP_RETURN, 0, NULL);
   cr_assert_not(wave_lower_docs_dialect(mod, &diags));
   cr_assert_str_eq(diags.items[0].message,
                    "cannot lower 'break !p1': every predicate register is in use");
@@ -564,7 +565,7 @@ Test(lower, negated_wave_vote_operand) {
  * p1 after the if: p3 is the one dead at the if. */
 static void check_negated_if(bool block_before, bool all_mentioned) {
   wave_kernel *k = wave_kernel_create(mod, "k");
-  wave_node_list *body = &k->first_region->body;
+  wave_node_list *body = wave_region_body(wave_kernel_first_region(k));
   if (block_before)
     add(tail_block(body), WAVE_OP_ICMP_LT, OPS(wave_pred(0), wave_gpr(0), wave_gpr(9)));
   for (unsigned p = 0; all_mentioned && p < 4; p++)
@@ -701,7 +702,7 @@ Test(lower, fcmp_ge_keeps_nan_false) {
 
 Test(lower, scratch_registers_are_shared_across_the_kernel) {
   wave_kernel *k = wave_kernel_create(mod, "k");
-  wave_node_list *body = &k->first_region->body;
+  wave_node_list *body = wave_region_body(wave_kernel_first_region(k));
   add(tail_block(body), WAVE_OP_IADD, OPS(wave_gpr(0), wave_gpr(3), wave_imm(1)));
   wave_node *ifn = wave_if_create(mod, wave_pred(0));
   wave_node_list_append(body, ifn);
@@ -710,8 +711,8 @@ Test(lower, scratch_registers_are_shared_across_the_kernel) {
   add(tail_block(wave_loop_body(lp)), WAVE_OP_PAND, OPS(wave_pred(1), wave_pred(0), wave_pred(2)));
   add(tail_block(wave_loop_body(lp)), WAVE_OP_BREAK, OPS(wave_pred(1)));
   wave_region *sub = wave_region_create(k, "sub");
-  add(tail_block(&sub->body), WAVE_OP_IMUL, OPS(wave_gpr(1), wave_imm(2), wave_imm(3)));
-  add(tail_block(&sub->body), WAVE_OP_RETURN, 0, NULL);
+  add(tail_block(wave_region_body(sub)), WAVE_OP_IMUL, OPS(wave_gpr(1), wave_imm(2), wave_imm(3)));
+  add(tail_block(wave_region_body(sub)), WAVE_OP_RETURN, 0, NULL);
   expect_lowered(".kernel k\n"
                  "    mov_imm r4, 1\n"
                  "    iadd r0, r3, r4\n"
@@ -732,19 +733,18 @@ Test(lower, scratch_registers_are_shared_across_the_kernel) {
                  "    imul r1, r4, r5\n"
                  "    return\n"
                  ".end\n");
-  cr_assert_eq(k->registers, WAVE_DEFAULT_REGISTERS);
-  cr_assert_not(k->has_registers, "scratch r4..r6 fit in the default register count");
+  cr_assert_eq(wave_kernel_registers(k), WAVE_DEFAULT_REGISTERS);
+  cr_assert_not(wave_kernel_has_registers(k), "scratch r4..r6 fit in the default register count");
 }
 
 Test(lower, scratch_goes_above_register_pairs_and_grows_registers) {
   wave_kernel *k = wave_kernel_create(mod, "k");
-  k->registers = 12;
-  k->has_registers = true;
-  wave_node *b = tail_block(&k->first_region->body);
+  wave_kernel_set_registers(k, 12);
+  wave_node *b = tail_block(wave_region_body(wave_kernel_first_region(k)));
   add(b, WAVE_OP_DADD, OPS(wave_gpr(10), wave_gpr(0), wave_gpr(2))); /* writes r10 and r11 */
   add(b, WAVE_OP_PXOR, OPS(wave_pred(0), wave_pred(1), wave_pred(2)));
   cr_assert(lower_ok());
-  cr_assert_eq(k->registers, 16, "xor needs r12..r15");
+  cr_assert_eq(wave_kernel_registers(k), 16, "xor needs r12..r15");
   const wave_instr *first = wave_instr_next(wave_block_first(b));
   cr_assert_eq(wave_instr_op(first), WAVE_OP_MOV_IMM);
   cr_assert_eq(wave_instr_operand(first, 0).value, 12);
@@ -752,47 +752,51 @@ Test(lower, scratch_goes_above_register_pairs_and_grows_registers) {
 
 Test(lower, default_register_count_grows_when_needed) {
   wave_kernel *k = wave_kernel_create(mod, "k");
-  wave_node *b = tail_block(&k->first_region->body);
+  wave_node *b = tail_block(wave_region_body(wave_kernel_first_region(k)));
   add(b, WAVE_OP_DEVICE_LOAD_U128, OPS(wave_gpr(28), wave_gpr(0))); /* r28..r31 */
   add(b, WAVE_OP_POR, OPS(wave_pred(0), wave_pred(1), wave_pred(2)));
   cr_assert(lower_ok());
-  cr_assert(k->has_registers);
-  cr_assert_eq(k->registers, 35);
+  cr_assert(wave_kernel_has_registers(k));
+  cr_assert_eq(wave_kernel_registers(k), 35);
 }
 
 Test(lower, kernels_have_their_own_scratch) {
   wave_kernel *a = wave_kernel_create(mod, "a");
-  add(tail_block(&a->first_region->body), WAVE_OP_IADD,
+  add(tail_block(wave_region_body(wave_kernel_first_region(a))), WAVE_OP_IADD,
       OPS(wave_gpr(50), wave_gpr(0), wave_imm(1)));
   wave_kernel *b = wave_kernel_create(mod, "b");
-  add(tail_block(&b->first_region->body), WAVE_OP_IADD, OPS(wave_gpr(3), wave_gpr(0), wave_imm(1)));
+  add(tail_block(wave_region_body(wave_kernel_first_region(b))), WAVE_OP_IADD,
+      OPS(wave_gpr(3), wave_gpr(0), wave_imm(1)));
   cr_assert(lower_ok());
   cr_assert_eq(
-      wave_instr_operand(wave_block_first(wave_node_list_first(&a->first_region->body)), 0).value,
+      wave_instr_operand(
+          wave_block_first(wave_node_list_first(wave_region_body(wave_kernel_first_region(a)))), 0)
+          .value,
       51);
   cr_assert_eq(
-      wave_instr_operand(wave_block_first(wave_node_list_first(&b->first_region->body)), 0).value,
+      wave_instr_operand(
+          wave_block_first(wave_node_list_first(wave_region_body(wave_kernel_first_region(b)))), 0)
+          .value,
       4);
-  cr_assert_eq(a->registers, 52);
-  cr_assert(a->has_registers);
-  cr_assert_not(b->has_registers);
+  cr_assert_eq(wave_kernel_registers(a), 52);
+  cr_assert(wave_kernel_has_registers(a));
+  cr_assert_not(wave_kernel_has_registers(b));
 }
 
 /* A call may run another kernel's subroutine on the caller's registers (labels are file-wide),
  * so with calls around the scratch registers must be free in every kernel. */
 Test(lower, calls_make_scratch_module_wide) {
   wave_kernel *a = wave_kernel_create(mod, "a");
-  wave_node *ab = tail_block(&a->first_region->body);
+  wave_node *ab = tail_block(wave_region_body(wave_kernel_first_region(a)));
   add(ab, WAVE_OP_MOV, OPS(wave_gpr(20), wave_gpr(0)));
   add(ab, WAVE_OP_ICMP_EQ, OPS(wave_pred(0), wave_gpr(20), wave_gpr(0)));
   add(ab, WAVE_OP_CALL, OPS(wave_label_operand("sub")));
   add(ab, WAVE_OP_HALT, 0, NULL);
   wave_kernel *b = wave_kernel_create(mod, "b");
-  b->registers = 8;
-  b->has_registers = true;
-  add(tail_block(&b->first_region->body), WAVE_OP_HALT, 0, NULL);
+  wave_kernel_set_registers(b, 8);
+  add(tail_block(wave_region_body(wave_kernel_first_region(b))), WAVE_OP_HALT, 0, NULL);
   wave_region *sub = wave_region_create(b, "sub");
-  wave_node *sb = tail_block(&sub->body);
+  wave_node *sb = tail_block(wave_region_body(sub));
   wave_instr *in = add(sb, WAVE_OP_PNOT, OPS(wave_pred(1), wave_pred(1)));
   add(sb, WAVE_OP_RETURN, 0, NULL);
   cr_assert(lower_ok());
@@ -800,22 +804,22 @@ Test(lower, calls_make_scratch_module_wide) {
   cr_assert_eq(wave_instr_operand(in, 1).value, 23,
                "scratch must be above r20, which kernel a uses");
   cr_assert_eq(wave_instr_operand(wave_block_first(sb), 0).value, 21);
-  cr_assert_eq(b->registers, 24);
-  cr_assert_eq(a->registers, 32);
+  cr_assert_eq(wave_kernel_registers(b), 24);
+  cr_assert_eq(wave_kernel_registers(a), 32);
 }
 
 Test(lower, the_last_register_can_be_scratch) {
   wave_kernel *k = wave_kernel_create(mod, "k");
-  wave_node *b = tail_block(&k->first_region->body);
+  wave_node *b = tail_block(wave_region_body(wave_kernel_first_region(k)));
   add(b, WAVE_OP_MOV, OPS(wave_gpr(251), wave_gpr(0)));
   add(b, WAVE_OP_PAND, OPS(wave_pred(0), wave_pred(1), wave_pred(2)));
   cr_assert(lower_ok());
-  cr_assert_eq(k->registers, 255);
+  cr_assert_eq(wave_kernel_registers(k), 255);
 }
 
 Test(lower, running_out_of_registers_is_an_error) {
   wave_kernel *k = wave_kernel_create(mod, "k");
-  wave_node *b = tail_block(&k->first_region->body);
+  wave_node *b = tail_block(wave_region_body(wave_kernel_first_region(k)));
   add(b, WAVE_OP_MOV, OPS(wave_gpr(252), wave_gpr(0)));
   wave_instr *in = add(b, WAVE_OP_PAND, OPS(wave_pred(0), wave_pred(1), wave_pred(2)));
   tu_set_origin(in, (wave_loc){"t.wave", 4, 5}, NULL, NULL);
@@ -830,7 +834,7 @@ Test(lower, running_out_of_registers_is_an_error) {
                "a refused rewrite must leave the instruction alone");
   cr_assert_eq(wave_instr_op(wave_instr_prev(in)), WAVE_OP_MOV);
   cr_assert_eq(wave_instr_operand(ok, 2).value, 253, "the one-register rewrite still fits");
-  cr_assert_leq(k->registers, 255);
+  cr_assert_leq(wave_kernel_registers(k), 255);
 }
 
 /* Forms the parser never produces but a caller of the API may build: each is refused with an
@@ -887,7 +891,7 @@ Test(lower, real_code_is_left_alone) {
 Test(lower, deep_nesting_does_not_recurse) {
   enum { DEPTH = 100000 };
   wave_kernel *k = wave_kernel_create(mod, "deep");
-  wave_node_list *list = &k->first_region->body;
+  wave_node_list *list = wave_region_body(wave_kernel_first_region(k));
   for (unsigned i = 0; i < DEPTH; i++) {
     wave_node *ifn = wave_if_create(mod, wave_not_pred(i & 1));
     cr_assert_not_null(ifn);
@@ -933,12 +937,14 @@ Test(lower, parsed_straight_line_kernel_keeps_its_meaning) {
   wave_module *docs = parse(straight_line_docs);
   wave_module *lowered = parse(straight_line_docs);
   cr_assert(wave_lower_docs_dialect(lowered, &diags));
-  const wave_node *a = wave_node_list_first(&docs->first_kernel->first_region->body);
-  const wave_node *b = wave_node_list_first(&lowered->first_kernel->first_region->body);
+  const wave_node *a = wave_node_list_first(
+      wave_region_body(wave_kernel_first_region(wave_module_first_kernel(docs))));
+  const wave_node *b = wave_node_list_first(
+      wave_region_body(wave_kernel_first_region(wave_module_first_kernel(lowered))));
   cr_assert_eq(wave_node_next(a), NULL);
   cr_assert_eq(wave_node_next(b), NULL);
   compare_from_every_state(wave_block_first(a), NULL, wave_block_first(b), NULL, -1);
-  cr_assert_eq(lowered->first_kernel->registers, WAVE_DEFAULT_REGISTERS);
+  cr_assert_eq(wave_kernel_registers(wave_module_first_kernel(lowered)), WAVE_DEFAULT_REGISTERS);
   wave_module_destroy(docs);
   wave_module_destroy(lowered);
 }
@@ -957,10 +963,10 @@ static bool is_docs_form(const wave_instr *in) {
 
 static unsigned count_docs_forms(wave_module *m) {
   unsigned n = 0;
-  for (wave_kernel *k = m->first_kernel; k; k = k->next) {
-    for (wave_region *r = k->first_region; r; r = r->next) {
+  wave_foreach_kernel(k, m) {
+    for (wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
       wave_walker w;
-      wave_walk_init(&w, &r->body);
+      wave_walk_init(&w, wave_region_body(r));
       while (wave_walk_next(&w)) {
         if (w.event == WAVE_WALK_IF)
           n += wave_if_cond(w.node).negated;
@@ -1005,8 +1011,9 @@ Test(lower, lowered_text_reparses_without_documentation_forms) {
   cr_assert_gt(count_docs_forms(m), 0);
   cr_assert(wave_lower_docs_dialect(m, &diags));
   cr_assert_eq(count_docs_forms(m), 0);
-  cr_assert(m->first_kernel->has_registers);
-  cr_assert_eq(m->first_kernel->registers, 12, "r8..r11 were added for scratch values");
+  cr_assert(wave_kernel_has_registers(wave_module_first_kernel(m)));
+  cr_assert_eq(wave_kernel_registers(wave_module_first_kernel(m)), 12,
+               "r8..r11 were added for scratch values");
   wave_print_options opts = {WAVE_DIALECT_ASM, false, 0};
   char *text = wave_print_to_string(m, &opts, NULL);
   cr_assert_not_null(text);
@@ -1080,7 +1087,7 @@ Test(lower, lowered_structured_text) {
 static bool needs_a_dead_predicate(wave_module *m) {
   unsigned mentioned = 0;
   bool negated = false;
-  for (wave_kernel *k = m->first_kernel; k; k = k->next) {
+  wave_foreach_kernel(k, m) {
     wave_foreach_block(b, k) {
       wave_foreach_instr(in, b) {
         for (unsigned i = 0; i < wave_instr_num_operands(in); i++) {

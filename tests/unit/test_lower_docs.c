@@ -68,7 +68,7 @@ Test(lower_docs, own_registers_only_ever_load_their_constant, .timeout = 120) {
     g.docs_dialect = true;
     wave_gen_launch launch;
     wave_module *m = tu_generate(&g, &launch);
-    for (wave_kernel *k = m->first_kernel; k; k = k->next) {
+    wave_foreach_kernel(k, m) {
       owned *o = calloc(1, sizeof(*o));
       cr_assert_not_null(o);
       bool changed = false;
@@ -96,8 +96,9 @@ Test(lower_docs, no_room_lowers_as_legalize_does) {
     wave_module *a = tu_generate(&g, &launch);
     wave_module *b = tu_generate(&g, &launch);
     bool changed_a = false, changed_b = false;
-    cr_assert(wave_lower_docs_kernel(a->first_kernel, &diags, &changed_a));
-    cr_assert(wave_lower_docs_kernel_owning(b->first_kernel, &diags, 0, NULL, NULL, &changed_b));
+    cr_assert(wave_lower_docs_kernel(wave_module_first_kernel(a), &diags, &changed_a));
+    cr_assert(wave_lower_docs_kernel_owning(wave_module_first_kernel(b), &diags, 0, NULL, NULL,
+                                            &changed_b));
     cr_assert_eq(changed_a, changed_b);
     wave_print_options opts = {WAVE_DIALECT_ASM, false, 0};
     char *ta = wave_print_to_string(a, &opts, NULL);
@@ -135,7 +136,7 @@ Test(lower_docs, loop_nest_100000_deep, .timeout = 120) {
   cr_assert_eq(wave_instr_operand(wave_instr_prev(add), 0).value, 1);
   cr_assert_eq(wave_instr_operand(add, 2).kind, WAVE_OPERAND_GPR);
   cr_assert_eq(wave_instr_operand(add, 2).value, 1);
-  cr_assert_eq(k->registers, 8);
+  cr_assert_eq(wave_kernel_registers(k), 8);
   wave_pipeline_result_free(&r);
   wave_pipeline_destroy(p);
   wave_module_destroy(m);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/module.h"
 #include "test_util.h"
 #include "waveopt/waveopt.h"
 
@@ -41,7 +42,9 @@ static void expect_error(const char *text, uint32_t line, uint32_t col, const ch
   wave_diags_free(&d);
 }
 
-static wave_node_list *entry(wave_module *m) { return &m->first_kernel->first_region->body; }
+static wave_node_list *entry(wave_module *m) {
+  return &wave_module_first_kernel(m)->first_region->body;
+}
 
 static wave_instr *first_instr(wave_module *m) {
   wave_node *n = wave_node_list_first(entry(m));
@@ -160,7 +163,7 @@ Test(parser, every_real_mnemonic) {
   }
   cr_assert_null(i);
   cr_assert_eq(seen + 5, WAVE_NUM_REAL_OPCODES);
-  wave_region *target = m->first_kernel->first_region->next;
+  wave_region *target = wave_module_first_kernel(m)->first_region->next;
   cr_assert_not_null(target);
   cr_assert_str_eq(target->label, "target");
   cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&target->body))), WAVE_OP_HALT);
@@ -251,28 +254,31 @@ Test(parser, labels_start_regions) {
                             "start:\n"
                             "  call other\n"
                             ".end\n");
-  wave_kernel *k = m->first_kernel;
-  cr_assert_eq(m->num_kernels, 2);
-  wave_region *r = k->first_region;
-  cr_assert_null(r->label);
-  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&r->body))), WAVE_OP_CALL);
-  cr_assert_str_eq(wave_instr_operand(wave_block_first(wave_node_list_first(&r->body)), 0).label,
-                   "sub");
+  wave_kernel *k = wave_module_first_kernel(m);
+  cr_assert_eq(wave_module_num_kernels(m), 2);
+  wave_region *r = wave_kernel_first_region(k);
+  cr_assert_null(wave_region_label(r));
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(wave_region_body(r)))),
+               WAVE_OP_CALL);
+  cr_assert_str_eq(
+      wave_instr_operand(wave_block_first(wave_node_list_first(wave_region_body(r))), 0).label,
+      "sub");
   r = r->next;
-  cr_assert_str_eq(r->label, "sub");
-  cr_assert_eq(r->label_src.loc.line, 4);
-  cr_assert_eq(r->label_src.loc.col, 1);
-  cr_assert_eq(r->kernel, k);
+  cr_assert_str_eq(wave_region_label(r), "sub");
+  cr_assert_eq(wave_region_origin(r).loc.line, 4);
+  cr_assert_eq(wave_region_origin(r).loc.col, 1);
+  cr_assert_eq(wave_region_kernel(r), k);
   r = r->next;
-  cr_assert_str_eq(r->label, "other");
-  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&r->body))), WAVE_OP_NOP);
+  cr_assert_str_eq(wave_region_label(r), "other");
+  cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(wave_region_body(r)))),
+               WAVE_OP_NOP);
   cr_assert_null(r->next);
-  cr_assert_eq(k->last_region, r);
+  cr_assert_eq(wave_kernel_last_region(k), r);
   wave_kernel *k2 = k->next;
   cr_assert_str_eq(k2->name, "k2");
-  cr_assert_null(wave_node_list_first(&k2->first_region->body),
+  cr_assert_null(wave_node_list_first(wave_region_body(wave_kernel_first_region(k2))),
                  "the entry region before 'start:' is empty");
-  cr_assert_str_eq(k2->first_region->next->label, "start");
+  cr_assert_str_eq(wave_kernel_first_region(k2)->next->label, "start");
   wave_module_destroy(m);
 }
 
@@ -284,7 +290,7 @@ Test(parser, stray_labels_outside_kernels) {
                             "tail:\n");
   wave_stray_label *s = m->first_stray;
   cr_assert_str_eq(s->name, "head");
-  cr_assert_eq(s->before, m->first_kernel);
+  cr_assert_eq(s->before, wave_module_first_kernel(m));
   cr_assert_eq(s->src.loc.line, 1);
   s = s->next;
   cr_assert_str_eq(s->name, "mid1");
@@ -312,13 +318,14 @@ Test(parser, kernel_metadata) {
                             ".end\n"
                             ".workgroup_size 256\n"
                             ".registers -1\n");
-  wave_kernel *a = m->first_kernel, *b = a->next;
-  cr_assert(a->has_registers && a->has_local_memory && a->has_workgroup_size);
+  wave_kernel *a = wave_module_first_kernel(m), *b = a->next;
+  cr_assert(wave_kernel_has_registers(a) && wave_kernel_has_local_memory(a) &&
+            wave_kernel_has_workgroup_size(a));
   cr_assert_eq(a->registers, 12);
-  cr_assert_eq(a->local_memory, 4096);
-  cr_assert_eq(a->workgroup_size[0], 64);
-  cr_assert_eq(a->workgroup_size[1], 2);
-  cr_assert_eq(a->workgroup_size[2], 1);
+  cr_assert_eq(wave_kernel_local_memory(a), 4096);
+  cr_assert_eq(wave_kernel_workgroup_size(a, 0), 64);
+  cr_assert_eq(wave_kernel_workgroup_size(a, 1), 2);
+  cr_assert_eq(wave_kernel_workgroup_size(a, 2), 1);
   cr_assert_eq(a->registers_src.loc.line, 2);
   cr_assert_eq(a->local_memory_src.loc.line, 3);
   cr_assert_eq(a->workgroup_size_src.loc.line, 4);
@@ -326,13 +333,13 @@ Test(parser, kernel_metadata) {
   cr_assert_eq(a->end_src.loc.line, 6);
   /* After its .end, the directives still apply to the most recent kernel (docs/language.md
    * "Directives"); the documentation's one-value .workgroup_size means X, 1, 1. */
-  cr_assert(b->has_workgroup_size);
-  cr_assert_eq(b->workgroup_size[0], 256);
-  cr_assert_eq(b->workgroup_size[1], 1);
-  cr_assert_eq(b->workgroup_size[2], 1);
+  cr_assert(wave_kernel_has_workgroup_size(b));
+  cr_assert_eq(wave_kernel_workgroup_size(b, 0), 256);
+  cr_assert_eq(wave_kernel_workgroup_size(b, 1), 1);
+  cr_assert_eq(wave_kernel_workgroup_size(b, 2), 1);
   cr_assert_eq(b->registers, 0xFFFFFFFFu, "negative values wrap to u32");
-  cr_assert_not(b->has_local_memory);
-  cr_assert_eq(b->local_memory, 0);
+  cr_assert_not(wave_kernel_has_local_memory(b));
+  cr_assert_eq(wave_kernel_local_memory(b), 0);
   wave_module_destroy(m);
 }
 
@@ -345,8 +352,8 @@ Test(parser, directive_before_first_kernel_is_ignored_with_a_warning) {
   cr_assert_eq(d.items[0].line, 1);
   cr_assert_eq(d.items[0].col, 1);
   cr_assert(strstr(d.items[0].message, "'.registers' before the first '.kernel' is ignored"));
-  cr_assert_not(m->first_kernel->has_registers);
-  cr_assert_eq(m->first_kernel->registers, WAVE_DEFAULT_REGISTERS);
+  cr_assert_not(wave_module_first_kernel(m)->has_registers);
+  cr_assert_eq(wave_module_first_kernel(m)->registers, WAVE_DEFAULT_REGISTERS);
   wave_module_destroy(m);
   wave_diags_free(&d);
 }
@@ -363,12 +370,12 @@ Test(parser, several_statements_on_one_line) {
   cr_assert_eq(wave_instr_op(wave_instr_next(i)), WAVE_OP_ISUB);
   cr_assert_eq(wave_instr_loc(wave_instr_next(i)).col, 19);
   cr_assert_str_eq(wave_instr_origin(wave_instr_next(i)).comment, "; both");
-  wave_region *lbl = m->first_kernel->first_region->next;
+  wave_region *lbl = wave_module_first_kernel(m)->first_region->next;
   cr_assert_str_eq(lbl->label, "lbl");
   cr_assert_eq(wave_instr_op(wave_block_first(wave_node_list_first(&lbl->body))), WAVE_OP_NOP);
   cr_assert_eq(wave_instr_loc(wave_block_first(wave_node_list_first(&lbl->body))).col, 8);
-  cr_assert_eq(m->first_kernel->end_src.loc.line, 4);
-  cr_assert_eq(m->first_kernel->end_src.loc.col, 19);
+  cr_assert_eq(wave_module_first_kernel(m)->end_src.loc.line, 4);
+  cr_assert_eq(wave_module_first_kernel(m)->end_src.loc.col, 19);
   wave_module_destroy(m);
 }
 
@@ -394,9 +401,10 @@ Test(parser, comments_travel_with_statements) {
                             "; after 1\r\n"
                             "\r\n"
                             "  ; after 2\r\n");
-  wave_kernel *k = m->first_kernel;
-  cr_assert_str_eq(k->kernel_src.leading, "; file header\n;   second line");
-  cr_assert_str_eq(k->kernel_src.comment, "; the kernel");
+  wave_kernel *k = wave_module_first_kernel(m);
+  cr_assert_str_eq(wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).leading,
+                   "; file header\n;   second line");
+  cr_assert_str_eq(wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).comment, "; the kernel");
   wave_instr *nop = first_instr(m);
   cr_assert_str_eq(wave_instr_origin(nop).leading, "# hash comment");
   cr_assert_str_eq(wave_instr_origin(nop).comment, "; trailing");
@@ -408,9 +416,9 @@ Test(parser, comments_travel_with_statements) {
   cr_assert_str_eq(wave_node_origin(n, WAVE_LINE_ENDIF).comment, "; endif");
   cr_assert_null(wave_node_origin(wave_node_next(n), WAVE_LINE_LOOP).comment);
   cr_assert_str_eq(wave_node_origin(wave_node_next(n), WAVE_LINE_ENDLOOP).comment, "; endloop");
-  cr_assert_str_eq(k->first_region->next->label_src.comment, "; label");
-  cr_assert_str_eq(k->end_src.leading, "; before end");
-  cr_assert_str_eq(k->end_src.comment, "; end");
+  cr_assert_str_eq(wave_kernel_first_region(k)->next->label_src.comment, "; label");
+  cr_assert_str_eq(wave_kernel_origin(k, WAVE_KERNEL_LINE_END).leading, "; before end");
+  cr_assert_str_eq(wave_kernel_origin(k, WAVE_KERNEL_LINE_END).comment, "; end");
   cr_assert_str_eq(m->trailing, "; after 1\n; after 2");
   wave_module_destroy(m);
 }
@@ -419,7 +427,7 @@ Test(parser, stray_label_comments) {
   wave_module *m = parse_ok("; lead\nx: ; note\n.kernel k\n.end\n");
   cr_assert_str_eq(m->first_stray->src.leading, "; lead");
   cr_assert_str_eq(m->first_stray->src.comment, "; note");
-  cr_assert_null(m->first_kernel->kernel_src.leading);
+  cr_assert_null(wave_module_first_kernel(m)->kernel_src.leading);
   cr_assert_null(m->trailing);
   wave_module_destroy(m);
 }
@@ -429,7 +437,7 @@ Test(parser, source_text_and_lines_are_kept) {
   wave_module *m = parse_ok(text);
   cr_assert_eq(m->source_len, strlen(text));
   cr_assert_eq(memcmp(m->source, text, m->source_len), 0);
-  cr_assert_str_eq(m->file, "t.wave");
+  cr_assert_str_eq(wave_module_file(m), "t.wave");
   cr_assert_eq(m->num_lines, 3);
   cr_assert_eq(m->line_starts[0], 0);
   cr_assert_eq(m->line_starts[1], 10);
@@ -961,8 +969,8 @@ Test(parser, empty_and_null_input) {
   wave_diags_init(&d);
   wave_module *m = wave_parse_string(NULL, 0, NULL, &d);
   cr_assert_not_null(m);
-  cr_assert_eq(m->num_kernels, 0);
-  cr_assert_str_eq(m->file, "<input>");
+  cr_assert_eq(wave_module_num_kernels(m), 0);
+  cr_assert_str_eq(wave_module_file(m), "<input>");
   cr_assert_eq(m->num_lines, 1);
   wave_module_destroy(m);
   m = parse_ok("; only a comment\n\n");
@@ -1033,8 +1041,8 @@ Test(parser, parse_file_reads_and_reports) {
   wave_diags_init(&d);
   wave_module *m = wave_parse_file(path, &d);
   cr_assert_not_null(m);
-  cr_assert_str_eq(m->file, path);
-  cr_assert_str_eq(m->first_kernel->name, "f");
+  cr_assert_str_eq(wave_module_file(m), path);
+  cr_assert_str_eq(wave_module_first_kernel(m)->name, "f");
   wave_module_destroy(m);
   unlink(path);
 

@@ -28,9 +28,9 @@ static wave_analysis_id nop_count_id, nop_parity_id;
 static unsigned find_nops(wave_kernel *kernel, wave_instr **first) {
   unsigned n = 0;
   *first = NULL;
-  for (wave_region *r = kernel->first_region; r; r = r->next) {
+  for (wave_region *r = wave_kernel_first_region(kernel); r; r = wave_region_next(r)) {
     wave_walker w;
-    wave_walk_init(&w, &r->body);
+    wave_walk_init(&w, wave_region_body(r));
     while (wave_walk_next(&w))
       if (w.event == WAVE_WALK_BLOCK)
         for (wave_instr *i = w.node->u.block.first; i; i = wave_instr_next(i))
@@ -94,8 +94,9 @@ static void *compute_self(wave_kernel *kernel, wave_analysis_manager *am, wave_d
 static void diagnose_nops(const void *result, const wave_kernel *kernel, bool asked,
                           wave_diags *d) {
   if (((const count_result *)result)->nops)
-    wave_diag_report(d, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING, "nops", kernel->kernel_src.loc,
-                     NULL, 0, "kernel '%s': nops: %u", kernel->name,
+    wave_diag_report(d, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING, "nops",
+                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, NULL, 0,
+                     "kernel '%s': nops: %u", wave_kernel_name(kernel),
                      ((const count_result *)result)->nops);
 }
 
@@ -127,8 +128,8 @@ static wave_pass_result run_remove_nops(wave_kernel *kernel, wave_analysis_manag
     removed++;
   }
   if (!removed)
-    wave_remark_missed(ctx, "no-nop", kernel->kernel_src.loc, "kernel %s has no nop",
-                       kernel->name);
+    wave_remark_missed(ctx, "no-nop", wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                       "kernel %s has no nop", wave_kernel_name(kernel));
   wave_pass_stat_add(ctx, "nops-removed", "Number of nops removed", removed);
   if (wave_pass_option(ctx, OPT_SETTLED))
     return wave_pass_done_settled(removed > 0, WAVE_PRESERVE_NONE);
@@ -139,24 +140,26 @@ static wave_pass_result run_read_count(wave_kernel *kernel, wave_analysis_manage
                                        wave_pass_context *ctx) {
   const count_result *count = wave_analysis_get(am, kernel, nop_count_id);
   if (!count)
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "no nop count");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "no nop count");
   if (wave_remark_enabled(ctx, WAVE_REMARK_ANALYSIS))
-    wave_remark_analysis(ctx, "nops", kernel->kernel_src.loc, "%u nops", count->nops);
+    wave_remark_analysis(ctx, "nops", wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                         "%u nops", count->nops);
   return wave_pass_done(false, WAVE_PRESERVE_NONE);
 }
 
 static wave_pass_result run_read_parity(wave_kernel *kernel, wave_analysis_manager *am,
                                         wave_pass_context *ctx) {
   if (!wave_analysis_get(am, kernel, nop_parity_id))
-    return wave_pass_fail(ctx, kernel->kernel_src.loc, "no nop parity");
+    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                          "no nop parity");
   return wave_pass_done(false, WAVE_PRESERVE_NONE);
 }
 
 /* Changes the kernel without touching a nop, and says so truthfully. */
 static wave_pass_result run_grow_registers(wave_kernel *kernel, wave_analysis_manager *am,
                                            wave_pass_context *ctx) {
-  kernel->registers++;
-  kernel->has_registers = true;
+  wave_kernel_set_registers(kernel, wave_kernel_registers(kernel) + 1);
   return wave_pass_done(true, WAVE_PRESERVE(nop_count_id) | WAVE_PRESERVE(nop_parity_id));
 }
 
@@ -180,7 +183,8 @@ static wave_pass_result run_silent_changer(wave_kernel *kernel, wave_analysis_ma
 static wave_pass_result run_breaker(wave_kernel *kernel, wave_analysis_manager *am,
                                     wave_pass_context *ctx) {
   wave_operand r1 = wave_gpr(1);
-  wave_instr *bad = wave_instr_create(kernel->module, WAVE_OP_IADD, WAVE_NO_GUARD, false, 1, &r1);
+  wave_instr *bad =
+      wave_instr_create(wave_kernel_module(kernel), WAVE_OP_IADD, WAVE_NO_GUARD, false, 1, &r1);
   wave_instr_insert_before(first_nop(kernel), bad);
   return wave_pass_done(true, WAVE_PRESERVE_NONE);
 }
@@ -188,14 +192,14 @@ static wave_pass_result run_breaker(wave_kernel *kernel, wave_analysis_manager *
 /* Unlinks an instruction's back-link to its block: valid text, broken tree. */
 static wave_pass_result run_unlinker(wave_kernel *kernel, wave_analysis_manager *am,
                                      wave_pass_context *ctx) {
-  first_nop(kernel)->owner = (uintptr_t)kernel->module | 1;
+  first_nop(kernel)->owner = (uintptr_t)wave_kernel_module(kernel) | 1;
   return wave_pass_done(true, WAVE_PRESERVE_NONE);
 }
 
 static wave_pass_result run_failing(wave_kernel *kernel, wave_analysis_manager *am,
                                     wave_pass_context *ctx) {
-  return wave_pass_fail(ctx, kernel->kernel_src.loc, "kernel %s cannot be handled",
-                        kernel->name);
+  return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                        "kernel %s cannot be handled", wave_kernel_name(kernel));
 }
 
 static wave_pass_result run_mute_failure(wave_kernel *kernel, wave_analysis_manager *am,
@@ -438,7 +442,9 @@ Test(pm, levels_are_named_pipelines) {
 /* What no pass may produce cannot come from text (the parser and verifier refuse it), so the
  * tree is edited here as a broken pass would leave it. */
 Test(pm, legalize_reports_what_no_pass_may_produce) {
-  wave_instr *nop = wave_node_list_first(&mod->first_kernel->first_region->body)->u.block.first;
+  wave_instr *nop = wave_node_list_first(
+                        wave_region_body(wave_kernel_first_region(wave_module_first_kernel(mod))))
+                        ->u.block.first;
   wave_instr_set_guard(nop, 0, false);
   cr_assert_not(run("legalize", NULL));
   cr_assert(has_message("internal error: '@p0' guard on 'nop' (found by legalize)"));
@@ -510,7 +516,7 @@ Test(pm, a_true_preservation_claim_passes_verify_each) {
 }
 
 Test(pm, dropping_an_analysis_drops_those_computed_from_it) {
-  wave_kernel *a = mod->first_kernel, *b = a->next;
+  wave_kernel *a = wave_module_first_kernel(mod), *b = a->next;
   wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &diags);
   cr_assert_eq(wave_analysis_manager_target(am), wave_target_default());
   const count_result *parity = wave_analysis_get(am, a, nop_parity_id);
@@ -534,9 +540,9 @@ Test(pm, dropping_an_analysis_drops_those_computed_from_it) {
 
 Test(pm, an_analysis_needing_itself_is_an_error) {
   wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &diags);
-  cr_assert_null(wave_analysis_get(am, mod->first_kernel, self_id));
+  cr_assert_null(wave_analysis_get(am, wave_module_first_kernel(mod), self_id));
   cr_assert(has_message("analysis 'self' of kernel 'a' needs its own result"));
-  cr_assert_null(wave_analysis_get(am, mod->first_kernel, 63));
+  cr_assert_null(wave_analysis_get(am, wave_module_first_kernel(mod), 63));
   wave_analysis_manager_destroy(am);
 }
 
@@ -663,7 +669,7 @@ Test(pm, a_settled_pass_is_not_run_again_on_its_own_output) {
    * with every pass clean on the kernel as it is the fixpoint ends after one round. */
   cr_assert_eq(tu_runs(&result, "remove-nops"), 1 + 1);
   cr_assert_eq(tu_runs(&result, "read-count"), 1 + 1);
-  cr_assert_eq(count_nops(mod->first_kernel), 0);
+  cr_assert_eq(count_nops(wave_module_first_kernel(mod)), 0);
 
   /* Without the claim, the same pass runs once more on each kernel to find nothing. */
   reparse(TWO_KERNELS, true);
@@ -681,7 +687,7 @@ Test(pm, a_settled_pass_runs_again_once_another_pass_changes_the_kernel) {
   /* grow-registers changes the kernel in every round, so remove-nops sees a new kernel in the
    * second round too and runs: 2 of kernel a's nops go, in two rounds. */
   cr_assert_eq(tu_runs(&result, "remove-nops"), 2 + 2);
-  cr_assert_eq(count_nops(mod->first_kernel), 1);
+  cr_assert_eq(count_nops(wave_module_first_kernel(mod)), 1);
 }
 
 Test(pm, a_false_settled_claim_stops_the_fixpoint_short) {
@@ -692,7 +698,7 @@ Test(pm, a_false_settled_claim_stops_the_fixpoint_short) {
   /* One nop a run, claimed to be all: kernel a keeps two, and no warning says so, since the
    * fixpoint believes it reached its end (wave_pass_result.settled: it costs optimization). */
   cr_assert_eq(tu_runs(&result, "remove-nops"), 1 + 1);
-  cr_assert_eq(count_nops(mod->first_kernel), 2);
+  cr_assert_eq(count_nops(wave_module_first_kernel(mod)), 2);
   cr_assert_eq(diags.count, 0);
 }
 
@@ -898,13 +904,13 @@ static void on_bisect(void *ctx, const wave_bisect_step *step) { add_line(ctx, s
 
 static void before(void *ctx, const char *pass, const wave_kernel *kernel) {
   char line[128];
-  snprintf(line, sizeof(line), "before %s on %s", pass, kernel->name);
+  snprintf(line, sizeof(line), "before %s on %s", pass, wave_kernel_name(kernel));
   add_line(ctx, line);
 }
 
 static void after(void *ctx, const char *pass, const wave_kernel *kernel, bool changed) {
   char line[128];
-  snprintf(line, sizeof(line), "after %s on %s%s", pass, kernel->name,
+  snprintf(line, sizeof(line), "after %s on %s%s", pass, wave_kernel_name(kernel),
            changed ? " (changed)" : "");
   add_line(ctx, line);
 }
@@ -938,8 +944,8 @@ Test(pm, bisect_numbers_every_pass_run_and_skips_past_the_limit) {
                                  "BISECT: NOT running pass (2) remove-nops on kernel a\n"
                                  "BISECT: NOT running pass (3) remove-nops on kernel b\n"
                                  "BISECT: NOT running pass (4) remove-nops on kernel b\n");
-  cr_assert_eq(count_nops(mod->first_kernel), 2);
-  cr_assert_eq(count_nops(mod->first_kernel->next), 1);
+  cr_assert_eq(count_nops(wave_module_first_kernel(mod)), 2);
+  cr_assert_eq(count_nops(wave_kernel_next(wave_module_first_kernel(mod))), 1);
 }
 
 Test(pm, a_negative_bisect_limit_runs_everything) {
@@ -957,7 +963,8 @@ Test(pm, a_kernel_prints_alone) {
   reparse("; file comment\n" TWO_KERNELS "; trailing\n", false);
   wave_print_options docs = {WAVE_DIALECT_DOCS, false, 0};
   char got[256] = "";
-  cr_assert_eq(wave_print_kernel(mod->first_kernel->next, &docs, append, got), 0);
+  cr_assert_eq(
+      wave_print_kernel(wave_kernel_next(wave_module_first_kernel(mod)), &docs, append, got), 0);
   cr_assert_str_eq(got, ".kernel b\n    nop\n    halt\n.end\n");
 }
 

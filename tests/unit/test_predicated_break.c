@@ -29,11 +29,11 @@ typedef struct direct {
 static direct direct_open(const char *text, const char *target) {
   direct d;
   d.module = tu_parse_ok(text, "direct.wave", false);
-  d.kernel = d.module->first_kernel;
+  d.kernel = wave_module_first_kernel(d.module);
   d.liveness = wave_liveness_compute(d.kernel);
   cr_assert_not_null(d.liveness);
   wave_exit_if_env_init(&d.env, wave_target_lookup(target), d.liveness,
-                        wave_xform_kernel_taken(d.kernel), d.kernel->registers);
+                        wave_xform_kernel_taken(d.kernel), wave_kernel_registers(d.kernel));
   return d;
 }
 
@@ -45,7 +45,7 @@ static void direct_close(direct *d) {
 /* The index-th if of the kernel in text order. */
 static wave_node *nth_if(wave_kernel *k, unsigned index) {
   wave_walker w;
-  wave_walk_init(&w, &k->first_region->body);
+  wave_walk_init(&w, wave_region_body(wave_kernel_first_region(k)));
   while (wave_walk_next(&w)) {
     if (w.event == WAVE_WALK_IF && index-- == 0)
       return w.node;
@@ -88,7 +88,7 @@ Test(predicated_break, hoist_called_directly) {
   cr_assert_null(inner->list);
   cr_assert_eq(wave_exit_if_hoist(&d.env, outer, &r), WAVE_EXIT_IF_DONE);
   tu_assert_valid(d.kernel);
-  tu_assert_shape(&d.kernel->first_region->body,
+  tu_assert_shape(wave_region_body(wave_kernel_first_region(d.kernel)),
                   "[mov_sr 3 icmp_lt icmp_eq] loop{[break break]} [halt]");
   direct_close(&d);
 }
@@ -127,7 +127,7 @@ Test(predicated_break, shapes_and_targets) {
       cr_assert_not_null(r.inverted);
       cr_assert_eq(r.inverted->op, WAVE_OP_ICMP_GE);
       tu_assert_valid(d.kernel);
-      tu_assert_shape(&d.kernel->first_region->body,
+      tu_assert_shape(wave_region_body(wave_kernel_first_region(d.kernel)),
                       "[mov_sr 3] loop{[icmp_lt break iadd icmp_ge continue iadd]} [halt]");
     } else {
       cr_assert_str_eq(r.what, cases[i].target[0] == 'p'
@@ -166,7 +166,7 @@ Test(predicated_break, refusal_changes_nothing) {
                            "within 4 (-max-registers)");
   char *after = print_kernel(d.module);
   cr_assert_str_eq(before, after);
-  cr_assert_eq(d.kernel->registers, 4);
+  cr_assert_eq(wave_kernel_registers(d.kernel), 4);
   free(before);
   free(after);
   direct_close(&d);
@@ -296,8 +296,9 @@ Test(predicated_break, hoist_nest_100000_deep, .timeout = 120) {
   wave_pipeline_result result = {0};
   wave_module *m = run_deep(text, "portable", &result);
   cr_assert_eq(tu_stat(&result, "breaks-hoisted"), DEEP);
-  tu_assert_valid(m->first_kernel);
-  tu_assert_shape(&m->first_kernel->first_region->body, "[mov_sr 3 icmp_lt] loop{[break]} [halt]");
+  tu_assert_valid(wave_module_first_kernel(m));
+  tu_assert_shape(wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m))),
+                  "[mov_sr 3 icmp_lt] loop{[break]} [halt]");
   wave_pipeline_result_free(&result);
   wave_module_destroy(m);
   free(text);
@@ -313,10 +314,10 @@ Test(predicated_break, trailing_chain_100000_deep, .timeout = 120) {
   wave_pipeline_result result = {0};
   wave_module *m = run_deep(text, "spec", &result);
   cr_assert_eq(tu_stat(&result, "trailing-ifs"), DEEP);
-  tu_assert_valid(m->first_kernel);
+  tu_assert_valid(wave_module_first_kernel(m));
   unsigned continues = 0, ifs = 0;
   wave_walker w;
-  wave_walk_init(&w, &m->first_kernel->first_region->body);
+  wave_walk_init(&w, wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m))));
   while (wave_walk_next(&w)) {
     ifs += w.event == WAVE_WALK_IF;
     if (w.event == WAVE_WALK_BLOCK)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/module.h"
 #include "test_util.h"
 #include "waveopt/waveopt.h"
 
@@ -23,7 +24,7 @@ TestSuite(printer, .init = setup, .fini = teardown);
       (wave_operand[]) { __VA_ARGS__ }
 
 static wave_node *entry_block(wave_kernel *k) {
-  wave_node *b = wave_node_list_tail_block(mod, &k->first_region->body);
+  wave_node *b = wave_node_list_tail_block(mod, wave_region_body(wave_kernel_first_region(k)));
   cr_assert_not_null(b);
   return b;
 }
@@ -123,7 +124,7 @@ Test(printer, every_operand_kind_guard_and_hint) {
   add(b, WAVE_OP_RETURN, 0, NULL);
   wave_region *sub = wave_region_create(k, "sub");
   cr_assert_not_null(sub);
-  wave_node *sb = wave_node_list_tail_block(mod, &sub->body);
+  wave_node *sb = wave_node_list_tail_block(mod, wave_region_body(sub));
   add(sb, WAVE_OP_NOP, 0, NULL);
   add(sb, WAVE_OP_HALT, 0, NULL);
 
@@ -194,7 +195,7 @@ static void build_commented_module(void) {
   k->registers_src.comment = "; eight";
   k->end_src.leading = "; before end";
   k->end_src.comment = "; the end";
-  wave_node_list *body = &k->first_region->body;
+  wave_node_list *body = wave_region_body(wave_kernel_first_region(k));
   wave_node *b = wave_node_list_tail_block(mod, body);
   wave_instr *sum = add(b, WAVE_OP_IADD, OPS(wave_gpr(0), wave_gpr(1), wave_gpr(2)));
   tu_set_origin(sum, wave_instr_loc(sum), "; lead 1\n; lead 2", "; sum");
@@ -221,7 +222,7 @@ static void build_commented_module(void) {
   wave_region *sub = wave_region_create(k, "helper");
   sub->label_src.leading = "; subroutine";
   sub->label_src.comment = "; called nowhere";
-  add(wave_node_list_tail_block(mod, &sub->body), WAVE_OP_RETURN, 0, NULL);
+  add(wave_node_list_tail_block(mod, wave_region_body(sub)), WAVE_OP_RETURN, 0, NULL);
 
   wave_kernel *k2 = wave_kernel_create(mod, "k2");
   k2->kernel_src.leading = "; second kernel";
@@ -315,7 +316,7 @@ Test(printer, strip_comments_drops_every_comment) {
 
 Test(printer, else_only_when_present_or_nonempty) {
   wave_kernel *k = wave_kernel_create(mod, "k");
-  wave_node_list *body = &k->first_region->body;
+  wave_node_list *body = wave_region_body(wave_kernel_first_region(k));
   wave_node *a = wave_if_create(mod, wave_pred(1));
   wave_node_list_append(body, a);
   wave_node *b = wave_if_create(mod, wave_pred(2));
@@ -343,7 +344,7 @@ Test(printer, else_only_when_present_or_nonempty) {
 /* depth loops nested in each other with a nop in the innermost. */
 static void build_nest(unsigned depth) {
   wave_kernel *k = wave_kernel_create(mod, "deep");
-  wave_node_list *list = &k->first_region->body;
+  wave_node_list *list = wave_region_body(wave_kernel_first_region(k));
   for (unsigned i = 0; i < depth; i++) {
     wave_node *lp = wave_loop_create(mod);
     cr_assert_not_null(lp);
@@ -474,7 +475,7 @@ Test(printer, docs_dialect_prints_pseudo_forms_and_asm_refuses_them) {
 Test(printer, docs_negated_if_condition) {
   wave_kernel *k = wave_kernel_create(mod, "k");
   wave_node *ifn = wave_if_create(mod, wave_not_pred(2));
-  wave_node_list_append(&k->first_region->body, ifn);
+  wave_node_list_append(wave_region_body(wave_kernel_first_region(k)), ifn);
   expect_text(WAVE_DIALECT_DOCS, false, ".kernel k\n    if !p2\n    endif\n.end\n");
   cr_assert_null(print_with(WAVE_DIALECT_ASM, false, 0));
 }
@@ -754,17 +755,17 @@ static void same_region(wave_region *ra, wave_region *rb) {
 
 /* The two modules denote the same program: kernels, metadata, labels and every statement. */
 static void same_module(const wave_module *a, const wave_module *b) {
-  cr_assert_eq(a->num_kernels, b->num_kernels);
-  const wave_kernel *ka = a->first_kernel, *kb = b->first_kernel;
+  cr_assert_eq(wave_module_num_kernels(a), wave_module_num_kernels(b));
+  const wave_kernel *ka = wave_module_first_kernel(a), *kb = wave_module_first_kernel(b);
   for (; ka; ka = ka->next, kb = kb->next) {
     cr_assert_str_eq(ka->name, kb->name);
-    cr_assert_eq(ka->has_registers, kb->has_registers);
+    cr_assert_eq(wave_kernel_has_registers(ka), wave_kernel_has_registers(kb));
     cr_assert_eq(ka->registers, kb->registers);
-    cr_assert_eq(ka->has_local_memory, kb->has_local_memory);
-    cr_assert_eq(ka->local_memory, kb->local_memory);
-    cr_assert_eq(ka->has_workgroup_size, kb->has_workgroup_size);
+    cr_assert_eq(wave_kernel_has_local_memory(ka), wave_kernel_has_local_memory(kb));
+    cr_assert_eq(wave_kernel_local_memory(ka), wave_kernel_local_memory(kb));
+    cr_assert_eq(wave_kernel_has_workgroup_size(ka), wave_kernel_has_workgroup_size(kb));
     cr_assert_arr_eq(ka->workgroup_size, kb->workgroup_size, sizeof(ka->workgroup_size));
-    wave_region *ra = ka->first_region, *rb = kb->first_region;
+    wave_region *ra = wave_kernel_first_region(ka), *rb = wave_kernel_first_region(kb);
     for (; ra && rb; ra = ra->next, rb = rb->next)
       same_region(ra, rb);
     cr_assert(!ra && !rb, "region count of %s", ka->name);

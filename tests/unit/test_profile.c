@@ -457,7 +457,8 @@ ParameterizedTest(tu_corpus_file *file, profile, corpus_counts_add_up) {
     free(path);
     return;
   }
-  for (const wave_kernel *kernel = m->first_kernel; kernel; kernel = kernel->next) {
+  for (const wave_kernel *kernel = wave_module_first_kernel(m); kernel;
+       kernel = wave_kernel_next(kernel)) {
     wave_launch_config cfg;
     wave_launch_config_init(&cfg);
     cfg.max_steps = 1000000;
@@ -474,7 +475,7 @@ ParameterizedTest(tu_corpus_file *file, profile, corpus_counts_add_up) {
         wave_machine_error(machine)->kind == WAVE_ERR_INVALID_PROGRAM) {
       cr_assert_null(k, "%s: a kernel the interpreter cannot build cannot be matched", file->name);
     } else {
-      cr_assert_not_null(k, "%s: kernel %s", file->name, kernel->name);
+      cr_assert_not_null(k, "%s: kernel %s", file->name, wave_kernel_name(kernel));
       cr_assert(memcmp(wave_profile_totals(k), c, sizeof *c) == 0, "%s: totals", file->name);
       uint64_t issued = 0, lanes = 0, splits = 0, exits = 0, branch_splits = 0, branch_exits = 0;
       for (size_t i = 0; i < wave_profile_num_lines(k); i++) {

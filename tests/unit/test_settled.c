@@ -43,7 +43,7 @@ static verdict check_kernel(wave_module *m, const char *pass, const char *what) 
   tu_run_pipeline(registry, m, pass, &o, &again);
   cr_assert_not(again.changed, "%s: %s changed %s again after its fixpoint", pass, pass, what);
   unsigned kernels = 0;
-  for (const wave_kernel *k = m->first_kernel; k; k = k->next)
+  for (const wave_kernel *k = wave_module_first_kernel(m); k; k = wave_kernel_next(k))
     kernels++;
   verdict v = {first.changed, first.changed && tu_runs(&first, pass) == kernels};
   wave_pipeline_result_free(&first);

@@ -22,10 +22,10 @@ static const char *const small =
 
 Test(uniformity, queries) {
   wave_module *m = tu_parse_ok(small, "small.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert(u);
-  wave_node *block = wave_node_list_first(&k->first_region->body);
+  wave_node *block = wave_node_list_first(wave_region_body(wave_kernel_first_region(k)));
   wave_instr *mov = wave_block_first(block), *cmp = wave_instr_next(mov),
              *add = wave_instr_next(cmp);
   wave_node *ifn = wave_node_next(block);
@@ -74,8 +74,9 @@ Test(uniformity, loop_converged_at_its_entry) {
                                "    halt\n"
                                ".end\n",
                                "loops.wave", false);
-  wave_kernel *k = m->first_kernel;
-  const wave_node *outer = wave_node_next(wave_node_list_first(&k->first_region->body));
+  wave_kernel *k = wave_module_first_kernel(m);
+  const wave_node *outer =
+      wave_node_next(wave_node_list_first(wave_region_body(wave_kernel_first_region(k))));
   const wave_node *inner = wave_node_list_first(wave_loop_body(outer));
   const wave_node *last = wave_node_next(outer);
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
@@ -94,9 +95,9 @@ Test(uniformity, loop_converged_at_its_entry) {
  * answers none until told. */
 Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
   wave_module *m = tu_parse_ok(small, "small.wave", false);
-  wave_kernel *k = m->first_kernel;
-  wave_instr *add = wave_instr_next(
-      wave_instr_next(wave_block_first(wave_node_list_first(&k->first_region->body))));
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_instr *add = wave_instr_next(wave_instr_next(
+      wave_block_first(wave_node_list_first(wave_region_body(wave_kernel_first_region(k))))));
   wave_pass_registry *registry = wave_pass_registry_create();
   cr_assert(registry);
   wave_analysis_id id = wave_pass_registry_find_analysis(registry, "uniformity");
@@ -122,7 +123,7 @@ Test(uniformity, registered_analysis_takes_assume_divergent_from_the_manager) {
  * result across still drops it, so an analysis computed afterwards sees the new instruction. */
 Test(uniformity, a_result_computed_after_a_change_sees_the_change) {
   wave_module *m = tu_parse_ok(small, "small.wave", false);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_pass_registry *registry = wave_pass_registry_create();
   cr_assert(registry);
   wave_analysis_id liveness = wave_pass_registry_find_analysis(registry, "liveness");
@@ -133,8 +134,8 @@ Test(uniformity, a_result_computed_after_a_change_sees_the_change) {
   cr_assert(am);
   cr_assert(wave_analysis_get(am, k, liveness));
   wave_operand ops[2] = {wave_gpr(5), wave_imm(7)};
-  wave_instr *added =
-      tu_add(m, wave_node_list_first(&k->first_region->body), WAVE_OP_MOV_IMM, 2, ops);
+  wave_instr *added = tu_add(m, wave_node_list_first(wave_region_body(wave_kernel_first_region(k))),
+                             WAVE_OP_MOV_IMM, 2, ops);
   wave_analysis_invalidate(am, k, WAVE_PRESERVE_ALL);
   const wave_uniformity *u = wave_analysis_get(am, k, uniformity);
   cr_assert(u);
@@ -177,7 +178,7 @@ static wave_module *deep_kernel(int depth, const char *(*open)(int level),
 
 /* The instruction after the nest: the first region's last block is `iadd r4, r3, r3; halt`. */
 static const wave_instr *after_nest(const wave_kernel *k) {
-  const wave_node *n = wave_node_list_first(&k->first_region->body);
+  const wave_node *n = wave_node_list_first(wave_region_body(wave_kernel_first_region(k)));
   while (wave_node_next(n))
     n = wave_node_next(n);
   return wave_block_first(n);
@@ -196,11 +197,13 @@ static const char *endif_or_break_endloop(int level) {
 /* Nesting this deep on the C stack would overflow it: the walk keeps its own frames. */
 Test(uniformity, deep_nest_of_ifs) {
   wave_module *m = deep_kernel(DEPTH, if_or_loop, endif_or_endloop, write_r3_and_break, "");
-  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  wave_uniformity *u = wave_uniformity_compute(wave_module_first_kernel(m), NULL);
   cr_assert(u);
   cr_assert(wave_uniformity_node_divergent(
-      u, wave_node_next(wave_node_list_first(&m->first_kernel->first_region->body))));
-  cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
+      u, wave_node_next(wave_node_list_first(
+             wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m)))))));
+  cr_assert(
+      wave_uniformity_reg_divergent(u, after_nest(wave_module_first_kernel(m)), WAVE_REG_GPR(3)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
 }
@@ -210,14 +213,15 @@ Test(uniformity, deep_nest_of_ifs) {
  * time linear in the depth (quadratic, this did not finish). */
 Test(uniformity, deep_nest_of_divergent_loops, .timeout = 20) {
   wave_module *m = deep_kernel(DEPTH, divergent_loop, endloop, write_r3_and_break, "");
-  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  wave_uniformity *u = wave_uniformity_compute(wave_module_first_kernel(m), NULL);
   cr_assert(u);
-  const wave_node *outer =
-      wave_node_next(wave_node_list_first(&m->first_kernel->first_region->body));
+  const wave_node *outer = wave_node_next(wave_node_list_first(
+      wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m)))));
   cr_assert(wave_uniformity_node_divergent(u, outer));
   cr_assert(!wave_uniformity_instr_converged(
       u, wave_block_first(wave_node_list_first(wave_loop_body(outer)))));
-  cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
+  cr_assert(
+      wave_uniformity_reg_divergent(u, after_nest(wave_module_first_kernel(m)), WAVE_REG_GPR(3)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
 }
@@ -226,14 +230,15 @@ Test(uniformity, deep_nest_of_divergent_loops, .timeout = 20) {
  * which every enclosing loop's header then learns in turn. */
 Test(uniformity, deep_nest_of_uniform_loops, .timeout = 20) {
   wave_module *m = deep_kernel(DEPTH, uniform_loop, endloop, write_r3_and_break, "");
-  wave_uniformity *u = wave_uniformity_compute(m->first_kernel, NULL);
+  wave_uniformity *u = wave_uniformity_compute(wave_module_first_kernel(m), NULL);
   cr_assert(u);
-  const wave_node *outer =
-      wave_node_next(wave_node_list_first(&m->first_kernel->first_region->body));
+  const wave_node *outer = wave_node_next(wave_node_list_first(
+      wave_region_body(wave_kernel_first_region(wave_module_first_kernel(m)))));
   cr_assert(!wave_uniformity_node_divergent(u, outer));
   cr_assert(wave_uniformity_instr_converged(
       u, wave_block_first(wave_node_list_first(wave_loop_body(outer)))));
-  cr_assert(wave_uniformity_reg_divergent(u, after_nest(m->first_kernel), WAVE_REG_GPR(3)));
+  cr_assert(
+      wave_uniformity_reg_divergent(u, after_nest(wave_module_first_kernel(m)), WAVE_REG_GPR(3)));
   wave_uniformity_destroy(u);
   wave_module_destroy(m);
 }
@@ -246,10 +251,11 @@ Test(uniformity, deep_nest_of_uniform_loops, .timeout = 20) {
 Test(uniformity, deep_nest_of_loops_and_ifs_around_a_call, .timeout = 20) {
   wave_module *m = deep_kernel(20000, loop_or_uniform_if, endif_or_break_endloop,
                                "iadd r3, r3, r2\ncall f\n", "f:\n    mov_imm r5, 1\n    return\n");
-  const wave_kernel *k = m->first_kernel;
+  const wave_kernel *k = wave_module_first_kernel(m);
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert(u);
-  const wave_node *outer = wave_node_next(wave_node_list_first(&k->first_region->body));
+  const wave_node *outer =
+      wave_node_next(wave_node_list_first(wave_region_body(wave_kernel_first_region(k))));
   cr_assert_eq(wave_node_kind_of(outer), WAVE_NODE_LOOP);
   cr_assert(wave_uniformity_node_divergent(u, outer));
   const wave_node *first_if = wave_node_list_first(wave_loop_body(outer));

@@ -135,9 +135,9 @@ static void map_program(gate *g, const wave_kernel *k) {
   size_t *open = calloc(g->num_points, sizeof(*open));
   cr_assert(g->points && open);
   size_t index = 0, depth = 0;
-  for (const wave_region *r = k->first_region; r; r = r->next) {
+  for (const wave_region *r = wave_kernel_first_region(k); r; r = wave_region_next(r)) {
     wave_const_walker w;
-    wave_const_walk_init(&w, &r->body);
+    wave_const_walk_init(&w, wave_region_body(r));
     while (wave_const_walk_next(&w)) {
       const wave_node *n = w.node;
       if (w.event == WAVE_WALK_BLOCK) {
@@ -316,7 +316,7 @@ static void run_gate(wave_gen_options options, uint32_t width, bool strawman,
                      uint64_t violations[NUM_KINDS], uint64_t checks[NUM_KINDS]) {
   wave_gen_launch launch;
   wave_module *mod = tu_generate(&options, &launch);
-  wave_kernel *k = mod->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(mod);
   wave_uniformity *u = wave_uniformity_compute(k, NULL);
   cr_assert_not_null(u);
   gate g = {.u = strawman ? NULL : u, .options = &options, .launch = &launch,

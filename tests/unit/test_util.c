@@ -90,8 +90,9 @@ wave_builder tu_deep_builder(wave_module **m, wave_kernel **k) {
   cr_assert_not_null(*m);
   *k = wave_kernel_create(*m, "k");
   cr_assert_not_null(*k);
-  (*k)->registers = 8;
-  return wave_builder_at(*m, wave_cursor_list_end(&(*k)->first_region->body), (wave_loc){0});
+  wave_kernel_set_registers(*k, 8);
+  return wave_builder_at(*m, wave_cursor_list_end(wave_region_body(wave_kernel_first_region(*k))),
+                         (wave_loc){0});
 }
 
 wave_instr *tu_add(wave_module *m, wave_node *block, wave_opcode op, unsigned n,
@@ -234,7 +235,7 @@ wave_module *tu_parse_corpus(const char *name) {
 wave_kernel *tu_sample_kernel(wave_module *m) {
   wave_kernel *k = wave_kernel_create(m, "k");
   cr_assert_not_null(k);
-  wave_node_list *body = &k->first_region->body;
+  wave_node_list *body = wave_region_body(wave_kernel_first_region(k));
   wave_node *b0 = wave_node_list_tail_block(m, body);
   tu_add(m, b0, WAVE_OP_NOP, 0, NULL);
   wave_node *iff = wave_if_create(m, wave_pred(1));

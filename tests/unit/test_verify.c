@@ -26,7 +26,7 @@ static fixture setup(void) {
   cr_assert_not_null(t.m);
   t.k = wave_kernel_create(t.m, "k");
   cr_assert_not_null(t.k);
-  t.body = &t.k->first_region->body;
+  t.body = wave_region_body(wave_kernel_first_region(t.k));
   wave_diags_init(&t.d);
   t.ok = false;
   return t;
@@ -82,6 +82,14 @@ static wave_node *add_loop(fixture *t, wave_node_list *list, uint32_t line) {
 #define BODY(n) (wave_loop_body((n)))
 
 static void halt(fixture *t, wave_node_list *list) { EMIT0(t, list, 999, HALT); }
+
+/* Gives one of the kernel's lines a place in the file, as the parser would. */
+static void set_line(wave_kernel *k, wave_kernel_line line, uint32_t at, uint32_t col) {
+  wave_src src = wave_kernel_origin(k, line);
+  src.loc.line = at;
+  src.loc.col = col;
+  wave_kernel_set_origin(k, line, &src);
+}
 
 static void verify(fixture *t) { t->ok = wave_verify_module(t->m, &t->d); }
 
@@ -174,8 +182,7 @@ Test(verify, empty_module_is_clean) {
 /* An empty kernel runs straight off its end: valid, but the emulator then fails. */
 Test(verify, empty_kernel_only_warns_about_its_end) {
   fixture t = setup();
-  t.k->end_src.loc.line = 2;
-  t.k->end_src.loc.col = 1;
+  set_line(t.k, WAVE_KERNEL_LINE_END, 2, 1);
   verify(&t);
   cr_assert(t.ok);
   cr_assert_eq(t.d.count, 1);
@@ -281,8 +288,8 @@ Test(verify, break_needs_a_loop_of_its_own_region) {
   EMIT(&t, BODY(l), 3, BREAK, wave_pred(1));
   halt(&t, t.body);
   wave_region *sub = wave_region_create(t.k, "sub");
-  EMIT(&t, &sub->body, 5, BREAK, wave_pred(2));
-  EMIT0(&t, &sub->body, 6, RETURN);
+  EMIT(&t, wave_region_body(sub), 5, BREAK, wave_pred(2));
+  EMIT0(&t, wave_region_body(sub), 6, RETURN);
   verify(&t);
   expect_error(&t, 5, 5, "'break' is not inside a loop of its region");
   cr_assert_eq(t.d.num_errors, 1, "the break of line 3 is fine");
@@ -298,7 +305,7 @@ Test(verify, guards_on_break_continue_call_are_errors) {
   EMIT(&t, BODY(l), 5, BREAK, wave_pred(3));
   halt(&t, t.body);
   wave_region *sub = wave_region_create(t.k, "sub");
-  EMIT0(&t, &sub->body, 7, RETURN);
+  EMIT0(&t, wave_region_body(sub), 7, RETURN);
   verify(&t);
   expect_error(&t, 2, 5, "guard on a structured control-flow instruction 'break'");
   expect_error(&t, 3, 5, "guard on a structured control-flow instruction 'continue'");
@@ -450,7 +457,7 @@ Test(verify, registers_must_lie_below_dot_registers) {
 
 Test(verify, dot_registers_bounds_the_check) {
   fixture t = setup();
-  t.k->registers = 8;
+  wave_kernel_set_registers(t.k, 8);
   EMIT(&t, t.body, 1, IADD, wave_gpr(7), wave_gpr(0), wave_gpr(6));
   EMIT(&t, t.body, 2, IADD, wave_gpr(8), wave_gpr(0), wave_gpr(6));
   halt_and_verify(&t);
@@ -461,7 +468,7 @@ Test(verify, dot_registers_bounds_the_check) {
 
 Test(verify, registers_must_be_encodable) {
   fixture t = setup();
-  t.k->registers = 255;
+  wave_kernel_set_registers(t.k, 255);
   EMIT(&t, t.body, 1, IADD, wave_gpr(255), wave_gpr(0), wave_gpr(0));
   EMIT(&t, t.body, 2, DADD, wave_gpr(254), wave_gpr(0), wave_gpr(0));
   EMIT(&t, t.body, 3, IADD, wave_gpr(254), wave_gpr(0), wave_gpr(0));
@@ -506,7 +513,7 @@ Test(verify, predicate_special_scope_and_guard_ranges) {
 /* sr_N in a GPR slot is the GPR rN (docs/language.md "Registers"), so rN must exist too. */
 Test(verify, special_register_in_gpr_slot_is_range_checked_as_its_gpr) {
   fixture t = setup();
-  t.k->registers = 16;
+  wave_kernel_set_registers(t.k, 16);
   EMIT(&t, t.body, 1, IADD, wave_gpr(1), at_col(wave_sreg(19), 14), wave_gpr(2));
   EMIT(&t, t.body, 2, MOV, wave_gpr(1), wave_sreg(19));
   halt_and_verify(&t);
@@ -525,11 +532,11 @@ Test(verify, call_target_must_be_a_label_of_the_kernel) {
   EMIT(&t, t.body, 3, CALL, wave_label_operand("sub"));
   halt(&t, t.body);
   wave_region *sub = wave_region_create(t.k, "sub");
-  EMIT0(&t, &sub->body, 5, RETURN);
+  EMIT0(&t, wave_region_body(sub), 5, RETURN);
   wave_kernel *other = wave_kernel_create(t.m, "other");
-  halt(&t, &other->first_region->body);
+  halt(&t, wave_region_body(wave_kernel_first_region(other)));
   wave_region *other_sub = wave_region_create(other, "other_sub");
-  EMIT0(&t, &other_sub->body, 9, RETURN);
+  EMIT0(&t, wave_region_body(other_sub), 9, RETURN);
   verify(&t);
   expect_error(&t, 1, 10, "call target 'other_sub' is not a label of kernel 'k'");
   expect_error(&t, 2, 5, "call target 'nowhere' is not a label of kernel 'k'");
@@ -671,7 +678,7 @@ Test(verify, call_warns) {
   EMIT(&t, t.body, 1, CALL, wave_label_operand("sub"));
   halt(&t, t.body);
   wave_region *sub = wave_region_create(t.k, "sub");
-  EMIT0(&t, &sub->body, 3, RETURN);
+  EMIT0(&t, wave_region_body(sub), 3, RETURN);
   verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 1, 5, "'call' is rejected by wave-ptx, and the upstream assembler "
@@ -715,8 +722,8 @@ Test(verify, nesting_warning_once_per_kernel_at_the_first_excess) {
   nest_ifs(&t, t.body, 33, 1);
   halt(&t, t.body);
   wave_kernel *k2 = wave_kernel_create(t.m, "k2");
-  nest_ifs(&t, &k2->first_region->body, 50, 100);
-  halt(&t, &k2->first_region->body);
+  nest_ifs(&t, wave_region_body(wave_kernel_first_region(k2)), 50, 100);
+  halt(&t, wave_region_body(wave_kernel_first_region(k2)));
   verify(&t);
   expect_warning(&t, 33, 5, "'if' opens nesting level 33");
   cr_assert_eq(count(&t, "opens nesting level"), 2);
@@ -728,7 +735,7 @@ Test(verify, nesting_warning_once_per_kernel_at_the_first_excess) {
 
 /* Verifies, checks whether the kernel was found to run off its end, and frees the fixture. */
 static void expect_falls_off(fixture *t, bool falls) {
-  t->k->end_src.loc.line = 50;
+  set_line(t->k, WAVE_KERNEL_LINE_END, 50, 0);
   verify(t);
   cr_assert(t->ok);
   if (falls)
@@ -805,14 +812,14 @@ Test(verify, regions_fall_through_in_source_order) {
   fixture t = setup();
   EMIT(&t, t.body, 1, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   wave_region *next = wave_region_create(t.k, "next");
-  halt(&t, &next->body);
+  halt(&t, wave_region_body(next));
   expect_falls_off(&t, false);
 
   /* A subroutine nobody calls and nobody falls into is never run. */
   t = setup();
   halt(&t, t.body);
   wave_region *dead = wave_region_create(t.k, "dead");
-  EMIT(&t, &dead->body, 3, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
+  EMIT(&t, wave_region_body(dead), 3, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   expect_falls_off(&t, false);
 
   /* A called subroutine that never returns runs off the kernel's end. */
@@ -820,16 +827,16 @@ Test(verify, regions_fall_through_in_source_order) {
   EMIT(&t, t.body, 1, CALL, wave_label_operand("sub"));
   halt(&t, t.body);
   wave_region *sub = wave_region_create(t.k, "sub");
-  EMIT(&t, &sub->body, 3, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
+  EMIT(&t, wave_region_body(sub), 3, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   expect_falls_off(&t, true);
 
   t = setup();
   EMIT(&t, t.body, 1, CALL, wave_label_operand("sub"));
   halt(&t, t.body);
   sub = wave_region_create(t.k, "sub");
-  EMIT0(&t, &sub->body, 3, RETURN);
+  EMIT0(&t, wave_region_body(sub), 3, RETURN);
   wave_region *tail = wave_region_create(t.k, "tail");
-  EMIT(&t, &tail->body, 5, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
+  EMIT(&t, wave_region_body(tail), 5, IADD, wave_gpr(1), wave_gpr(1), wave_gpr(2));
   expect_falls_off(&t, false);
 }
 
@@ -862,12 +869,8 @@ Test(verify, f16_scalar_and_f32_mma_are_rejected_by_ptxas) {
 
 Test(verify, workgroup_size_beyond_the_spec_limit) {
   fixture t = setup();
-  t.k->has_workgroup_size = true;
-  t.k->workgroup_size[0] = 16;
-  t.k->workgroup_size[1] = 32;
-  t.k->workgroup_size[2] = 1;
-  t.k->workgroup_size_src.loc.line = 3;
-  t.k->workgroup_size_src.loc.col = 1;
+  wave_kernel_set_workgroup_size(t.k, 16, 32, 1);
+  set_line(t.k, WAVE_KERNEL_LINE_WORKGROUP_SIZE, 3, 1);
   halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 3, 1, ".workgroup_size 16, 32, 1 has 512 threads, more than the spec's "
@@ -875,18 +878,14 @@ Test(verify, workgroup_size_beyond_the_spec_limit) {
   teardown(&t);
 
   t = setup();
-  t.k->workgroup_size[0] = 0x10000;
-  t.k->workgroup_size[1] = 0x10000;
-  t.k->workgroup_size[2] = 0x10000;
-  t.k->kernel_src.loc.line = 1;
+  wave_kernel_set_workgroup_size(t.k, 0x10000, 0x10000, 0x10000);
+  set_line(t.k, WAVE_KERNEL_LINE_KERNEL, 1, 0);
   halt_and_verify(&t);
   expect_warning(&t, 1, 0, "has 281474976710656 threads");
   teardown(&t);
 
   t = setup();
-  t.k->workgroup_size[0] = 64;
-  t.k->workgroup_size[1] = 4;
-  t.k->workgroup_size[2] = 1;
+  wave_kernel_set_workgroup_size(t.k, 64, 4, 1);
   halt_and_verify(&t);
   expect_clean(&t);
   teardown(&t);
@@ -894,15 +893,15 @@ Test(verify, workgroup_size_beyond_the_spec_limit) {
 
 Test(verify, registers_directive_beyond_the_encoding) {
   fixture t = setup();
-  t.k->registers = 300;
-  t.k->registers_src.loc.line = 2;
+  wave_kernel_set_registers(t.k, 300);
+  set_line(t.k, WAVE_KERNEL_LINE_REGISTERS, 2, 0);
   halt_and_verify(&t);
   cr_assert(t.ok);
   expect_warning(&t, 2, 0, ".registers 300 is more than 254: only r0-r254 can be encoded");
   teardown(&t);
 
   t = setup();
-  t.k->registers = 254;
+  wave_kernel_set_registers(t.k, 254);
   EMIT(&t, t.body, 1, IADD, wave_gpr(253), wave_gpr(0), wave_gpr(0));
   halt_and_verify(&t);
   expect_clean(&t);
@@ -952,14 +951,11 @@ Test(verify, result_counts_only_this_call) {
 
 Test(verify, source_line_is_quoted_when_known) {
   fixture t = setup();
+  wave_module_destroy(t.m);
   static const char text[] = ".kernel k\n    iadd r40, r1, r2\n    halt\n.end\n";
-  static const uint32_t starts[] = {0, 10, 31, 40};
-  t.m->source = text;
-  t.m->source_len = sizeof(text) - 1;
-  t.m->line_starts = starts;
-  t.m->num_lines = 4;
-  EMIT(&t, t.body, 2, IADD, at_col(wave_gpr(40), 10), wave_gpr(1), wave_gpr(2));
-  halt_and_verify(&t);
+  t.m = wave_parse_string(text, sizeof(text) - 1, "t.wave", &t.d);
+  cr_assert_not_null(t.m);
+  verify(&t);
   expect_error(&t, 2, 10, "register r40 is beyond");
   cr_assert_str_eq(t.d.items[0].source_line, "    iadd r40, r1, r2");
   teardown(&t);
@@ -1005,7 +1001,7 @@ Test(verify, many_regions_and_calls_are_linear, .timeout = 20) {
     snprintf(name, sizeof(name), "sub%u", i);
     EMIT(&t, list, 2 * i + 1, CALL, wave_label_operand(name));
     EMIT0(&t, list, 2 * i + 2, RETURN);
-    list = &wave_region_create(t.k, name)->body;
+    list = wave_region_body(wave_region_create(t.k, name));
   }
   EMIT0(&t, list, 2 * REGIONS + 1, RETURN);
   verify(&t);
@@ -1020,8 +1016,8 @@ Test(verify, many_regions_and_calls_are_linear, .timeout = 20) {
 static void parse(fixture *t, const char *text) {
   t->m = tu_parse_ok(text, "t.wave", true);
   wave_diags_init(&t->d);
-  t->k = t->m->first_kernel;
-  t->body = t->k ? &t->k->first_region->body : NULL;
+  t->k = wave_module_first_kernel(t->m);
+  t->body = t->k ? wave_region_body(wave_kernel_first_region(t->k)) : NULL;
   verify(t);
 }
 

@@ -60,7 +60,7 @@ typedef struct bench {
 
 static void bench_init(bench *x, unsigned taken_gprs, uint32_t limit) {
   x->m = tu_parse_ok(cond_kernel, "cond.wave", true);
-  x->k = x->m->first_kernel;
+  x->k = wave_module_first_kernel(x->m);
   x->nop = find_nop(x->k);
   wave_regset taken = wave_regset_empty();
   for (unsigned r = 0; r < taken_gprs; r++)
@@ -87,8 +87,9 @@ static int check_cond(const wave_target *t, uint32_t dst, wave_cond a, const wav
   for (wave_instr *i = wave_block_first(wave_instr_node(nop)); i != nop; i = wave_instr_next(i))
     emitted += wave_instr_loc(i).line == wave_instr_loc(nop).line;
   if (op)
-    cr_assert_eq(need == 0, k->registers == 8, "%s: needed %u scratch GPRs, .registers %u",
-                 t->name, need, k->registers);
+    cr_assert_eq(need == 0, wave_kernel_registers(k) == 8,
+                 "%s: needed %u scratch GPRs, .registers %u", t->name, need,
+                 wave_kernel_registers(k));
   wave_diags diags;
   wave_diags_init(&diags);
   cr_assert(wave_verify_module(m, &diags), "%s: the emitted code does not verify", t->name);
@@ -172,13 +173,13 @@ Test(xform, refuses_without_scratch) {
   cr_assert_not(wave_cond_emit(&b, wave_target_default(), &s, 2, wave_cond_of(0, false),
                                WAVE_COND_AND, wave_cond_of(1, false)));
   cr_assert_eq(nop->prev->op, WAVE_OP_ICMP_NE, "something was emitted");
-  cr_assert_eq(k->registers, 8);
+  cr_assert_eq(wave_kernel_registers(k), 8);
   wave_module_destroy(m);
 }
 
 Test(xform, scratch_registers) {
   wave_module *m = tu_parse_ok(".kernel k\n.registers 4\n    halt\n.end\n", "k.wave", true);
-  wave_kernel *k = m->first_kernel;
+  wave_kernel *k = wave_module_first_kernel(m);
   wave_regset taken = wave_regset_empty();
   wave_regset_set(&taken, WAVE_REG_GPR(0));
   wave_regset_set(&taken, WAVE_REG_GPR(2));
@@ -188,12 +189,12 @@ Test(xform, scratch_registers) {
   uint32_t r, p;
   cr_assert(wave_scratch_gpr(&s, &r) && r == 1);
   cr_assert(wave_scratch_gpr(&s, &r) && r == 3);
-  cr_assert_eq(k->registers, 4);
+  cr_assert_eq(wave_kernel_registers(k), 4);
   cr_assert(wave_scratch_gpr(&s, &r) && r == 4);
-  cr_assert_eq(k->registers, 5, ".registers grows to hold r4");
+  cr_assert_eq(wave_kernel_registers(k), 5, ".registers grows to hold r4");
   cr_assert(wave_scratch_gpr(&s, &r) && r == 5);
   cr_assert_not(wave_scratch_gpr(&s, &r), "past the limit");
-  cr_assert_eq(k->registers, 6);
+  cr_assert_eq(wave_kernel_registers(k), 6);
   cr_assert(wave_scratch_pred(&s, &p) && p == 2, "p1 is taken; p2 comes before p0");
   cr_assert(wave_scratch_pred(&s, &p) && p == 3);
   cr_assert(wave_scratch_pred(&s, &p) && p == 0);
@@ -228,7 +229,7 @@ Test(xform, compares_invert_exactly) {
              ops[o], ops[o]);
     wave_module *m = tu_parse_ok(text, "inv.wave", true);
     wave_instr *second = NULL;
-    wave_foreach_block(b, m->first_kernel) {
+    wave_foreach_block(b, wave_module_first_kernel(m)) {
       wave_foreach_instr(i, b) {
         if (wave_instr_loc(i).line == 14)
           second = i;
@@ -258,12 +259,13 @@ Test(xform, compares_invert_exactly) {
 Test(xform, ordered_float_compares_have_no_inverse) {
   wave_module *m = tu_parse_ok(".kernel k\n    fcmp_lt p1, r1, r2\n    fcmp_le p1, r1, r2\n"
                                "    fcmp_gt p1, r1, r2\n    halt\n.end\n", "k.wave", true);
-  wave_foreach_block(b, m->first_kernel) {
+  wave_foreach_block(b, wave_module_first_kernel(m)) {
     wave_foreach_instr(i, b) {
       uint16_t op = i->op;
-      if (op != WAVE_OP_HALT)
-        cr_assert_not(wave_compare_invertible(op));
-        cr_assert_not(wave_compare_invert(i) || i->op != op);
+      if (op == WAVE_OP_HALT)
+        continue;
+      cr_assert_not(wave_compare_invertible(op));
+      cr_assert_not(wave_compare_invert(i) || i->op != op);
     }
   }
   wave_module_destroy(m);
@@ -272,9 +274,9 @@ Test(xform, ordered_float_compares_have_no_inverse) {
 Test(xform, shrink_registers) {
   wave_module *m = tu_parse_ok(".kernel k\n.registers 40\n    mov_imm r3, 1\n"
                                "    device_store_u64 r3, r6\n    halt\n.end\n", "k.wave", true);
-  cr_assert(wave_kernel_shrink_registers(m->first_kernel));
-  cr_assert_eq(m->first_kernel->registers, 8, "r6 and its pair half r7");
-  cr_assert_not(wave_kernel_shrink_registers(m->first_kernel));
+  cr_assert(wave_kernel_shrink_registers(wave_module_first_kernel(m)));
+  cr_assert_eq(wave_kernel_registers(wave_module_first_kernel(m)), 8, "r6 and its pair half r7");
+  cr_assert_not(wave_kernel_shrink_registers(wave_module_first_kernel(m)));
   wave_module_destroy(m);
 }
 
@@ -286,7 +288,7 @@ Test(xform, may_write) {
                                "k.wave", false);
   wave_instr *in[3];
   unsigned n = 0;
-  wave_foreach_block(b, m->first_kernel) {
+  wave_foreach_block(b, wave_module_first_kernel(m)) {
     wave_foreach_instr(i, b) {
       if (n < 3)
         in[n++] = i;
@@ -320,12 +322,13 @@ Test(xform, worklists_in_both_orders_shared_until_the_kernel_changes) {
                                "    call sub\n    halt\nsub:\n    if p2\n        return\n"
                                "    endif\n    return\n.end\n",
                                "worklist.wave", false);
-  wave_kernel *k = m->first_kernel;
-  wave_node *outer = wave_node_list_first(&k->first_region->body)->next;
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_node *outer = wave_node_list_first(wave_region_body(wave_kernel_first_region(k)))->next;
   wave_node *loop = wave_node_list_first(&outer->u.if_.then_body);
   wave_node *in_loop = wave_node_list_first(&loop->u.loop.body), *inner_loop = in_loop->next;
   wave_node *in_else = wave_node_list_first(&outer->u.if_.else_body);
-  wave_node *in_sub = wave_node_list_first(&k->first_region->next->body);
+  wave_node *in_sub =
+      wave_node_list_first(wave_region_body(wave_region_next(wave_kernel_first_region(k))));
   wave_pass_registry *registry = wave_pass_registry_create();
   wave_diags d;
   wave_diags_init(&d);
