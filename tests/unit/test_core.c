@@ -169,6 +169,68 @@ Test(builder, nested_lists_know_their_region) {
   wave_module_destroy(m);
 }
 
+/* The accessors of modules, kernels and regions, through the public API alone: what they read
+ * back, and the directives the printer writes after the setters (the text written by hand). */
+Test(builder, module_kernel_and_region_accessors) {
+  wave_module *m = wave_module_create("acc.wave");
+  cr_assert_not_null(m);
+  cr_assert_str_eq(wave_module_file(m), "acc.wave");
+  cr_assert(wave_module_first_kernel(m) == NULL && wave_module_num_kernels(m) == 0);
+  wave_kernel *a = wave_kernel_create(m, "a");
+  wave_kernel *b = wave_kernel_create(m, "b");
+  cr_assert(a && b);
+  cr_assert_eq(wave_module_num_kernels(m), 2);
+  cr_assert(wave_module_first_kernel(m) == a && wave_kernel_next(a) == b && !wave_kernel_next(b));
+  cr_assert(wave_kernel_prev(b) == a && !wave_kernel_prev(a) && wave_kernel_module(b) == m);
+  cr_assert(wave_kernel_registers(a) == WAVE_DEFAULT_REGISTERS && !wave_kernel_has_registers(a));
+  cr_assert(!wave_kernel_has_local_memory(a) && wave_kernel_local_memory(a) == 0);
+  cr_assert(!wave_kernel_has_workgroup_size(a) && wave_kernel_workgroup_size(a, 0) == 0);
+
+  wave_kernel_set_registers(a, 40);
+  wave_kernel_set_local_memory(a, 256);
+  wave_kernel_set_workgroup_size(a, 64, 2, 1);
+  cr_assert(wave_kernel_has_registers(a) && wave_kernel_registers(a) == 40);
+  cr_assert(wave_kernel_has_local_memory(a) && wave_kernel_local_memory(a) == 256);
+  cr_assert_eq(wave_kernel_workgroup_size(a, 1), 2);
+  cr_assert_eq(wave_kernel_workgroup_size(a, 3), 0, "no fourth dimension");
+  wave_kernel_set_registers(b, 9);
+  wave_kernel_clear_registers(b);
+  cr_assert(!wave_kernel_has_registers(b) && wave_kernel_registers(b) == WAVE_DEFAULT_REGISTERS);
+  cr_assert(wave_kernel_set_name(b, "renamed"));
+  cr_assert_str_eq(wave_kernel_name(b), "renamed");
+
+  wave_src end = wave_kernel_origin(a, WAVE_KERNEL_LINE_END);
+  cr_assert(end.loc.line == 0 && !end.comment);
+  end.comment = "; last";
+  wave_kernel_set_origin(a, WAVE_KERNEL_LINE_END, &end);
+  cr_assert_str_eq(wave_kernel_origin(a, WAVE_KERNEL_LINE_END).comment, "; last");
+
+  wave_region *entry = wave_kernel_first_region(a);
+  wave_region *sub = wave_region_create(a, "sub");
+  cr_assert(entry && sub && wave_region_next(entry) == sub && wave_region_prev(sub) == entry);
+  cr_assert(wave_region_kernel(sub) == a && !wave_region_label(entry));
+  cr_assert_null(wave_region_origin(sub).comment);
+  wave_node *halt = wave_block_create(m);
+  wave_instr *i = wave_instr_create(m, WAVE_OP_HALT, WAVE_NO_GUARD, false, 0, NULL);
+  cr_assert(halt && i);
+  wave_block_append(halt, i);
+  wave_node_list_append(wave_region_body(entry), halt);
+  cr_assert_eq(wave_node_list_region(wave_region_body(sub)), sub);
+
+  wave_node_list *carry = wave_node_list_create(m);
+  cr_assert(carry && wave_node_list_is_empty(carry) && !wave_node_list_region(carry));
+  cr_assert(wave_node_list_extract(halt, halt, carry));
+  cr_assert(wave_node_list_reinsert(m, wave_cursor_list_start(wave_region_body(sub)), carry));
+  cr_assert(wave_node_list_is_empty(carry) && wave_node_list_first(wave_region_body(sub)) == halt);
+
+  char *text = wave_print_to_string(m, NULL, NULL);
+  cr_assert_not_null(text);
+  cr_assert_str_eq(text, ".kernel a\n.registers 40\n.local_memory 256\n.workgroup_size 64, 2, 1\n"
+                         "sub:\n    halt\n.end ; last\n\n.kernel renamed\n.end\n");
+  free(text);
+  wave_module_destroy(m);
+}
+
 Test(builder, instruction_list_edits) {
   wave_module *m = wave_module_create(NULL);
   wave_kernel *k = wave_kernel_create(m, "k");
