@@ -156,11 +156,12 @@ static char *describe(const wave_uniformity *u, const wave_barrier_finding *f,
     break;
   case WAVE_BARRIER_CAUSE_CALL:
     text = wave_format("it follows label '%s', called at line %u where lanes are parked",
-                       region->label, f->line);
+                       wave_region_label(region), f->line);
     break;
   case WAVE_BARRIER_CAUSE_SUBROUTINE:
     text = wave_format("it follows label '%s', and calls are not followed: its callers may "
-                       "have lanes parked", region->label ? region->label : "?");
+                       "have lanes parked",
+                       wave_region_label(region) ? wave_region_label(region) : "?");
     break;
   }
   free(chain);
@@ -201,12 +202,12 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
     return;
   }
   f->cause = WAVE_BARRIER_CAUSE_SUBROUTINE;
-  if (!region->label)
+  if (!wave_region_label(region))
     return;
   for (size_t i = 0; i < w->num_calls; i++) {
     const wave_instr *call = w->calls[i];
     if (wave_instr_operand(call, 0).label &&
-        !strcmp(wave_instr_operand(call, 0).label, region->label) &&
+        !strcmp(wave_instr_operand(call, 0).label, wave_region_label(region)) &&
         !wave_uniformity_instr_converged(u, call)) {
       f->cause = WAVE_BARRIER_CAUSE_CALL;
       f->branch = call;
@@ -268,7 +269,7 @@ static void walk_region(walk *w, const wave_region *region) {
     return;
   bool dead = false;
   wave_const_walker it;
-  wave_const_walk_init(&it, &region->body);
+  wave_const_walk_init(&it, wave_region_body(region));
   while (!w->oom && wave_const_walk_next(&it)) {
     const wave_node *n = it.node;
     frame *f = &w->frames[w->depth - 1];
@@ -360,7 +361,8 @@ static wave_barriers *barriers_compute(const wave_kernel *kernel, const wave_lay
     w.u[ACROSS] = workgroup;
     w.oom |= !per_wave;
   }
-  for (const wave_region *r = kernel->first_region; r && !w.oom && w.num_views; r = r->next)
+  for (const wave_region *r = wave_kernel_first_region(kernel); r && !w.oom && w.num_views;
+       r = wave_region_next(r))
     walk_region(&w, r);
   if (!w.oom && b->num_sites) {
     b->site_instrs = malloc(b->num_sites * sizeof(*b->site_instrs));
@@ -435,12 +437,13 @@ void wave_barriers_diagnose(const wave_barriers *b, const wave_kernel *kernel, b
   for (size_t i = 0; i < b->num_findings; i++) {
     const wave_barrier_finding *f = &b->findings[i];
     if (wave_instr_op(f->instr) == WAVE_OP_BARRIER)
-      wave_module_report(kernel->module, diags, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING,
+      wave_module_report(wave_kernel_module(kernel), diags,
+                         asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING,
                          asked ? NULL : "barrier-divergence", wave_instr_loc(f->instr),
                          "barrier may be reached by only some %s: %s",
                          f->across_waves ? "waves of the workgroup" : "lanes of the wave", f->why);
     else
-      wave_module_report(kernel->module, diags, WAVE_SEV_WARNING, "toolchain",
+      wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_WARNING, "toolchain",
                          wave_instr_loc(f->instr),
                          "'%s' where the wave is not converged: %s; wave-ptx makes it a "
                          "full-mask shfl.sync, undefined in PTX",
@@ -484,7 +487,8 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
     return NULL;
   wave_barriers *b = layout ? barriers_compute(kernel, layout, u) : NULL;
   if (!b)
-    wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
+    wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
+                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
                        "barriers: out of memory");
   return b;
 }

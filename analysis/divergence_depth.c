@@ -109,7 +109,7 @@ static uint32_t local_at(const wave_depth *d, uint32_t at, int kind) {
 
 /* Whether execution may run off the region's end into the next one. */
 static bool falls_through(const wave_region *r) {
-  const wave_node *last = wave_node_list_last(&r->body);
+  const wave_node *last = wave_node_list_last(wave_region_body(r));
   if (!last || wave_node_kind_of(last) != WAVE_NODE_BLOCK || !wave_block_last(last))
     return true;
   const wave_instr *i = wave_block_last(last);
@@ -665,7 +665,7 @@ static void emit_way(printer *p, const char *name, wave_depth_path way) {
 int wave_depth_print(const wave_depth *d, const wave_kernel *kernel, wave_write_fn write,
                      void *ctx) {
   printer p = {write, ctx, 0};
-  emit(&p, kernel->name);
+  emit(&p, wave_kernel_name(kernel));
   emit(&p, ": static depth ");
   emit_depth(&p, d->ways[WAVE_DEPTH_STATIC].max);
   emit(&p, ", divergent depth ");
@@ -685,9 +685,10 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
   wave_depth *d = layout ? wave_depth_from_layout(kernel, layout, u) : NULL;
   if (!d)
-    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL,
+                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, NULL, 0,
                      "out of memory computing the divergence-stack depth of kernel '%s'",
-                     kernel->name);
+                     wave_kernel_name(kernel));
   return d;
 }
 

@@ -650,7 +650,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
     return NULL;
   lv->kernel = kernel;
   set_layout(lv, registers);
-  for (unsigned r = 0; r < kernel->registers && r <= WAVE_MAX_GPR; r++)
+  for (unsigned r = 0; r < wave_kernel_registers(kernel) && r <= WAVE_MAX_GPR; r++)
     wave_regset_set(&lv->everything, WAVE_REG_GPR(r));
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
     wave_regset_set(&lv->everything, WAVE_REG_PRED(p));
@@ -659,9 +659,9 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   presize(&b, layout);
   const wave_layout_item *at = layout->items;
   wave_foreach_region(region, kernel) {
-    flatten_region(&b, layout, &at, region == kernel->first_region);
+    flatten_region(&b, layout, &at, region == wave_kernel_first_region(kernel));
     uint32_t end = b.failed ? NO_POINT : add_point(&b, 0);
-    if (end != NO_POINT && region->next)
+    if (end != NO_POINT && wave_region_next(region))
       b.flags[end] |= FALLS;
     if (!b.failed && !wave_grow((void **)&lv->region_ends, &cap_regions, lv->num_regions + 1,
                            sizeof(uint32_t)))
@@ -703,7 +703,8 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
 static wave_liveness *liveness_compute(const wave_kernel *kernel, const wave_layout *layout,
                                        bool strong) {
   bool too_narrow;
-  wave_liveness *lv = compute_packed(kernel, layout, strong, kernel->registers, &too_narrow);
+  wave_liveness *lv =
+      compute_packed(kernel, layout, strong, wave_kernel_registers(kernel), &too_narrow);
   return lv || !too_narrow
              ? lv
              : compute_packed(kernel, layout, strong, WAVE_MAX_GPR + 1, &too_narrow);
@@ -791,7 +792,7 @@ static uint32_t list_end_point(const wave_liveness *lv, const wave_node_list *li
   if (!wave_node_list_parent(list)) {
     size_t r = 0;
     wave_foreach_region(region, lv->kernel) {
-      if (&region->body == list)
+      if (wave_region_body(region) == list)
         return r < lv->num_regions ? lv->region_ends[r] : NO_POINT;
       r++;
     }
@@ -879,8 +880,8 @@ static void *compute_with(wave_kernel *kernel, wave_analysis_manager *am, wave_d
   wave_liveness *lv = layout ? liveness_compute(kernel, layout, strong) : NULL;
   if (!lv)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
-                     "out of memory computing %sliveness of kernel '%s'",
-                     strong ? "strong " : "", kernel->name);
+                     "out of memory computing %sliveness of kernel '%s'", strong ? "strong " : "",
+                     wave_kernel_name(kernel));
   return lv;
 }
 

@@ -702,7 +702,7 @@ void wave_deadlock_diagnose(const wave_deadlock *d, const wave_kernel *kernel,
     if (v->wait != WAVE_WAIT_DEADLOCK)
       continue;
     describe_parker(v, parker, sizeof(parker));
-    wave_module_report(kernel->module, diags, WAVE_SEV_WARNING, "simt-deadlock",
+    wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_WARNING, "simt-deadlock",
                        wave_node_origin(v->loop, WAVE_LINE_LOOP).loc,
                        "possible SIMT deadlock: the loop spins until the %s at line %u reads "
                        "a new value, but the %s at line %u that may write it runs only in "
@@ -780,7 +780,8 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
   wave_deadlock *d = layout ? analyse(layout, managed_get, &m, &uniformity_failed) : NULL;
   if (!d && !uniformity_failed)   /* otherwise the uniformity analysis said why */
-    wave_module_report(kernel->module, diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc,
+    wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
+                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
                        "deadlock: out of memory");
   return d;
 }

@@ -947,10 +947,11 @@ static wave_uniformity *uniformity_compute(const wave_kernel *kernel, const wave
     w->across_workgroup = config && config->across_workgroup;
     ok = index_kernel(w, layout);
   }
-  for (const wave_region *r = kernel->first_region; ok && r && !w->oom; r = r->next) {
+  for (const wave_region *r = wave_kernel_first_region(kernel); ok && r && !w->oom;
+       r = wave_region_next(r)) {
     state s = {0};    /* s.set 0: sets[0] is the empty set */
     s.narrow = -1;
-    if (r == kernel->first_region) {
+    if (r == wave_kernel_first_region(kernel)) {
       if (config) {
         uint32_t why = new_cause(w, CAUSE_ARGUMENT, NULL, NULL, WAVE_NUM_REGS);
         make_divergent(w, &s, wave_regset_intersect(config->assume_divergent, all_regs()), why);
@@ -1280,7 +1281,8 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
   wave_uniformity *u = layout ? uniformity_compute(kernel, layout, &config) : NULL;
   if (!u)
-    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, kernel->kernel_src.loc, NULL, 0,
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL,
+                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, NULL, 0,
                      "uniformity: out of memory");
   return u;
 }
