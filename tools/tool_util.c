@@ -26,25 +26,37 @@ void tool_print_diags(const wave_diags *diags, tool_diag_format format) {
     fprintf(stderr, "note: out of memory while recording diagnostics\n");
 }
 
-char *tool_read_input(const char *tool, const char *path, size_t *len) {
-  bool is_stdin = strcmp(path, "-") == 0;
-  FILE *in = is_stdin ? stdin : fopen(path, "rb");
-  int saved = errno;
-  char *text = in ? wave_read_stream(in, len, &saved) : NULL;
-  if (in && !is_stdin)
+static FILE *open_input(const char *path) {
+  return strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+}
+
+/* Closes what open_input opened and says why reading failed, when it did (err, or no stream:
+ * errno). */
+static void close_input(const char *tool, const char *path, FILE *in, int err) {
+  if (!in)
+    err = errno;
+  else if (in != stdin)
     fclose(in);
-  if (!text)
+  if (!in || err)
     fprintf(stderr, "%s: error: cannot read '%s': %s\n", tool, path,
-            saved ? strerror(saved) : "read failed");
+            err ? strerror(err) : "read failed");
+}
+
+char *tool_read_input(const char *tool, const char *path, size_t *len) {
+  FILE *in = open_input(path);
+  int err = 0;
+  char *text = in ? wave_read_stream(in, len, &err) : NULL;
+  close_input(tool, path, in, err);
   return text;
 }
 
 wave_module *tool_parse_input(const char *tool, const char *path, wave_diags *diags) {
-  size_t len = 0;
-  char *text = tool_read_input(tool, path, &len);
-  if (!text)
-    return NULL;
-  return wave_parse_owned(text, len, strcmp(path, "-") == 0 ? "<stdin>" : path, diags);
+  FILE *in = open_input(path);
+  int err = 0;
+  const char *name = in == stdin ? "<stdin>" : path;
+  wave_module *module = in ? wave_parse_stream(in, name, diags, &err) : NULL;
+  close_input(tool, path, in, err);
+  return module;
 }
 
 /* Output in large writes: a million-instruction kernel prints some forty megabytes, which in

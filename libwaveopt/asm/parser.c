@@ -12,11 +12,13 @@
  * errors (20 unless the caller chose). The partial module is destroyed when anything failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "asm/parser_stream.h"
 #include "ir/code.h"
@@ -616,6 +618,8 @@ static void parse_statements(wave_parser *p) {
       wave_parser_advance(p);
       continue;
     }
+    /* Everything before this line is parsed and copied out of the text. */
+    wave_source_release(p->module, p->lexer.line_begin);
     if (!parse_statement(p))
       skip_line(p);
   }
@@ -634,53 +638,39 @@ static void finish(wave_parser *p) {
 
 /* ---- entry points ------------------------------------------------------------------------- */
 
-static bool index_lines(wave_module *m) {
-  uint32_t lines = 1;
-  for (const char *s = m->source, *end = s + m->source_len;
-       (s = memchr(s, '\n', (size_t)(end - s))) != NULL; s++)
-    lines++;
-  uint32_t *starts = wave_module_alloc(m, (size_t)lines * sizeof(*starts));
-  if (!starts)
-    return false;
-  uint32_t i = 1;
-  for (const char *s = m->source, *end = s + m->source_len;
-       (s = memchr(s, '\n', (size_t)(end - s))) != NULL; s++)
-    starts[i++] = (uint32_t)(s + 1 - m->source);
-  m->line_starts = starts;
-  m->num_lines = lines;
-  return true;
-}
-
 static void report_plain(wave_diags *diags, const char *file, const char *message) {
   wave_loc loc = {file, 0, 0};
   wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, NULL, 0, "%s", message);
 }
 
 /* A module for `filename` whose source is text[0..len): a copy, or `taken` itself (text, from
- * malloc, handed over). NULL, reported, when the text is too large or memory runs out; taken
- * text is freed then. */
-static wave_module *module_for(const char *text, size_t len, char *taken, const char *filename,
-                               wave_diags *diags) {
+ * malloc, handed over), which `fd` (or -1) can read again. NULL, reported, when the text is
+ * too large or memory runs out; taken text is freed and fd closed then. */
+static wave_module *module_for(const char *text, size_t len, char *taken, int fd,
+                               const char *filename, wave_diags *diags) {
+  wave_module *module = NULL;
   /* Line starts and columns are 32-bit. */
-  if (len >= UINT32_MAX) {
-    free(taken);
+  if (len >= UINT32_MAX)
     report_plain(diags, filename, "input is too large (4 GiB at most)");
-    return NULL;
-  }
-  wave_module *module = wave_module_create(filename);
+  else
+    module = wave_module_create(filename);
   if (module && taken && wave_module_adopt(module, taken)) {
-    module->source = taken;
+    module->source.text = taken;
+    module->source.fd = fd;
     taken = NULL;
+    fd = -1;
   } else if (module && !taken) {
-    module->source = wave_module_strdup(module, text ? text : "", len);
+    module->source.text = wave_module_strdup(module, text ? text : "", len);
   }
   free(taken); /* handed over but not kept */
+  if (fd >= 0)
+    close(fd);
   if (module)
-    module->source_len = len;
-  if (!module || !module->source || !index_lines(module)) {
+    module->source.len = len;
+  if (module && (!module->source.text || !wave_source_index(module))) {
     wave_module_destroy(module);
+    module = NULL;
     report_plain(diags, filename, "out of memory");
-    return NULL;
   }
   return module;
 }
@@ -691,17 +681,17 @@ wave_module *wave_parse_string(const char *text, size_t len, const char *filenam
                                wave_diags *diags) {
   if (!text)
     len = 0;
-  wave_module *module = module_for(text, len, NULL, filename ? filename : "<input>", diags);
+  wave_module *module = module_for(text, len, NULL, -1, filename ? filename : "<input>", diags);
   return module ? parse_module(module, diags) : NULL;
 }
 
 wave_module *wave_parse_owned(char *text, size_t len, const char *filename, wave_diags *diags) {
-  wave_module *module = module_for(text, len, text, filename ? filename : "<input>", diags);
+  wave_module *module = module_for(text, len, text, -1, filename ? filename : "<input>", diags);
   return module ? parse_module(module, diags) : NULL;
 }
 
 static wave_module *parse_module(wave_module *module, wave_diags *diags) {
-  size_t len = module->source_len;
+  size_t len = module->source.len;
   const char *filename = module->file;
   wave_parser *p = calloc(1, sizeof(*p));
   if (!p) {
@@ -711,7 +701,7 @@ static wave_module *parse_module(wave_module *module, wave_diags *diags) {
   }
   p->module = module;
   p->diags = diags;
-  wave_lex_init(&p->lexer, module->source, len);
+  wave_lex_init(&p->lexer, module->source.text, len);
   wave_opcode_index_init(&p->opcodes);
 
   size_t errors_before = diags->num_errors;
@@ -785,20 +775,38 @@ char *wave_read_stream(FILE *in, size_t *len, int *err) {
   return NULL;
 }
 
+/* Text from a file at least this large is read again for quotes rather than kept whole: a
+ * smaller one costs less memory than the descriptor kept for it is worth. */
+#define REREAD_MIN ((size_t)4 << 20)
+
+wave_module *wave_parse_stream(FILE *in, const char *filename, wave_diags *diags, int *err) {
+  /* Offsets in the text are offsets in the file only when it is read from its start. */
+  bool from_start = ftello(in) == 0;
+  size_t len = 0;
+  char *text = wave_read_stream(in, &len, err);
+  if (!text)
+    return NULL;
+  int fd = -1;
+  struct stat st;
+  if (from_start && len >= REREAD_MIN && fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) &&
+      (uintmax_t)st.st_size == len)
+    fd = fcntl(fileno(in), F_DUPFD_CLOEXEC, 0);
+  wave_module *module = module_for(text, len, text, fd, filename ? filename : "<input>", diags);
+  return module ? parse_module(module, diags) : NULL;
+}
+
 wave_module *wave_parse_file(const char *path, wave_diags *diags) {
   FILE *f = fopen(path, "rb");
   int err = f ? 0 : errno;
-  size_t len = 0;
-  char *text = f ? wave_read_stream(f, &len, &err) : NULL;
+  wave_module *module = f ? wave_parse_stream(f, path, diags, &err) : NULL;
   if (f)
     fclose(f);
-  if (!text) {
+  if (err) {
     char reason[128], message[512];
     if (strerror_r(err, reason, sizeof(reason)) != 0)
       snprintf(reason, sizeof(reason), "error %d", err);
     snprintf(message, sizeof(message), "cannot %s '%s': %s", f ? "read" : "open", path, reason);
     report_plain(diags, NULL, message);
-    return NULL;
   }
-  return wave_parse_owned(text, len, path, diags);
+  return module;
 }

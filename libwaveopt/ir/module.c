@@ -22,6 +22,7 @@ wave_module *wave_module_create(const char *file) {
   if (module) {
     module->arena = arena;
     module->code_arena = code;
+    module->source.fd = -1;
   }
   if (!module || (file && !(module->file = wave_module_strdup(module, file, strlen(file))))) {
     wave_arena_destroy(code);
@@ -34,6 +35,7 @@ wave_module *wave_module_create(const char *file) {
 void wave_module_destroy(wave_module *module) {
   if (!module)
     return;
+  wave_source_close(module);
   wave_arena_destroy(module->code_arena);
   free(module->labels);
   free(module->notes);

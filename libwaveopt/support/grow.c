@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* madvise's MADV_HUGEPAGE is beyond POSIX. */
+/* madvise's MADV_HUGEPAGE and MADV_DONTNEED are beyond POSIX. */
 #define _DEFAULT_SOURCE
 
 #include "support/grow.h"
@@ -61,4 +61,12 @@ bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
   *array = p;
   *cap = n;
   return true;
+}
+
+size_t wave_release_huge(void *block, size_t bytes) {
+  uintptr_t begin = ((uintptr_t)block + WAVE_HUGE_PAGE - 1) & ~(WAVE_HUGE_PAGE - 1);
+  uintptr_t end = ((uintptr_t)block + bytes) & ~(WAVE_HUGE_PAGE - 1);
+  if (end <= begin || madvise((void *)begin, end - begin, MADV_DONTNEED) != 0)
+    return 0;
+  return end - (uintptr_t)block;
 }

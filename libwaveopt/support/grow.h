@@ -34,4 +34,9 @@ void *wave_calloc_huge(size_t count, size_t size);
  * memory runs out. */
 void *wave_realloc_huge(void *block, size_t old_bytes, size_t bytes);
 
+/* Gives the whole huge pages inside [block, block + bytes) of a malloc'd block back to the
+ * system: they read as zero afterwards. Returns how far from block the pages given back end, 0
+ * when there were none or the system refused. */
+size_t wave_release_huge(void *block, size_t bytes);
+
 #endif

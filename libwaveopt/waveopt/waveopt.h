@@ -84,6 +84,16 @@ WAVE_API wave_module *wave_parse_owned(char *text, size_t len, const char *filen
  * set to errno's value (ENOMEM when memory runs out), when reading fails. */
 WAVE_API char *wave_read_stream(FILE *in, size_t *len, int *err);
 
+/* Reads `in` from where it stands to its end and parses what it held, as wave_read_stream and
+ * wave_parse_owned do. A regular file of megabytes, read from its start, is not kept whole: as
+ * the parse passes its text, the pages go back to the system, and a line a later diagnostic
+ * quotes is read again from the file, through a duplicate of its descriptor that the module
+ * keeps until it is destroyed (should the file change meanwhile, the quote shows what it holds
+ * then). NULL with *err set to errno's value when reading fails, and nothing reported; else
+ * *err is 0 and NULL means the text did not parse (diags says why). */
+WAVE_API wave_module *wave_parse_stream(FILE *in, const char *filename, wave_diags *diags,
+                                        int *err);
+
 /* Reads and parses a file; "-" is not special here. I/O errors are reported in diags. */
 WAVE_API wave_module *wave_parse_file(const char *path, wave_diags *diags);
 

@@ -440,29 +440,24 @@ Test(diags, json_escapes) {
   wave_diags_free(&d);
 }
 
-/* A module of no code over `src`, whose lines start at `starts` (as the parser indexes them). */
-static wave_module *module_over(const char *src, const uint32_t *starts, uint32_t num_lines) {
-  wave_module *m = wave_module_create("m.wave");
-  cr_assert_not_null(m);
-  m->source = src;
-  m->source_len = strlen(src);
-  m->line_starts = starts;
-  m->num_lines = num_lines;
+/* A module of no code, parsed from `src` (comment lines only), which it keeps. */
+static wave_module *module_over(const char *src) {
+  wave_module *m = tu_parse_ok(src, "m.wave", true);
+  cr_assert_eq(wave_module_num_kernels(m), 0);
   return m;
 }
 
 Test(diags, module_report_quotes_the_line) {
-  static const uint32_t starts[] = {0, 7, 19};
-  wave_module *m = module_over("first\r\nsecond line\nthird", starts, 3);
+  wave_module *m = module_over("; first\r\n; second line\n; third");
   wave_diags d;
   wave_diags_init(&d);
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 1, 2}, "n");
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 2, 1}, "n");
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 3, 1}, "n");
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 9, 1}, "n");
-  cr_assert_str_eq(d.items[0].source_line, "first", "CR is not part of the line");
-  cr_assert_str_eq(d.items[1].source_line, "second line");
-  cr_assert_str_eq(d.items[2].source_line, "third");
+  cr_assert_str_eq(d.items[0].source_line, "; first", "CR is not part of the line");
+  cr_assert_str_eq(d.items[1].source_line, "; second line");
+  cr_assert_str_eq(d.items[2].source_line, "; third");
   cr_assert_null(d.items[3].source_line);
   cr_assert_str_eq(d.items[0].file, "m.wave");
   wave_diags_free(&d);
@@ -471,13 +466,12 @@ Test(diags, module_report_quotes_the_line) {
 
 /* The last line of a file that ends in a newline is empty; the one before it ends there. */
 Test(diags, module_report_at_a_final_newline) {
-  static const uint32_t starts[] = {0, 4, 8};
-  wave_module *m = module_over("one\ntwo\n", starts, 3);
+  wave_module *m = module_over("; one\n; two\n");
   wave_diags d;
   wave_diags_init(&d);
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 2, 1}, "n");
   wave_module_report(m, &d, WAVE_SEV_NOTE, NULL, (wave_loc){NULL, 3, 1}, "n");
-  cr_assert_str_eq(d.items[0].source_line, "two");
+  cr_assert_str_eq(d.items[0].source_line, "; two");
   cr_assert_str_eq(d.items[1].source_line, "");
   wave_diags_free(&d);
   wave_module_destroy(m);
