@@ -92,6 +92,12 @@ typedef enum cause_kind {
   CAUSE_UNKNOWN,    /* a call, or a subroutine's entry */
 } cause_kind;
 
+/* A cause as the explanations read it. Most causes are those of plain instructions turned
+ * divergent by an operand, one per instruction: those are kept in the instruction's own entry
+ * (an id of SELF_CAUSE + its index, see entry), the rest in the result's table. On a kernel of
+ * a million divergent instructions a table record each took 38 MB at -O2's peak. */
+#define SELF_CAUSE 0x80000000u
+
 typedef struct cause {
   uint8_t kind;
   uint16_t from_reg;
@@ -123,7 +129,9 @@ typedef struct entry {
   uint32_t before;          /* the divergent registers before it (a loop: at its header), an
                              * index in sets */
   uint32_t cause;           /* of `divergent`, 0 when uniform */
-  uint32_t merge_cause;     /* if: of its sync dependence; loop: of its temporal divergence */
+  /* if: the cause of its sync dependence; loop: of its temporal divergence; plain
+   * instruction whose cause is its own (SELF_CAUSE): the cause of from_reg then */
+  uint32_t merge_cause;
   union {
     uint32_t regs;          /* plain instruction: where its registers start in the walk's
                              * regs: num_inputs it reads, ascending, then num_defs it writes */
@@ -135,10 +143,11 @@ typedef struct entry {
   uint8_t num_inputs;       /* the inputs that make its result divergent (one instruction names
                              * a few dozen registers at most) */
   uint8_t num_defs;
-  bool lane_source;         /* plain instruction: its result is divergent whatever its inputs */
-  bool visited;
-  bool converged;           /* at every visit */
-  bool divergent;           /* result, branch predicate, if predicate or loop exit */
+  bool lane_source : 1; /* plain instruction: its result is divergent whatever its inputs */
+  bool visited : 1;
+  bool converged : 1; /* at every visit */
+  bool divergent : 1; /* result, branch predicate, if predicate or loop exit */
+  uint16_t from_reg;  /* plain instruction with its own cause: the input that made it so */
 } entry;
 
 struct wave_uniformity {
@@ -175,6 +184,16 @@ static const entry *find(const wave_uniformity *u, const void *key) {
     if (u->keys[u->slots[s] - 1] == key)
       return &u->entries[u->slots[s] - 1];
   }
+}
+
+/* Cause c, from the table or from the entry that keeps its own. */
+static cause cause_at(const wave_uniformity *u, uint32_t c) {
+  if (c < SELF_CAUSE)
+    return u->causes[c];
+  const entry *e = &u->entries[c - SELF_CAUSE];
+  cause k = {e->lane_source ? CAUSE_SOURCE : CAUSE_OPERAND, e->from_reg, e->merge_cause,
+             u->keys[c - SELF_CAUSE], NULL};
+  return k;
 }
 
 /* array, with room for *cap elements of size bytes, or a larger copy of it, so that index n
@@ -608,7 +627,7 @@ static uint32_t parked_cause(walk *w, const state *s, cause_kind kind, const wav
     uint32_t c = new_cause(w, kind, instr, f->node, WAVE_NUM_REGS);
     if (c) {
       w->u->causes[c].from_reg = (uint16_t)f->e->pred;
-      w->u->causes[c].from = w->u->causes[f->e->cause].from;
+      w->u->causes[c].from = cause_at(w->u, f->e->cause).from;
     }
     return c;
   }
@@ -705,8 +724,11 @@ static void transfer(walk *w, state *s, entry *e) {
   }
   bool divergent = e->lane_source || from < WAVE_NUM_REGS;
   uint32_t why = e->cause;
-  if (divergent && !why)
-    why = new_cause(w, e->lane_source ? CAUSE_SOURCE : CAUSE_OPERAND, key_of(w, e), NULL, from);
+  if (divergent && !why) {
+    e->from_reg = (uint16_t)from;
+    e->merge_cause = from < WAVE_NUM_REGS ? w->why[from] : 0;
+    why = SELF_CAUSE + (uint32_t)(e - w->u->entries);
+  }
   visit(w, e, s, converged, divergent, why);
   /* make_divergent or not, then note_defs, a register at a time: the walk's hottest path,
    * where a set built a bit at a time would be read back a word at a time. */
@@ -1099,7 +1121,7 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
       put(o, " <- ...");
       return;
     }
-    const cause *k = &u->causes[c];
+    const cause cc = cause_at(u, c), *k = &cc;
     if (link)
       put(o, " <- ");
     if (reg < WAVE_NUM_REGS) {
@@ -1173,7 +1195,7 @@ size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr 
                                      char *buf, size_t size) {
   const entry *e = visited_entry(u, instr);
   unsigned reg = WAVE_NUM_REGS;
-  if (e && e->divergent && u->causes[e->cause].kind != CAUSE_UNKNOWN &&
+  if (e && e->divergent && cause_at(u, e->cause).kind != CAUSE_UNKNOWN &&
       wave_instr_op(instr) != WAVE_OP_BREAK && wave_instr_op(instr) != WAVE_OP_CONTINUE) {
     wave_regset defs;
     wave_instr_defs(instr, &defs);
@@ -1183,7 +1205,7 @@ size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr 
   if (e && e->divergent &&
       (wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE)) {
     /* The predicate's own cause reads better than "break <- p1 = ...". */
-    const cause *k = &u->causes[e->cause];
+    const cause cc = cause_at(u, e->cause), *k = &cc;
     out o = {buf, size, 0};
     if (size)
       buf[0] = '\0';
@@ -1201,7 +1223,7 @@ size_t wave_uniformity_explain_node(const wave_uniformity *u, const wave_node *n
                                     size_t size) {
   const entry *e = visited_entry(u, node);
   if (e && e->divergent && wave_node_kind_of(node) == WAVE_NODE_IF) {
-    const cause *k = &u->causes[e->cause];
+    const cause cc = cause_at(u, e->cause), *k = &cc;
     out o = {buf, size, 0};
     if (size)
       buf[0] = '\0';
