@@ -38,6 +38,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <time.h>
 
@@ -220,6 +223,12 @@ static void compact_if_it_pays(wave_pm_run *run, wave_kernel *kernel) {
   if (run->options->keep_code_in_place || !wave_module_compact_pays(module))
     return;
   wave_foreach_kernel(k, module) wave_analysis_invalidate(run->am, k, WAVE_PRESERVE_NONE);
+#ifdef __GLIBC__
+  /* The analyses just freed are tens of megabytes on a large kernel, mostly below the size
+   * glibc maps on its own, so their pages stay with the process, and the copy below would come
+   * on top of them: -O2's peak RSS on a 1M-instruction kernel 232 -> 198 MB. */
+  malloc_trim(0);
+#endif
   wave_module_compact(module);
 }
 
