@@ -619,7 +619,7 @@ static void parse_statements(wave_parser *p) {
       continue;
     }
     /* Everything before this line is parsed and copied out of the text. */
-    wave_source_release(p->module, p->lexer.line_begin);
+    wave_source_release(&p->module->source, p->lexer.line_begin);
     if (!parse_statement(p))
       skip_line(p);
   }
@@ -667,7 +667,7 @@ static wave_module *module_for(const char *text, size_t len, char *taken, int fd
     close(fd);
   if (module)
     module->source.len = len;
-  if (module && (!module->source.text || !wave_source_index(module))) {
+  if (module && (!module->source.text || !wave_source_index(&module->source))) {
     wave_module_destroy(module);
     module = NULL;
     report_plain(diags, filename, "out of memory");

@@ -35,7 +35,7 @@ wave_module *wave_module_create(const char *file) {
 void wave_module_destroy(wave_module *module) {
   if (!module)
     return;
-  wave_source_close(module);
+  wave_source_free(&module->source);
   wave_arena_destroy(module->code_arena);
   free(module->labels);
   free(module->notes);

@@ -14,6 +14,7 @@
 #ifndef WAVEOPT_IR_MODULE_H
 #define WAVEOPT_IR_MODULE_H
 
+#include "ir/source.h"
 #include "waveopt/ir.h"
 
 struct wave_node_list {
@@ -58,19 +59,6 @@ typedef struct wave_stray_label {
 
 struct wave_arena;
 
-/* The text a module was parsed from, for the lines diagnostics quote (ir/source.c). */
-#define WAVE_SOURCE_STRIDE 64
-typedef struct wave_source {
-  const char *text; /* len bytes and a NUL: an arena copy, or the caller's buffer adopted */
-  size_t len;
-  uint32_t num_lines;
-  uint32_t *marks; /* marks[k]: where line 1 + k * WAVE_SOURCE_STRIDE starts */
-  /* text[0..released) went back to the system as the parse passed it; fd, the file it came
-   * from, reads it again. fd is -1 and released 0 unless the text came from a large file. */
-  size_t released;
-  int fd;
-} wave_source;
-
 struct wave_module {
   struct wave_arena *arena;
   /* Instructions and nodes live apart from everything else, so that wave_module_compact can
@@ -94,17 +82,5 @@ struct wave_module {
   struct wave_code_note *notes;
   size_t num_notes, cap_notes;
 };
-
-/* Indexes the lines of module->source.text; false when memory runs out. */
-bool wave_source_index(wave_module *module);
-/* Gives back the pages of the text before `upto`, which the parse has passed, when the text
- * came from a large file it can read again; a no-op otherwise and between large steps. */
-void wave_source_release(wave_module *module, size_t upto);
-/* Line `line` (from 1) without its end of line, *len bytes: in the text, or a copy from malloc
- * (*copied) when read again from the file. NULL when the module has no such line or the file
- * cannot give it back. */
-char *wave_source_line(const wave_module *module, uint32_t line, size_t *len, bool *copied);
-/* Closes the file the text came from (wave_module_destroy). */
-void wave_source_close(wave_module *module);
 
 #endif

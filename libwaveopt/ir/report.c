@@ -14,7 +14,7 @@ void wave_module_report(const wave_module *module, wave_diags *diags, wave_sever
                         const char *flag, wave_loc loc, const char *fmt, ...) {
   size_t len = 0;
   bool copied = false;
-  char *line = module ? wave_source_line(module, loc.line, &len, &copied) : NULL;
+  char *line = module ? wave_source_line(&module->source, loc.line, &len, &copied) : NULL;
   if (!loc.file && module)
     loc.file = module->file;
   va_list ap;

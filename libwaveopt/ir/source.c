@@ -20,21 +20,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ir/ir_internal.h"
-#include "ir/module.h"
+#include "ir/source.h"
 #include "support/grow.h"
 
 /* Pages go back whole huge pages at a time, when the parse has passed two more: a madvise
  * per statement would cost more than the parse. */
 #define RELEASE_STEP (2 * WAVE_HUGE_PAGE)
 
-bool wave_source_index(wave_module *module) {
-  wave_source *s = &module->source;
+bool wave_source_index(wave_source *s) {
   uint32_t lines = 1;
   for (const char *c = s->text, *end = c + s->len; (c = memchr(c, '\n', (size_t)(end - c))); c++)
     lines++;
-  uint32_t *marks =
-      wave_module_alloc(module, ((size_t)(lines - 1) / WAVE_SOURCE_STRIDE + 1) * sizeof(*marks));
+  uint32_t *marks = malloc(((size_t)(lines - 1) / WAVE_SOURCE_STRIDE + 1) * sizeof(*marks));
   if (!marks)
     return false;
   uint32_t line = 1;
@@ -47,16 +44,17 @@ bool wave_source_index(wave_module *module) {
   return true;
 }
 
-void wave_source_release(wave_module *module, size_t upto) {
-  wave_source *s = &module->source;
+void wave_source_release(wave_source *s, size_t upto) {
   if (s->fd < 0 || upto < s->released + RELEASE_STEP)
     return;
   size_t given = wave_release_huge((char *)s->text + s->released, upto - s->released);
   s->released += given;
   /* A system that refuses only costs the memory: the text stays, and read from memory, once
    * nothing went back, it needs no file and no more tries. */
-  if (!given && !s->released)
-    wave_source_close(module);
+  if (!given && !s->released) {
+    close(s->fd);
+    s->fd = -1;
+  }
 }
 
 /* Bytes [at, at + n) of the text, clipped to its end, into buf: from the file below
@@ -94,8 +92,7 @@ static size_t find_newline(const wave_source *s, size_t at) {
   }
 }
 
-char *wave_source_line(const wave_module *module, uint32_t line, size_t *len, bool *copied) {
-  const wave_source *s = &module->source;
+char *wave_source_line(const wave_source *s, uint32_t line, size_t *len, bool *copied) {
   *copied = false;
   if (!s->text || line < 1 || line > s->num_lines)
     return NULL;
@@ -122,8 +119,10 @@ char *wave_source_line(const wave_module *module, uint32_t line, size_t *len, bo
   return text;
 }
 
-void wave_source_close(wave_module *module) {
-  if (module->source.fd >= 0)
-    close(module->source.fd);
-  module->source.fd = -1;
+void wave_source_free(wave_source *s) {
+  free(s->marks);
+  s->marks = NULL;
+  if (s->fd >= 0)
+    close(s->fd);
+  s->fd = -1;
 }

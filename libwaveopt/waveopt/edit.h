@@ -119,7 +119,8 @@ WAVE_API wave_src wave_node_origin(const wave_node *node, wave_node_line line);
 WAVE_API void wave_node_set_origin(wave_node *node, wave_node_line line, const wave_src *origin);
 
 /* A list's ends, the if or loop it belongs to (NULL for a region's body and a detached list)
- * and its region (see wave_node_list in waveopt/ir.h). */
+ * and its region: the one it lies in, which every list nested below names too; for a detached
+ * list, the region its nodes came from, or NULL for nodes never inserted anywhere. */
 WAVE_API wave_node *wave_node_list_first(const wave_node_list *list);
 WAVE_API wave_node *wave_node_list_last(const wave_node_list *list);
 WAVE_API wave_node *wave_node_list_parent(const wave_node_list *list);
