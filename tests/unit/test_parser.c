@@ -972,9 +972,13 @@ Test(parser, never_crashes_on_odd_bytes) {
 /* A file of megabytes is not kept whole: the parse gives its pages back as it passes them, and
  * a diagnostic found later quotes its line from the file. A file that shrank meanwhile gives
  * no quote, and no crash. */
-Test(parser, a_large_file_is_quoted_from_the_file) {
+/* A file of `head` and then a 12 MB kernel whose second line (`iadd r40, ...`) the verifier
+ * rejects, positioned where the kernel starts. */
+static FILE *large_file(const char *head) {
   FILE *f = tmpfile();
   cr_assert_not_null(f);
+  fputs(head, f);
+  long start = ftell(f);
   fputs(".kernel k\n    iadd r40, r1, r2\n", f);
   char pad[4097];
   memset(pad, ' ', 4096);
@@ -982,7 +986,12 @@ Test(parser, a_large_file_is_quoted_from_the_file) {
   for (int i = 0; i < 3000; i++)
     fprintf(f, "    nop%s\n", pad);
   fputs("    halt\n.end\n", f);
-  rewind(f);
+  cr_assert_eq(fseek(f, start, SEEK_SET), 0);
+  return f;
+}
+
+Test(parser, a_large_file_is_quoted_from_the_file) {
+  FILE *f = large_file("");
   wave_diags d;
   wave_diags_init(&d);
   int err = -1;
@@ -999,6 +1008,24 @@ Test(parser, a_large_file_is_quoted_from_the_file) {
   cr_assert_not(wave_verify_module(m, &d));
   cr_assert_eq(d.items[0].line, 2);
   cr_assert_null(d.items[0].source_line, "the file no longer has the line");
+  wave_diags_free(&d);
+  wave_module_destroy(m);
+  fclose(f);
+}
+
+/* Offsets in the text are offsets in the file only for a stream read from its start: one read
+ * from further on keeps its whole text, and quotes from it. */
+Test(parser, a_large_stream_read_from_its_middle_keeps_its_text) {
+  FILE *f = large_file("; a line the parse never sees\n");
+  wave_diags d;
+  wave_diags_init(&d);
+  int err = -1;
+  wave_module *m = wave_parse_stream(f, "big.wave", &d, &err);
+  cr_assert(m && err == 0 && d.count == 0);
+  cr_assert_eq(m->source.released, 0, "nothing given back");
+  cr_assert_not(wave_verify_module(m, &d));
+  cr_assert_eq(d.items[0].line, 2);
+  cr_assert_str_eq(d.items[0].source_line, "    iadd r40, r1, r2");
   wave_diags_free(&d);
   wave_module_destroy(m);
   fclose(f);
