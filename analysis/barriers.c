@@ -488,8 +488,7 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   wave_barriers *b = layout ? barriers_compute(kernel, layout, u) : NULL;
   if (!b)
     wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
-                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                       "barriers: out of memory");
+                       wave_kernel_loc(kernel), "barriers: out of memory");
   return b;
 }
 

@@ -685,8 +685,7 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
   wave_depth *d = layout ? wave_depth_from_layout(kernel, layout, u) : NULL;
   if (!d)
-    wave_diag_report(diags, WAVE_SEV_ERROR, NULL,
-                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, NULL, 0,
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, wave_kernel_loc(kernel), NULL, 0,
                      "out of memory computing the divergence-stack depth of kernel '%s'",
                      wave_kernel_name(kernel));
   return d;

@@ -781,8 +781,7 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   wave_deadlock *d = layout ? analyse(layout, managed_get, &m, &uniformity_failed) : NULL;
   if (!d && !uniformity_failed)   /* otherwise the uniformity analysis said why */
     wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
-                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                       "deadlock: out of memory");
+                       wave_kernel_loc(kernel), "deadlock: out of memory");
   return d;
 }
 

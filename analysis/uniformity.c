@@ -1121,42 +1121,42 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
       put(o, " <- ...");
       return;
     }
-    const cause cc = cause_at(u, c), *k = &cc;
+    const cause k = cause_at(u, c);
     if (link)
       put(o, " <- ");
     if (reg < WAVE_NUM_REGS) {
       put_reg(o, reg);
-      put(o, k->kind == CAUSE_OPERAND || k->kind == CAUSE_SOURCE ? " = " : " <- ");
+      put(o, k.kind == CAUSE_OPERAND || k.kind == CAUSE_SOURCE ? " = " : " <- ");
     }
-    switch ((cause_kind)k->kind) {
+    switch ((cause_kind)k.kind) {
     case CAUSE_OPERAND:
     case CAUSE_SOURCE:
-      put(o, "%s (line %u)", wave_opcode_get(wave_instr_op(k->instr))->mnemonic,
-          wave_instr_loc(k->instr).line);
-      if (k->kind == CAUSE_SOURCE) {
-        put(o, " <- %s", source_name(k->instr));
+      put(o, "%s (line %u)", wave_opcode_get(wave_instr_op(k.instr))->mnemonic,
+          wave_instr_loc(k.instr).line);
+      if (k.kind == CAUSE_SOURCE) {
+        put(o, " <- %s", source_name(k.instr));
         return;
       }
       break;
     case CAUSE_SYNC:
-      put(o, "written under divergent if (line %u)", if_line(k->node));
+      put(o, "written under divergent if (line %u)", if_line(k.node));
       break;
     case CAUSE_TEMPORAL:
       put(o, "live out of loop (line %u) left at different iterations",
-          wave_node_origin(k->node, WAVE_LINE_LOOP).loc.line);
+          wave_node_origin(k.node, WAVE_LINE_LOOP).loc.line);
       reg = WAVE_NUM_REGS;
-      c = find(u, k->node)->cause;
+      c = find(u, k.node)->cause;
       continue;
     case CAUSE_CONTINUE:
       put(o, "%sdivergent continue (line %u)", reg < WAVE_NUM_REGS ? "merged after " : "",
-          wave_instr_loc(k->instr).line);
-      if (k->node)
-        put(o, " under divergent if (line %u)", if_line(k->node));
+          wave_instr_loc(k.instr).line);
+      if (k.node)
+        put(o, " under divergent if (line %u)", if_line(k.node));
       break;
     case CAUSE_BREAK:
-      put(o, "break (line %u)", wave_instr_loc(k->instr).line);
-      if (k->node)
-        put(o, " under divergent if (line %u)", if_line(k->node));
+      put(o, "break (line %u)", wave_instr_loc(k.instr).line);
+      if (k.node)
+        put(o, " under divergent if (line %u)", if_line(k.node));
       else
         put(o, " after lanes left");
       break;
@@ -1164,14 +1164,14 @@ static void explain(const wave_uniformity *u, out *o, unsigned reg, uint32_t c) 
       put(o, "assume-divergent");
       return;
     case CAUSE_UNKNOWN:
-      if (k->instr)
-        put(o, "call (line %u) may write anything", wave_instr_loc(k->instr).line);
+      if (k.instr)
+        put(o, "call (line %u) may write anything", wave_instr_loc(k.instr).line);
       else
         put(o, "subroutine entry");
       return;
     }
-    reg = k->from_reg;
-    c = k->from;
+    reg = k.from_reg;
+    c = k.from;
     if (!c && reg < WAVE_NUM_REGS) {
       put(o, " <- ");
       put_reg(o, reg);
@@ -1205,14 +1205,14 @@ size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr 
   if (e && e->divergent &&
       (wave_instr_op(instr) == WAVE_OP_BREAK || wave_instr_op(instr) == WAVE_OP_CONTINUE)) {
     /* The predicate's own cause reads better than "break <- p1 = ...". */
-    const cause cc = cause_at(u, e->cause), *k = &cc;
+    const cause k = cause_at(u, e->cause);
     out o = {buf, size, 0};
     if (size)
       buf[0] = '\0';
-    put_reg(&o, k->from_reg);
-    if (k->from) {
+    put_reg(&o, k.from_reg);
+    if (k.from) {
       o.len = 0;
-      explain(u, &o, k->from_reg, k->from);
+      explain(u, &o, k.from_reg, k.from);
     }
     return o.len;
   }
@@ -1223,14 +1223,14 @@ size_t wave_uniformity_explain_node(const wave_uniformity *u, const wave_node *n
                                     size_t size) {
   const entry *e = visited_entry(u, node);
   if (e && e->divergent && wave_node_kind_of(node) == WAVE_NODE_IF) {
-    const cause cc = cause_at(u, e->cause), *k = &cc;
+    const cause k = cause_at(u, e->cause);
     out o = {buf, size, 0};
     if (size)
       buf[0] = '\0';
-    if (k->from)
-      explain(u, &o, k->from_reg, k->from);
+    if (k.from)
+      explain(u, &o, k.from_reg, k.from);
     else
-      put_reg(&o, k->from_reg);
+      put_reg(&o, k.from_reg);
     return o.len;
   }
   return explain_entry(u, e, WAVE_NUM_REGS, buf, size);
@@ -1303,8 +1303,7 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
   wave_uniformity *u = layout ? uniformity_compute(kernel, layout, &config) : NULL;
   if (!u)
-    wave_diag_report(diags, WAVE_SEV_ERROR, NULL,
-                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, NULL, 0,
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, wave_kernel_loc(kernel), NULL, 0,
                      "uniformity: out of memory");
   return u;
 }

@@ -364,8 +364,7 @@ static wave_pass_result too_deep(state *st, const round_facts *f, wave_depth_kin
                                  bool stalled, const wave_node *kept, const char *kept_why,
                                  unsigned max_rounds) {
   wave_depth_path way = wave_depth_deepest(f->depth, kind);
-  wave_loc at = way.length ? step_loc(&way.steps[way.length - 1])
-                           : wave_kernel_origin(st->kernel, WAVE_KERNEL_LINE_KERNEL).loc;
+  wave_loc at = way.length ? step_loc(&way.steps[way.length - 1]) : wave_kernel_loc(st->kernel);
   uint32_t depth = wave_depth_max(f->depth, kind);
   if (stalled && kept)
     wave_remark_missed(st->ctx, "depth-kept", if_loc(kept),
@@ -413,8 +412,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   round_facts f;
   if (!facts_from_manager(&f, kernel, am, kind)) {
     facts_free(&f);
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "bound-depth: no depth analysis");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "bound-depth: no depth analysis");
   }
   uint32_t before = wave_depth_max(f.depth, kind);
   if (before != WAVE_DEPTH_UNBOUNDED)
@@ -463,8 +461,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   wave_comment_moves_destroy(st.comments);
   wave_pass_result result;
   if (failed)
-    result = wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                            "out of memory in bound-depth");
+    result = wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in bound-depth");
   else if (depth == WAVE_DEPTH_UNBOUNDED || depth > limit)
     result = too_deep(&st, &f, kind, stalled, kept, kept_why, max_rounds);
   else {

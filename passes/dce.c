@@ -1004,12 +1004,11 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   const wave_liveness *lv = wave_analysis_get(am, kernel, WAVE_ANALYSIS_STRONG_LIVENESS);
   if (!lv)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "dce: no liveness for kernel '%s'", wave_kernel_name(kernel));
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "dce: no liveness for kernel '%s'",
+                          wave_kernel_name(kernel));
   dce *d = calloc(1, sizeof(*d));
   if (!d)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in dce");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in dce");
   d->kernel = kernel;
   d->am = am;
   d->ctx = ctx;
@@ -1057,8 +1056,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   free(d->gone);
   free(d);
   if (!ok)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in dce");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in dce");
   return settled ? wave_pass_done_settled(changed, WAVE_PRESERVE_NONE)
                  : wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }

@@ -769,8 +769,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool settled = true;
   wave_foreach_region(r, kernel) {
     if (!wave_early_cse_region(r, ctx, &rewrites, &settled))
-      return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                            "out of memory in early-cse");
+      return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in early-cse");
   }
   return settled ? wave_pass_done_settled(rewrites > 0, WAVE_PRESERVE_NONE)
                  : wave_pass_done(rewrites > 0, WAVE_PRESERVE_NONE);

@@ -656,8 +656,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     failed = true;
   wave_comment_moves_destroy(comments);
   if (failed)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in flatten-ifs");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in flatten-ifs");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

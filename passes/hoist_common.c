@@ -378,8 +378,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   }
   free(fw.stack);
   if (!ok)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in hoist-common");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in hoist-common");
   return wave_pass_done_settled(h.moved > 0, WAVE_PRESERVE_NONE);
 }
 

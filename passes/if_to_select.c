@@ -963,14 +963,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   size_t num_ifs = 0;
   wave_node *const *ifs = wave_xform_collect_ifs(am, kernel, WAVE_INNER_IFS_FIRST, &num_ifs);
   if (!ifs)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in if-to-select");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in if-to-select");
   if (num_ifs == 0)
     return wave_pass_done(false, WAVE_PRESERVE_ALL);
   wave_comment_moves *comments = wave_comment_moves_create(wave_kernel_module(kernel));
   if (!comments)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in if-to-select");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in if-to-select");
   wave_if_to_select_params params = {
       .target = wave_pass_target(ctx),
       .comments = comments,
@@ -997,7 +995,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       uniformity = wave_analysis_get(am, kernel, WAVE_ANALYSIS_UNIFORMITY);
       if (!params.liveness || !uniformity) {
         wave_comment_moves_destroy(comments);
-        return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+        return wave_pass_fail(ctx, wave_kernel_loc(kernel),
                               "if-to-select: no liveness or uniformity");
       }
       params.kernel_taken = wave_xform_kernel_taken(kernel);
@@ -1032,8 +1030,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool written = wave_comment_moves_apply(comments);
   wave_comment_moves_destroy(comments);
   if (!written)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in if-to-select");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in if-to-select");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

@@ -347,15 +347,13 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     if (changed)
       wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
     if (!hoist_breaks(&l, am, &changed))
-      return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                            "out of memory in legalize");
+      return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in legalize");
   }
   if (!l.target->continue_ok || !l.target->halt_per_lane || !l.target->break_in_if_ok) {
     if (changed)
       wave_analysis_invalidate(am, kernel, WAVE_PRESERVE_NONE);
     if (!lower_exits(&l, am, &changed))
-      return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                            "out of memory in legalize");
+      return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in legalize");
     if (l.broken)
       return l.failed;
   }

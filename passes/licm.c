@@ -248,8 +248,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   free(l.candidates);
   free(l.hoists);
   if (l.out_of_memory)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in licm");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in licm");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

@@ -481,8 +481,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   size_t count;
   wave_node *const *loops = wave_xform_collect_loops(am, kernel, &count);
   if (!loops)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in loop-unroll");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in loop-unroll");
   wave_unroll_env *env = count ? malloc(sizeof(*env)) : NULL;
   bool changed = false, ok = !count || env;
   if (env)
@@ -518,8 +517,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (changed)
     wave_normalize_kernel(kernel);
   if (!ok)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in loop-unroll");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in loop-unroll");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);
 }
 

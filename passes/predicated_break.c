@@ -625,8 +625,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   state st = {.ctx = ctx};
   if (!collect(am, kernel, &st))
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in predicated-break");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in predicated-break");
   bool trailing = wave_pass_option(ctx, 0) != 0;
   bool ok = true;
   /* Liveness and the kernel-wide scan wait for the first if of either shape, before any
@@ -642,8 +641,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
       const wave_liveness *liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
       if (!liveness) {
         free(st.queue);
-        return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                              "predicated-break: no liveness");
+        return wave_pass_fail(ctx, wave_kernel_loc(kernel), "predicated-break: no liveness");
       }
       wave_exit_if_env_init(&st.env, wave_pass_target(ctx), liveness,
                             wave_xform_kernel_taken(kernel), wave_pass_max_registers(ctx, kernel));
@@ -659,8 +657,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   }
   free(st.queue);
   if (!ok)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in predicated-break");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in predicated-break");
   return wave_pass_done(st.changed, WAVE_PRESERVE_NONE);
 }
 

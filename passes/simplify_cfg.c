@@ -233,8 +233,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     s.out_of_memory = true;
   wave_comment_moves_destroy(s.comments);
   if (s.out_of_memory)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory in simplify-cfg");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in simplify-cfg");
   return wave_pass_done_settled(s.changed, WAVE_PRESERVE_NONE);
 }
 

@@ -643,8 +643,7 @@ static bool write_profile(const wave_machine *m, const wave_kernel *kernel, cons
     if (!ok && !wave_diags_has_errors(&diags))
       fprintf(stderr, "wavesim: error: out of memory\n");
     if (ok) {
-      annotation a = {source, source_len, k,
-                      wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc.line,
+      annotation a = {source, source_len, k, wave_kernel_loc(kernel).line,
                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_END).loc.line};
       FILE *out = opt->dumps ? stderr : stdout;
       ok = print_annotation(out, &a) == 0;

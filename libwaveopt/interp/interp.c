@@ -661,8 +661,7 @@ static wave_run_status run_simt(wave_machine *m) {
     ok = interp_wave_alloc(&r.waves[i].regs, &m->prog, m->width, m->const_rows);
   }
   if (!ok) {
-    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY,
-               wave_kernel_origin(m->kernel, WAVE_KERNEL_LINE_KERNEL).loc, "out of memory");
+    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, wave_kernel_loc(m->kernel), "out of memory");
   }
   for (uint32_t wg = 0; ok && wg < m->num_wgs; wg++) {
     uint32_t id[3];
@@ -707,7 +706,7 @@ static bool resolve_geometry(wave_machine *m, const wave_kernel *k) {
   const wave_launch_config *c = &m->config;
   m->width = c->wave_width ? c->wave_width : WAVE_DEFAULT_WAVE_WIDTH;
   if (m->width < WAVE_MIN_WAVE_WIDTH || m->width > WAVE_MAX_WAVE_WIDTH) {
-    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
+    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_loc(k),
                "wave width %" PRIu32 " is outside %d..%d", m->width, WAVE_MIN_WAVE_WIDTH,
                WAVE_MAX_WAVE_WIDTH);
     return false;
@@ -725,7 +724,7 @@ static bool resolve_geometry(wave_machine *m, const wave_kernel *k) {
     threads *= m->wg_size[i];
     groups *= m->grid[i];
     if (threads > MAX_THREADS_PER_WORKGROUP || groups > UINT32_MAX) {
-      fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
+      fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_loc(k),
                  "launch too large: at most %u threads per workgroup and 2^32-1 workgroups",
                  MAX_THREADS_PER_WORKGROUP);
       return false;
@@ -744,20 +743,20 @@ static bool check_config(wave_machine *m, const wave_kernel *k) {
                       : wave_kernel_local_memory(k) ? wave_kernel_local_memory(k)
                                                     : WAVE_DEFAULT_LOCAL_MEMORY;
   if (m->mem.local_size > INTERP_MAX_LOCAL_MEMORY) {
-    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
+    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_loc(k),
                "local memory of %zu bytes is more than the interpreter provides (%u)",
                m->mem.local_size, INTERP_MAX_LOCAL_MEMORY);
     return false;
   }
   if (c->memory_init_size > m->mem.device_size) {
-    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
+    fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_loc(k),
                "initial memory (%zu bytes) exceeds the device memory (%zu bytes)",
                c->memory_init_size, m->mem.device_size);
     return false;
   }
   for (size_t i = 0; i < c->num_presets; i++) {
     if (c->presets[i].reg >= wave_kernel_registers(k)) {
-      fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc,
+      fail_setup(m, WAVE_ERR_INVALID_CONFIG, wave_kernel_loc(k),
                  "preset register r%" PRIu32 " is beyond .registers %" PRIu32, c->presets[i].reg,
                  wave_kernel_registers(k));
       return false;
@@ -810,7 +809,7 @@ wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_c
   m->mem.thread_mode = m->config.mode == WAVE_MODE_THREAD;
   if (m->runnable) {
     char text[512];
-    wave_loc loc = wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc;
+    wave_loc loc = wave_kernel_loc(kernel);
     bool oom = false;
     if (!interp_program_build(&m->prog, kernel, text, sizeof text, &loc, &oom)) {
       if (oom)
@@ -821,8 +820,7 @@ wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_c
     }
   }
   if (m->runnable && !allocate(m))
-    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-               "out of memory");
+    fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, wave_kernel_loc(kernel), "out of memory");
   m->config.presets = m->presets;
   m->config.memory_init = NULL;
   m->config.memory_init_size = 0;

@@ -37,8 +37,7 @@ void interp_set_error(wave_machine *m, wave_error_kind kind, wave_loc loc, const
 }
 
 wave_loc interp_pc_loc(const wave_machine *m, size_t pc) {
-  return pc < m->prog.len ? m->prog.entries[pc].loc
-                          : wave_kernel_origin(m->kernel, WAVE_KERNEL_LINE_KERNEL).loc;
+  return pc < m->prog.len ? m->prog.entries[pc].loc : wave_kernel_loc(m->kernel);
 }
 
 void interp_fail(wave_machine *m, wave_error_kind kind, size_t pc, uint32_t wg, uint32_t wave,

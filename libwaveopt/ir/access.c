@@ -148,6 +148,7 @@ static wave_src *kernel_src(wave_kernel *kernel, wave_kernel_line line) {
   }
   return &kernel->workgroup_size_src;
 }
+wave_loc wave_kernel_loc(const wave_kernel *kernel) { return kernel->kernel_src.loc; }
 wave_src wave_kernel_origin(const wave_kernel *kernel, wave_kernel_line line) {
   return *kernel_src((wave_kernel *)kernel, line);
 }

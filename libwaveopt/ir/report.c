@@ -13,8 +13,8 @@
 void wave_module_report(const wave_module *module, wave_diags *diags, wave_severity severity,
                         const char *flag, wave_loc loc, const char *fmt, ...) {
   size_t len = 0;
-  bool copied = false;
-  char *line = module ? wave_source_line(&module->source, loc.line, &len, &copied) : NULL;
+  char *copy = NULL;
+  const char *line = module ? wave_source_line(&module->source, loc.line, &len, &copy) : NULL;
   if (!loc.file && module)
     loc.file = module->file;
   va_list ap;
@@ -24,6 +24,5 @@ void wave_module_report(const wave_module *module, wave_diags *diags, wave_sever
   wave_diag_report(diags, severity, flag, loc, line, len, "%s",
                    message ? message : "(out of memory formatting this diagnostic)");
   free(message);
-  if (copied)
-    free(line);
+  free(copy);
 }

@@ -92,26 +92,26 @@ static size_t find_newline(const wave_source *s, size_t at) {
   }
 }
 
-char *wave_source_line(const wave_source *s, uint32_t line, size_t *len, bool *copied) {
-  *copied = false;
+const char *wave_source_line(const wave_source *s, uint32_t line, size_t *len, char **copy) {
+  *copy = NULL;
   if (!s->text || line < 1 || line > s->num_lines)
     return NULL;
-  size_t start = s->marks[(line - 1) / WAVE_SOURCE_STRIDE];
-  for (uint32_t skip = (line - 1) % WAVE_SOURCE_STRIDE; skip && start != SIZE_MAX; skip--) {
-    start = find_newline(s, start);
-    start = start == SIZE_MAX ? SIZE_MAX : start + 1;
+  size_t start = s->marks[(line - 1) / WAVE_SOURCE_STRIDE], end = 0;
+  for (uint32_t skip = (line - 1) % WAVE_SOURCE_STRIDE;; skip--) {
+    if ((end = find_newline(s, start)) == SIZE_MAX)
+      return NULL;
+    if (!skip)
+      break;
+    start = end + 1;
   }
-  size_t end = start == SIZE_MAX ? SIZE_MAX : find_newline(s, start);
-  if (end == SIZE_MAX)
-    return NULL;
-  char *text = (char *)s->text + start;
+  const char *text = s->text + start;
   if (start < s->released) {
-    text = malloc(end - start + 1);
-    if (!text || fetch(s, start, text, end - start) != end - start) {
-      free(text);
+    if (!(*copy = malloc(end - start + 1)) || fetch(s, start, *copy, end - start) != end - start) {
+      free(*copy);
+      *copy = NULL;
       return NULL;
     }
-    *copied = true;
+    text = *copy;
   }
   if (end > start && text[end - start - 1] == '\r')
     end--;

@@ -28,10 +28,10 @@ bool wave_source_index(wave_source *s);
 /* Gives back the pages of the text before `upto`, which the parse has passed, when the text
  * came from a large file it can read again; a no-op otherwise and between large steps. */
 void wave_source_release(wave_source *s, size_t upto);
-/* Line `line` (from 1) without its end of line, *len bytes: in the text, or a copy from malloc
- * (*copied) when read again from the file. NULL when there is no such line or the file cannot
- * give it back. */
-char *wave_source_line(const wave_source *s, uint32_t line, size_t *len, bool *copied);
+/* Line `line` (from 1) without its end of line, *len bytes: in the text, or in *copy, a block
+ * from malloc for the caller to free, when read again from the file (*copy is NULL otherwise).
+ * NULL when there is no such line or the file cannot give it back. */
+const char *wave_source_line(const wave_source *s, uint32_t line, size_t *len, char **copy);
 /* Frees the index and closes the file (the text belongs to whoever holds the source). */
 void wave_source_free(wave_source *s);
 

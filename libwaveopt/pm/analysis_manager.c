@@ -139,8 +139,8 @@ static cached *find(wave_analysis_manager *am, const wave_kernel *kernel, wave_a
 static const void *fail(wave_analysis_manager *am, const wave_kernel *kernel,
                         const wave_analysis_info *info, const char *why) {
   wave_module_report(wave_kernel_module(kernel), am->diags, WAVE_SEV_ERROR, NULL,
-                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                     "analysis '%s' of kernel '%s' %s", info->name, wave_kernel_name(kernel), why);
+                     wave_kernel_loc(kernel), "analysis '%s' of kernel '%s' %s", info->name,
+                     wave_kernel_name(kernel), why);
   return NULL;
 }
 
@@ -243,7 +243,7 @@ bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
       continue;
     ok = false;
     wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
-                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                       wave_kernel_loc(kernel),
                        now ? "internal error: analysis '%s' of kernel '%s' is out of date "
                              "after pass %s, which claims to preserve it"
                            : "internal error: analysis '%s' of kernel '%s' cannot be "

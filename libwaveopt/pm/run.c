@@ -64,7 +64,7 @@ static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const ch
   char *message = wave_vformat(fmt, ap);
   va_end(ap);
   wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_ERROR, NULL,
-                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, "internal error: %s",
+                     wave_kernel_loc(kernel), "internal error: %s",
                      message ? message : "out of memory");
   free(message);
 }
@@ -304,7 +304,7 @@ static bool run_kernel(wave_pm_run *run, wave_kernel *kernel, uint64_t *clean_at
                          "Number of fixpoints stopped at their limit, the kernel still changing",
                          1);
         wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_WARNING, "fixpoint",
-                           wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
+                           wave_kernel_loc(kernel),
                            "fixpoint<max=%u> reached its limit on kernel '%s' while the "
                            "kernel still changed",
                            max, wave_kernel_name(kernel));

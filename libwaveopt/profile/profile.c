@@ -405,7 +405,7 @@ static void stale(const wave_profile_kernel *k, const wave_kernel *kernel, uint3
   va_start(ap, fmt);
   char *what = wave_vformat(fmt, ap);
   va_end(ap);
-  wave_loc loc = {wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc.file, line, line ? 1 : 0};
+  wave_loc loc = {wave_kernel_loc(kernel).file, line, line ? 1 : 0};
   if (what)
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, NULL, 0,
                      "profile %s of kernel '%s' is stale: %s", k->profile->file, k->name, what);

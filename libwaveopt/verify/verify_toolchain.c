@@ -29,7 +29,7 @@ enum { EMULATOR_MAX_FRAMES = 32, MAX_WORKGROUP_SIZE = 256 };
 /* A directive's own location, or the kernel's when the directive was not written. */
 static wave_loc directive_loc(const wave_kernel *kernel, wave_kernel_line line) {
   wave_loc loc = wave_kernel_origin(kernel, line).loc;
-  return loc.line ? loc : wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc;
+  return loc.line ? loc : wave_kernel_loc(kernel);
 }
 
 void wave_verify_toolchain_kernel_begin(wave_verify *v) {
@@ -145,7 +145,7 @@ void wave_verify_toolchain_kernel_end(wave_verify *v) {
   const wave_kernel *k = v->kernel;
   wave_loc loc = wave_kernel_origin(k, WAVE_KERNEL_LINE_END).loc.line
                      ? wave_kernel_origin(k, WAVE_KERNEL_LINE_END).loc
-                     : wave_kernel_origin(k, WAVE_KERNEL_LINE_KERNEL).loc;
+                     : wave_kernel_loc(k);
   TOOLCHAIN_WARN(v, loc,
                  "kernel '%s' can run past its end without 'halt' or 'return' (the "
                  "emulator reports a decode error or runs into the next kernel)",

@@ -328,6 +328,8 @@ typedef enum wave_kernel_line {
 WAVE_API wave_src wave_kernel_origin(const wave_kernel *kernel, wave_kernel_line line);
 WAVE_API void wave_kernel_set_origin(wave_kernel *kernel, wave_kernel_line line,
                                      const wave_src *origin);
+/* Where `.kernel NAME` is written: what diagnostics about the kernel as a whole point at. */
+WAVE_API wave_loc wave_kernel_loc(const wave_kernel *kernel);
 
 /* The region's kernel and the regions on either side of it (NULL at the ends). */
 WAVE_API wave_kernel *wave_region_kernel(const wave_region *region);

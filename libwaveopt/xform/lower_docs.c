@@ -772,8 +772,7 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
   if (!memory) {
     free(t.uses);
     wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
-                       wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                       "out of memory lowering the documentation dialect");
+                       wave_kernel_loc(kernel), "out of memory lowering the documentation dialect");
     *changed = false;
     return false;
   }

@@ -55,8 +55,7 @@ static wave_pass_result append_empty_block(wave_kernel *kernel, wave_analysis_ma
   (void)am;
   wave_node *block = wave_block_create(wave_kernel_module(kernel));
   if (!block)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory");
   wave_node_list_append(wave_region_body(wave_kernel_first_region(kernel)), block);
   return wave_pass_done(true, WAVE_PRESERVE_ALL);
 }

@@ -107,8 +107,7 @@ static wave_pass_result run_last_region(wave_kernel *kernel, wave_analysis_manag
   unsigned rewrites = 0;
   bool settled = true;
   if (!wave_early_cse_region(wave_kernel_last_region(kernel), ctx, &rewrites, &settled))
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory");
   return wave_pass_done(rewrites > 0, WAVE_PRESERVE_NONE);
 }
 

@@ -23,8 +23,7 @@ static wave_pass_result run_last_if(wave_kernel *kernel, wave_analysis_manager *
     last = wave_node_prev(last);
   unsigned moved = 0;
   if (last && !wave_hoist_common(last, ctx, &moved))
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "out of memory");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory");
   wave_normalize_kernel(kernel);
   return wave_pass_done(moved > 0, WAVE_PRESERVE_NONE);
 }

@@ -94,9 +94,8 @@ static void *compute_self(wave_kernel *kernel, wave_analysis_manager *am, wave_d
 static void diagnose_nops(const void *result, const wave_kernel *kernel, bool asked,
                           wave_diags *d) {
   if (((const count_result *)result)->nops)
-    wave_diag_report(d, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING, "nops",
-                     wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc, NULL, 0,
-                     "kernel '%s': nops: %u", wave_kernel_name(kernel),
+    wave_diag_report(d, asked ? WAVE_SEV_ERROR : WAVE_SEV_WARNING, "nops", wave_kernel_loc(kernel),
+                     NULL, 0, "kernel '%s': nops: %u", wave_kernel_name(kernel),
                      ((const count_result *)result)->nops);
 }
 
@@ -128,8 +127,8 @@ static wave_pass_result run_remove_nops(wave_kernel *kernel, wave_analysis_manag
     removed++;
   }
   if (!removed)
-    wave_remark_missed(ctx, "no-nop", wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                       "kernel %s has no nop", wave_kernel_name(kernel));
+    wave_remark_missed(ctx, "no-nop", wave_kernel_loc(kernel), "kernel %s has no nop",
+                       wave_kernel_name(kernel));
   wave_pass_stat_add(ctx, "nops-removed", "Number of nops removed", removed);
   if (wave_pass_option(ctx, OPT_SETTLED))
     return wave_pass_done_settled(removed > 0, WAVE_PRESERVE_NONE);
@@ -140,19 +139,16 @@ static wave_pass_result run_read_count(wave_kernel *kernel, wave_analysis_manage
                                        wave_pass_context *ctx) {
   const count_result *count = wave_analysis_get(am, kernel, nop_count_id);
   if (!count)
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "no nop count");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "no nop count");
   if (wave_remark_enabled(ctx, WAVE_REMARK_ANALYSIS))
-    wave_remark_analysis(ctx, "nops", wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                         "%u nops", count->nops);
+    wave_remark_analysis(ctx, "nops", wave_kernel_loc(kernel), "%u nops", count->nops);
   return wave_pass_done(false, WAVE_PRESERVE_NONE);
 }
 
 static wave_pass_result run_read_parity(wave_kernel *kernel, wave_analysis_manager *am,
                                         wave_pass_context *ctx) {
   if (!wave_analysis_get(am, kernel, nop_parity_id))
-    return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                          "no nop parity");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "no nop parity");
   return wave_pass_done(false, WAVE_PRESERVE_NONE);
 }
 
@@ -198,8 +194,8 @@ static wave_pass_result run_unlinker(wave_kernel *kernel, wave_analysis_manager 
 
 static wave_pass_result run_failing(wave_kernel *kernel, wave_analysis_manager *am,
                                     wave_pass_context *ctx) {
-  return wave_pass_fail(ctx, wave_kernel_origin(kernel, WAVE_KERNEL_LINE_KERNEL).loc,
-                        "kernel %s cannot be handled", wave_kernel_name(kernel));
+  return wave_pass_fail(ctx, wave_kernel_loc(kernel), "kernel %s cannot be handled",
+                        wave_kernel_name(kernel));
 }
 
 static wave_pass_result run_mute_failure(wave_kernel *kernel, wave_analysis_manager *am,
