@@ -204,6 +204,9 @@ Test(builder, module_kernel_and_region_accessors) {
   end.comment = "; last";
   wave_kernel_set_origin(a, WAVE_KERNEL_LINE_END, &end);
   cr_assert_str_eq(wave_kernel_origin(a, WAVE_KERNEL_LINE_END).comment, "; last");
+  wave_src head = {{"acc.wave", 7, 1}, NULL, NULL};
+  wave_kernel_set_origin(a, WAVE_KERNEL_LINE_KERNEL, &head);
+  cr_assert(wave_kernel_loc(a).line == 7 && wave_kernel_loc(a).col == 1);
 
   wave_region *entry = wave_kernel_first_region(a);
   wave_region *sub = wave_region_create(a, "sub");
