@@ -383,7 +383,7 @@ static wave_barriers *barriers_compute(const wave_kernel *kernel, const wave_lay
 }
 
 wave_barriers *wave_barriers_compute(const wave_kernel *kernel, const wave_uniformity *per_wave) {
-  wave_layout *layout = wave_layout_build(kernel);
+  wave_layout *layout = wave_layout_build(kernel, NULL);
   wave_barriers *b = layout ? barriers_compute(kernel, layout, per_wave) : NULL;
   wave_layout_destroy(layout);
   return b;

@@ -521,7 +521,7 @@ wave_depth *wave_depth_from_layout(const wave_kernel *kernel, const wave_layout 
 }
 
 wave_depth *wave_depth_compute(const wave_kernel *kernel, const wave_uniformity *uniformity) {
-  wave_layout *layout = wave_layout_build(kernel);
+  wave_layout *layout = wave_layout_build(kernel, NULL);
   wave_depth *d = layout ? wave_depth_from_layout(kernel, layout, uniformity) : NULL;
   wave_layout_destroy(layout);
   return d;

@@ -711,7 +711,7 @@ static wave_liveness *liveness_compute(const wave_kernel *kernel, const wave_lay
 }
 
 static wave_liveness *compute_from_scratch(const wave_kernel *kernel, bool strong) {
-  wave_layout *layout = wave_layout_build(kernel);
+  wave_layout *layout = wave_layout_build(kernel, NULL);
   wave_liveness *lv = layout ? liveness_compute(kernel, layout, strong) : NULL;
   wave_layout_destroy(layout);
   return lv;

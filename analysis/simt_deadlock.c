@@ -636,7 +636,7 @@ static const wave_uniformity *own_get(void *ctx) {
 wave_deadlock *wave_deadlock_compute(const wave_kernel *kernel, const wave_uniformity *u) {
   own_uniformity o = {kernel, u, NULL};
   bool failed;
-  wave_layout *layout = wave_layout_build(kernel);
+  wave_layout *layout = wave_layout_build(kernel, NULL);
   wave_deadlock *d = layout ? analyse(layout, own_get, &o, &failed) : NULL;
   wave_layout_destroy(layout);
   wave_uniformity_destroy(o.computed);

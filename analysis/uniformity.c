@@ -1002,7 +1002,7 @@ static wave_uniformity *uniformity_compute(const wave_kernel *kernel, const wave
 
 wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
                                          const wave_uniformity_config *config) {
-  wave_layout *layout = wave_layout_build(kernel);
+  wave_layout *layout = wave_layout_build(kernel, NULL);
   wave_uniformity *u = layout ? uniformity_compute(kernel, layout, config) : NULL;
   wave_layout_destroy(layout);
   return u;

@@ -101,12 +101,18 @@ static void add_region(builder *b, const wave_region *region) {
   add(b, WAVE_LAYOUT_END_REGION, region, 0);
 }
 
-wave_layout *wave_layout_build(const wave_kernel *kernel) {
+wave_layout *wave_layout_build(const wave_kernel *kernel, const wave_layout_size *expect) {
   wave_layout *l = calloc(1, sizeof(*l));
   if (!l)
     return NULL;
   l->kernel = kernel;
   builder b = {.l = l};
+  /* Room for one more instruction's registers than expected, which add_instr asks for. */
+  if (expect &&
+      (!wave_grow((void **)&l->items, &b.cap_items, expect->items + 1, sizeof(*l->items)) ||
+       !wave_grow((void **)&l->regs, &b.cap_regs, expect->regs + 2 * WAVE_MAX_INSTR_REGS,
+                  sizeof(*l->regs))))
+    b.failed = true;
   for (const wave_region *r = kernel->first_region; r && !b.failed; r = r->next)
     add_region(&b, r);
   if (b.failed) {

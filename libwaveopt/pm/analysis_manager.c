@@ -30,11 +30,14 @@ typedef struct cached {
   wave_preserved sources;  /* the analyses of the same kernel it was computed from */
 } cached;
 
-/* A kernel's layout and node index, each made on its first request. */
+/* A kernel's layout and node index, each made on its first request, and the size of the last
+ * layout made, kept when the kernel changes for the next one to start from. */
 typedef struct cached_views {
   const wave_kernel *kernel;
   wave_layout *layout;
   wave_node_index *nodes;
+  wave_layout_size last_size;
+  bool has_last_size;
 } cached_views;
 
 /* An analysis being computed; analyses asked for meanwhile become its sources. */
@@ -108,15 +111,18 @@ static cached_views *views_of(wave_analysis_manager *am, const wave_kernel *kern
       return &am->views[i];
   if (!wave_grow((void **)&am->views, &am->cap_views, am->num_views + 1, sizeof(*am->views)))
     return NULL;
-  am->views[am->num_views] = (cached_views){kernel, NULL, NULL};
+  am->views[am->num_views] = (cached_views){.kernel = kernel};
   return &am->views[am->num_views++];
 }
 
 const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
                                                 const wave_kernel *kernel) {
   cached_views *v = views_of(am, kernel);
-  if (v && !v->layout)
-    v->layout = wave_layout_build(kernel);
+  if (v && !v->layout &&
+      (v->layout = wave_layout_build(kernel, v->has_last_size ? &v->last_size : NULL)) != NULL) {
+    v->last_size = wave_layout_size_of(v->layout);
+    v->has_last_size = true;
+  }
   return v ? v->layout : NULL;
 }
 
@@ -211,16 +217,15 @@ void wave_analysis_invalidate(wave_analysis_manager *am, const wave_kernel *kern
       am->entries[kept++] = *e;
   }
   am->num_entries = kept;
-  kept = 0;
   for (size_t i = 0; i < am->num_views; i++) {
-    if (am->views[i].kernel == kernel) {
-      wave_layout_destroy(am->views[i].layout);
-      wave_node_index_destroy(am->views[i].nodes);
-    } else {
-      am->views[kept++] = am->views[i];
+    cached_views *v = &am->views[i];
+    if (v->kernel == kernel) {
+      wave_layout_destroy(v->layout);
+      wave_node_index_destroy(v->nodes);
+      v->layout = NULL;
+      v->nodes = NULL;
     }
   }
-  am->num_views = kept;
 }
 
 bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
