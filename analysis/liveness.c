@@ -67,7 +67,9 @@
  *
  * Cost, for a kernel of a million instructions: one pass over the kernel's flat layout
  * (ir/layout.h, which decodes each instruction's registers once for all the analyses) builds
- * the points, with each instruction's uses and kills, never again per visit; a point's edges are a
+ * the points; a visit reads an instruction's uses and kills from its layout item, a few
+ * registers, rather than from sets stored per point, which would cost the memory of two or
+ * three more sets per point at the analysis's peak; a point's edges are a
  * flag byte and at most one jump target; sets are stored packed to the kernel's .registers (see
  * pack), one word each up to 60 registers; instructions and nodes are found by hashing their
  * address, and a caller that meets instructions in text order or in reverse (the printer,
@@ -184,22 +186,22 @@ static bool pack(const wave_liveness *lv, const wave_regset *s, uint64_t *dst) {
   return spill == 0;
 }
 
-/* pack for a set given as a list of registers, into a zeroed dst; false when one does not
- * fit. */
-static bool pack_list(const wave_liveness *lv, const uint16_t *regs, unsigned n, uint64_t *dst) {
-  bool fits = true;
+/* Whether pack_list can take the list: its GPRs are below lv->gprs. */
+static bool list_fits(const wave_liveness *lv, const uint16_t *regs, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (regs[i] < WAVE_REG_PRED(0) && regs[i] >= lv->gprs)
+      return false;
+  return true;
+}
+
+/* pack for a set given as a list of registers that fits (list_fits), added to dst. */
+static void pack_list(const wave_liveness *lv, const uint16_t *regs, unsigned n, uint64_t *dst) {
+  unsigned preds = full_layout(lv) ? WAVE_REG_PRED(0) : 64 * ((unsigned)lv->words - 1) + PRED_SHIFT;
   for (unsigned i = 0; i < n; i++) {
-    unsigned r = regs[i], bit = r;
-    if (r >= WAVE_REG_PRED(0)) {
-      if (!full_layout(lv))
-        bit = 64 * ((unsigned)lv->words - 1) + PRED_SHIFT + (r - WAVE_REG_PRED(0));
-    } else if (r >= lv->gprs) {
-      fits = false;
-    }
-    if (fits)
-      dst[bit / 64] |= (uint64_t)1 << (bit % 64);
+    unsigned r = regs[i];
+    unsigned bit = r >= WAVE_REG_PRED(0) ? preds + (r - WAVE_REG_PRED(0)) : r;
+    dst[bit / 64] |= (uint64_t)1 << (bit % 64);
   }
-  return fits;
 }
 
 static wave_regset unpack(const wave_liveness *lv, const uint64_t *src) {
@@ -230,11 +232,15 @@ typedef struct open_construct {
 
 typedef struct builder {
   wave_liveness *lv;
-  /* One entry per point each; sets packed. */
+  const wave_layout *layout;
+  /* One entry per point each. */
   point_flags *flags;
   uint32_t *aux;
-  uint64_t *gen, *kill;
-  uint64_t *defs;             /* strong liveness only: what each REMOVABLE point writes */
+  /* The layout item of an instruction's or an if's point, NO_POINT for the others: the
+   * transfer reads its registers there (point_sets) instead of gen and kill sets stored per
+   * point, which on a 1M kernel were 16 of -O2's peak megabytes, and 24 with strong
+   * liveness's writes. */
+  uint32_t *item;
   bool strong;
   size_t cap_points, cap_instrs, cap_nodes, cap_loops, cap_stack, cap_breaks;
   loop_span *loops;
@@ -279,25 +285,18 @@ static bool grow_pair(void **a, void **b, size_t *cap, size_t need, size_t size_
 
 static uint32_t add_point(builder *b, point_flags flags) {
   wave_liveness *lv = b->lv;
-  size_t n = lv->num_points, w = lv->words, cap = grown(b->cap_points, n + 1);
+  size_t n = lv->num_points, cap = grown(b->cap_points, n + 1);
   if (n >= NO_POINT ||
-      (cap != b->cap_points &&
-       (!resize((void **)&b->flags, cap, sizeof(point_flags)) ||
-        !resize((void **)&b->aux, cap, sizeof(uint32_t)) ||
-        !resize((void **)&b->gen, cap, w * sizeof(uint64_t)) ||
-        !resize((void **)&b->kill, cap, w * sizeof(uint64_t)) ||
-        (b->strong && !resize((void **)&b->defs, cap, w * sizeof(uint64_t)))))) {
+      (cap != b->cap_points && (!resize((void **)&b->flags, cap, sizeof(point_flags)) ||
+                                !resize((void **)&b->aux, cap, sizeof(uint32_t)) ||
+                                !resize((void **)&b->item, cap, sizeof(uint32_t))))) {
     b->failed = true;
     return NO_POINT;
   }
   b->cap_points = cap;
   b->flags[n] = flags;
   b->aux[n] = NO_POINT;
-  for (size_t k = 0; k < w; k++) {
-    b->gen[n * w + k] = b->kill[n * w + k] = 0;
-    if (b->strong)
-      b->defs[n * w + k] = 0;
-  }
+  b->item[n] = NO_POINT;
   lv->num_points = n + 1;
   return (uint32_t)n;
 }
@@ -305,11 +304,6 @@ static uint32_t add_point(builder *b, point_flags flags) {
 static void jump(builder *b, uint32_t from, uint32_t to) {
   b->flags[from] |= JUMPS;
   b->aux[from] = to;
-}
-
-static void pack_into(builder *b, uint64_t *sets, uint32_t i, const wave_regset *s) {
-  if (!pack(b->lv, s, &sets[(size_t)i * b->lv->words]))
-    b->too_narrow = true;
 }
 
 static void add_node(builder *b, const wave_node *node, uint32_t first, uint32_t after,
@@ -348,8 +342,66 @@ static bool ends_lanes(wave_opcode op, bool entry_region) {
   return op == WAVE_OP_HALT || (op == WAVE_OP_RETURN && entry_region);
 }
 
-/* The instruction's point, with its uses and kills worked out once here rather than on every
- * visit of the fixpoint. Other-lane registers join them once the whole kernel is seen. */
+/* An if's predicate as a packed set; false when it does not fit (a malformed one). */
+static bool pack_cond(const wave_liveness *lv, const wave_layout_item *item, uint64_t *dst) {
+  wave_regset cond = wave_regset_empty();
+  wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)item->pred));
+  return pack(lv, &cond, dst);
+}
+
+/* Point i's gen and kill sets, and for a REMOVABLE point what it writes, each lv->words words,
+ * from its layout item (an instruction's registers fit: check_fits). A lane-local kill spares
+ * the other-lane registers, and lanes that end leave them live. */
+static void point_sets(const wave_liveness *lv, const builder *b, size_t i, const uint64_t *other,
+                       const uint64_t *everything, uint64_t *gen, uint64_t *kill, uint64_t *defs) {
+  size_t w = lv->words;
+  for (size_t k = 0; k < w; k++)
+    gen[k] = kill[k] = defs[k] = 0;
+  uint32_t at = b->item[i];
+  if (at == NO_POINT)
+    return;
+  const wave_layout_item *item = &b->layout->items[at];
+  if (item->kind == WAVE_LAYOUT_IF) {
+    pack_cond(lv, item, gen);
+    return;
+  }
+  point_flags f = b->flags[i];
+  const uint16_t *uses = wave_layout_uses(b->layout, item);
+  const uint16_t *writes = wave_layout_defs(b->layout, item);
+  if (f & CROSSES_REGIONS) {
+    for (size_t k = 0; k < w; k++)
+      gen[k] = everything[k];
+  } else {
+    pack_list(lv, uses, item->num_uses, gen);
+  }
+  if (item->guard == WAVE_NO_GUARD)
+    pack_list(lv, writes, item->num_defs, kill);
+  if (f & REMOVABLE)
+    pack_list(lv, writes, item->num_defs, defs);
+  if (f & (KILLS_LANE_REGS | ENDS_LANES)) {
+    for (size_t k = 0; k < w; k++) {
+      if (f & KILLS_LANE_REGS)
+        kill[k] &= ~other[k];
+      if (f & ENDS_LANES)
+        gen[k] |= other[k];
+    }
+  }
+}
+
+/* Notes when the registers of point i, an instruction's or an if's, do not fit the packed
+ * layout, which makes the kernel computed again in five words. */
+static void check_fits(builder *b, uint32_t i) {
+  const wave_layout_item *item = &b->layout->items[b->item[i]];
+  uint64_t cond[WAVE_REGSET_WORDS] = {0};
+  bool fits = item->kind == WAVE_LAYOUT_IF
+                  ? pack_cond(b->lv, item, cond)
+                  : list_fits(b->lv, wave_layout_uses(b->layout, item), item->num_uses) &&
+                        list_fits(b->lv, wave_layout_defs(b->layout, item), item->num_defs);
+  if (!fits)
+    b->too_narrow = true;
+}
+
+/* The instruction's point. Other-lane registers are known once the whole kernel is seen. */
 static void add_instr(builder *b, const wave_layout *layout, const wave_layout_item *item,
                       bool entry_region) {
   wave_liveness *lv = b->lv;
@@ -387,16 +439,8 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
     }
     b->breaks[b->num_breaks++] = i;
   }
-  const uint16_t *uses = &layout->regs[item->regs];
-  size_t w = lv->words;
-  if (crosses)
-    pack_into(b, b->gen, i, &lv->everything);
-  else if (!pack_list(lv, uses, item->num_uses, &b->gen[i * w]))
-    b->too_narrow = true;
-  if (!guarded && !pack_list(lv, uses + item->num_uses, item->num_defs, &b->kill[i * w]))
-    b->too_narrow = true;
-  if (removable && !pack_list(lv, uses + item->num_uses, item->num_defs, &b->defs[i * w]))
-    b->too_narrow = true;
+  b->item[i] = (uint32_t)(item - layout->items);
+  check_fits(b, i);
   /* The flag says which opcodes have such reads; asking only those keeps the walk fast. */
   if (wave_opcode_has((wave_opcode)item->op, WAVE_F_OTHER_LANES)) {
     wave_regset other;
@@ -429,9 +473,8 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
     case WAVE_LAYOUT_IF:
       i = add_point(b, (point_flags)(FALLS | (b->strong ? IF_HEAD : 0)));
       if (i != NO_POINT && open_construct_push(b, i, false)) {
-        wave_regset cond = wave_regset_empty();
-        wave_regset_set(&cond, WAVE_REG_PRED((uint8_t)item->pred));
-        pack_into(b, b->gen, i, &cond);
+        b->item[i] = (uint32_t)(item - layout->items);
+        check_fits(b, i);
       }
       break;
     case WAVE_LAYOUT_LOOP:
@@ -489,10 +532,8 @@ static void presize(builder *b, const wave_layout *layout) {
   size_t nodes = count[WAVE_LAYOUT_BLOCK] + count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP] + 1;
   size_t instrs = count[WAVE_LAYOUT_INSTR] + 1, loops = count[WAVE_LAYOUT_LOOP] + 1;
   if (!resize((void **)&b->flags, points, sizeof(point_flags)) ||
-      (b->strong && !resize((void **)&b->defs, points, lv->words * sizeof(uint64_t))) ||
       !resize((void **)&b->aux, points, sizeof(uint32_t)) ||
-      !resize((void **)&b->gen, points, lv->words * sizeof(uint64_t)) ||
-      !resize((void **)&b->kill, points, lv->words * sizeof(uint64_t)) ||
+      !resize((void **)&b->item, points, sizeof(uint32_t)) ||
       !resize((void **)&lv->instr_keys, instrs, sizeof(void *)) ||
       !resize((void **)&lv->instr_points, instrs, sizeof(uint32_t)) ||
       !resize((void **)&lv->node_keys, nodes, sizeof(void *)) ||
@@ -505,21 +546,6 @@ static void presize(builder *b, const wave_layout *layout) {
   b->cap_instrs = instrs;
   b->cap_nodes = nodes;
   b->cap_loops = loops;
-}
-
-/* Other-lane registers, known once the whole kernel is flattened, in the kill and gen sets of
- * the points whose rules name them. */
-static void add_other_lanes(builder *b, const uint64_t *other) {
-  size_t w = b->lv->words;
-  for (size_t i = 0; i < b->lv->num_points; i++) {
-    point_flags flags = b->flags[i];
-    for (size_t k = 0; k < w; k++) {
-      if (flags & KILLS_LANE_REGS)
-        b->kill[i * w + k] &= ~other[k];
-      if (flags & ENDS_LANES)
-        b->gen[i * w + k] |= other[k];
-    }
-  }
 }
 
 /* ---- the fixpoint --------------------------------------------------------------------------- */
@@ -536,7 +562,8 @@ static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64
   const uint64_t *jump = f & LOOP_END   ? &lv->in[(size_t)b->loops[b->aux[i]].head * w]
                          : f & JUMPS    ? &lv->in[(size_t)b->aux[i] * w]
                                         : NULL;
-  const uint64_t *gen = &b->gen[i * w], *kill = &b->kill[i * w];
+  uint64_t gen[WAVE_REGSET_WORDS], kill[WAVE_REGSET_WORDS], defs[WAVE_REGSET_WORDS];
+  point_sets(lv, b, i, other, everything, gen, kill, defs);
   uint64_t *out = &lv->out[i * w], *in = &lv->in[i * w];
   uint64_t needed = f & REMOVABLE || idle ? 0 : 1;
   for (size_t k = 0; k < w; k++) {
@@ -547,7 +574,7 @@ static bool transfer(wave_liveness *lv, const builder *b, size_t i, const uint64
       live_out |= jump[k];
     out[k] = live_out;
     if (f & REMOVABLE)
-      needed |= live_out & b->defs[i * w + k];
+      needed |= live_out & defs[k];
   }
   bool grew = false;
   for (size_t k = 0; k < w; k++) {
@@ -654,7 +681,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
     wave_regset_set(&lv->everything, WAVE_REG_GPR(r));
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
     wave_regset_set(&lv->everything, WAVE_REG_PRED(p));
-  builder b = {.lv = lv, .strong = strong};
+  builder b = {.lv = lv, .layout = layout, .strong = strong};
   size_t cap_regions = 0;
   presize(&b, layout);
   const wave_layout_item *at = layout->items;
@@ -674,8 +701,6 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   if (!b.failed && (!pack(lv, &b.other_lanes, other) || !pack(lv, &lv->everything, everything)))
     b.too_narrow = true;
   bool ok = !b.failed && !b.too_narrow;
-  if (ok && !wave_regset_is_empty(b.other_lanes))
-    add_other_lanes(&b, other);
   ok = ok &&
        (lv->in = wave_calloc_huge(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
        (lv->out = wave_calloc_huge(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
@@ -685,9 +710,7 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   free(b.flags);
   free(b.aux);
   free(b.loops);
-  free(b.gen);
-  free(b.kill);
-  free(b.defs);
+  free(b.item);
   free(b.stack);
   free(b.breaks);
   *too_narrow = b.too_narrow;
