@@ -350,12 +350,13 @@ static bool pack_cond(const wave_liveness *lv, const wave_layout_item *item, uin
 }
 
 /* Point i's gen and kill sets, and for a REMOVABLE point what it writes, each lv->words words,
- * from its layout item (an instruction's registers fit: check_fits). A lane-local kill spares
+ * from its layout item (whose registers fit: compute_packed checks). A lane-local kill spares
  * the other-lane registers, and lanes that end leave them live. */
 static void point_sets(const wave_liveness *lv, const builder *b, size_t i, const uint64_t *other,
                        const uint64_t *everything, uint64_t *gen, uint64_t *kill, uint64_t *defs) {
   size_t w = lv->words;
-  for (size_t k = 0; k < w; k++)
+  /* All five words, a constant count the compiler unrolls, where w words would call memset. */
+  for (size_t k = 0; k < WAVE_REGSET_WORDS; k++)
     gen[k] = kill[k] = defs[k] = 0;
   uint32_t at = b->item[i];
   if (at == NO_POINT)
@@ -386,19 +387,6 @@ static void point_sets(const wave_liveness *lv, const builder *b, size_t i, cons
         gen[k] |= other[k];
     }
   }
-}
-
-/* Notes when the registers of point i, an instruction's or an if's, do not fit the packed
- * layout, which makes the kernel computed again in five words. */
-static void check_fits(builder *b, uint32_t i) {
-  const wave_layout_item *item = &b->layout->items[b->item[i]];
-  uint64_t cond[WAVE_REGSET_WORDS] = {0};
-  bool fits = item->kind == WAVE_LAYOUT_IF
-                  ? pack_cond(b->lv, item, cond)
-                  : list_fits(b->lv, wave_layout_uses(b->layout, item), item->num_uses) &&
-                        list_fits(b->lv, wave_layout_defs(b->layout, item), item->num_defs);
-  if (!fits)
-    b->too_narrow = true;
 }
 
 /* The instruction's point. Other-lane registers are known once the whole kernel is seen. */
@@ -440,7 +428,6 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
     b->breaks[b->num_breaks++] = i;
   }
   b->item[i] = (uint32_t)(item - layout->items);
-  check_fits(b, i);
   /* The flag says which opcodes have such reads; asking only those keeps the walk fast. */
   if (wave_opcode_has((wave_opcode)item->op, WAVE_F_OTHER_LANES)) {
     wave_regset other;
@@ -474,7 +461,9 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
       i = add_point(b, (point_flags)(FALLS | (b->strong ? IF_HEAD : 0)));
       if (i != NO_POINT && open_construct_push(b, i, false)) {
         b->item[i] = (uint32_t)(item - layout->items);
-        check_fits(b, i);
+        uint64_t cond[WAVE_REGSET_WORDS] = {0};
+        if (!pack_cond(lv, item, cond))
+          b->too_narrow = true;
       }
       break;
     case WAVE_LAYOUT_LOOP:
@@ -682,6 +671,9 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
   for (unsigned p = 0; p < WAVE_NUM_PREDS; p++)
     wave_regset_set(&lv->everything, WAVE_REG_PRED(p));
   builder b = {.lv = lv, .layout = layout, .strong = strong};
+  /* Every instruction's registers are in the layout's one array: a scan of it says whether
+   * they all fit, for point_sets to pack them unchecked. */
+  b.too_narrow = !list_fits(lv, layout->regs, layout->num_regs);
   size_t cap_regions = 0;
   presize(&b, layout);
   const wave_layout_item *at = layout->items;
