@@ -83,10 +83,11 @@ typedef struct wave_layout_size {
   size_t items, regs;
 } wave_layout_size;
 
-/* NULL when memory runs out. With `expect`, the arrays are allocated for that size at once and
- * grow only beyond it: doubling a million-item array copies it each time and leaves the
- * smaller copies behind as free heap that the process keeps (a third of what a layout of the
- * random 1M kernel cost at its peak). */
+/* NULL when memory runs out. The arrays are allocated at once for `expect`, or without it for
+ * the size a walk of the kernel counts first, and grow only beyond it: doubling a
+ * million-item array copies it each time and leaves the smaller copies behind as free heap
+ * that the process keeps (a third of what a layout of the random 1M kernel cost at its
+ * peak). */
 wave_layout *wave_layout_build(const wave_kernel *kernel, const wave_layout_size *expect);
 static inline wave_layout_size wave_layout_size_of(const wave_layout *layout) {
   wave_layout_size size = {layout->num_items, layout->num_regs};
