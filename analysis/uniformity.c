@@ -467,13 +467,14 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
   /* Sized once from the layout: doubling would copy and fault in the arrays again. An
    * instruction whose inputs are its guard and destinations may list one register more. */
   size_t entries = layout->num_items - layout->count[WAVE_LAYOUT_BLOCK];
-  bool ok = (u->keys = reserve(NULL, &u->cap_keys, entries, sizeof(*u->keys))) != NULL &&
-            (u->entries = reserve(NULL, &u->cap_entries, entries, sizeof(*u->entries))) != NULL &&
-            (w->loops = reserve(NULL, &w->cap_loops, layout->count[WAVE_LAYOUT_LOOP],
-                                sizeof(*w->loops))) != NULL &&
-            (w->regs = reserve(NULL, &w->cap_regs,
-                               layout->num_regs + layout->count[WAVE_LAYOUT_INSTR] + WAVE_NUM_REGS,
-                               sizeof(*w->regs))) != NULL;
+  bool ok =
+      wave_alloc_array((void **)&u->keys, &u->cap_keys, entries + 1, sizeof(*u->keys)) &&
+      wave_alloc_array((void **)&u->entries, &u->cap_entries, entries + 1, sizeof(*u->entries)) &&
+      wave_alloc_array((void **)&w->loops, &w->cap_loops, layout->count[WAVE_LAYOUT_LOOP] + 1,
+                       sizeof(*w->loops)) &&
+      wave_alloc_array((void **)&w->regs, &w->cap_regs,
+                       layout->num_regs + layout->count[WAVE_LAYOUT_INSTR] + WAVE_NUM_REGS + 1,
+                       sizeof(*w->regs));
   for (size_t i = 0; ok && i < layout->num_items; i++) {
     const wave_layout_item *item = &layout->items[i];
     const wave_node *n = wave_layout_node(item);

@@ -133,17 +133,6 @@ static wave_layout_size count(const wave_kernel *kernel) {
   return size;
 }
 
-/* Room for exactly n elements, not the power of two above: the previous layout's arrays were
- * freed just before, and arrays of about their size take their place in the heap, where
- * larger ones would lie beside the freed blocks (-O2's peak RSS on bench_pipeline's 1M kernel
- * 197 -> 179 MB). Growth beyond n doubles (wave_grow). */
-static bool reserve(void **array, size_t *cap, size_t n, size_t size) {
-  if (n > SIZE_MAX / size || !(*array = wave_realloc_huge(NULL, 0, n * size)))
-    return false;
-  *cap = n;
-  return true;
-}
-
 wave_layout *wave_layout_build(const wave_kernel *kernel, const wave_layout_size *expect) {
   wave_layout *l = calloc(1, sizeof(*l));
   if (!l)
@@ -156,9 +145,9 @@ wave_layout *wave_layout_build(const wave_kernel *kernel, const wave_layout_size
     expect = &counted;
   }
   /* Room for one more instruction's registers than expected, which add_instr asks for. */
-  if (!reserve((void **)&l->items, &b.cap_items, expect->items + 1, sizeof(*l->items)) ||
-      !reserve((void **)&l->regs, &b.cap_regs, expect->regs + 2 * WAVE_MAX_INSTR_REGS,
-               sizeof(*l->regs)))
+  if (!wave_alloc_array((void **)&l->items, &b.cap_items, expect->items + 1, sizeof(*l->items)) ||
+      !wave_alloc_array((void **)&l->regs, &b.cap_regs, expect->regs + 2 * WAVE_MAX_INSTR_REGS,
+                        sizeof(*l->regs)))
     b.failed = true;
   for (const wave_region *r = kernel->first_region; r && !b.failed; r = r->next)
     add_region(&b, r);

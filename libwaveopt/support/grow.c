@@ -63,6 +63,16 @@ bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
   return true;
 }
 
+bool wave_alloc_array(void **array, size_t *cap, size_t n, size_t size) {
+  n = n ? n : 1;
+  void *p = size && n > SIZE_MAX / size ? NULL : wave_realloc_huge(NULL, 0, n * size);
+  if (!p)
+    return false;
+  *array = p;
+  *cap = n;
+  return true;
+}
+
 size_t wave_release_huge(void *block, size_t bytes) {
   uintptr_t begin = ((uintptr_t)block + WAVE_HUGE_PAGE - 1) & ~(WAVE_HUGE_PAGE - 1);
   uintptr_t end = ((uintptr_t)block + bytes) & ~(WAVE_HUGE_PAGE - 1);

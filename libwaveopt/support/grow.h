@@ -18,6 +18,15 @@ static inline bool wave_grow(void **array, size_t *cap, size_t need, size_t size
   return need <= *cap || wave_grow_array(array, cap, need, size);
 }
 
+/* Allocates *array with room for exactly n elements of `size` bytes (*cap = n; at least one
+ * element), for an array whose size is known or expected before it is filled: later growth
+ * doubles from there (wave_grow). Exact rather than the power of two above it: the arrays of
+ * an analysis computed again after a change are freed just before, and arrays of about their
+ * size take their place in the heap, where larger ones would lie beside the freed blocks
+ * (-O2's peak RSS on bench_pipeline's 1M kernel 197 -> 179 MB for the layout's). False, with
+ * *array untouched, when memory runs out or the size overflows. */
+bool wave_alloc_array(void **array, size_t *cap, size_t n, size_t size);
+
 /* The size of a huge page on the machines the library is built for (x86-64, arm64 with 4 KiB
  * base pages). */
 #define WAVE_HUGE_PAGE ((size_t)2 * 1024 * 1024)

@@ -2,8 +2,8 @@
 /*
  * support/grow.h: an array grown one element at a time keeps every element, on both sides of
  * the size from which its growth is advised to the kernel as huge pages and copied by hand
- * rather than by realloc; calloc's huge twin zeroes what it gives; advice on a block of any
- * size, or on none, changes nothing in it.
+ * rather than by realloc; an exact allocation is exact; calloc's huge twin zeroes what it
+ * gives; advice on a block of any size, or on none, changes nothing in it.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -34,6 +34,32 @@ Test(grow, refuses_a_size_that_overflows) {
   cr_assert_not(wave_grow((void **)&a, &cap, SIZE_MAX / 2, sizeof(*a)));
   cr_assert_null(a);
   cr_assert_eq(cap, 0);
+}
+
+/* An exact allocation has the capacity asked for (no power of two above it), at least one
+ * element, and doubles from there; an overflowing size is refused with the array untouched. */
+Test(grow, alloc_array_is_exact_and_grows_from_there) {
+  uint32_t *a = NULL;
+  size_t cap = 0;
+  cr_assert(wave_alloc_array((void **)&a, &cap, 1000, sizeof(*a)));
+  cr_assert_eq(cap, 1000);
+  for (uint32_t i = 0; i < 1001; i++) {
+    cr_assert(wave_grow((void **)&a, &cap, (size_t)i + 1, sizeof(*a)));
+    a[i] = i;
+  }
+  cr_assert_eq(cap, 2000, "doubled from the exact size");
+  for (uint32_t i = 0; i < 1001; i++)
+    cr_assert_eq(a[i], i);
+  free(a);
+  uint32_t *none = NULL;
+  cr_assert(wave_alloc_array((void **)&none, &cap, 0, sizeof(*none)));
+  cr_assert_eq(cap, 1);
+  free(none);
+  uint32_t *big = NULL;
+  cap = 7;
+  cr_assert_not(wave_alloc_array((void **)&big, &cap, SIZE_MAX / 2, sizeof(*big)));
+  cr_assert_null(big);
+  cr_assert_eq(cap, 7);
 }
 
 Test(grow, realloc_huge_keeps_the_contents_either_way) {
