@@ -307,11 +307,12 @@ static bool survey_kernel(survey *s, const wave_layout *layout) {
   /* Sized once from the layout (an event per statement at most): doubling would copy and
    * fault in the arrays again. */
   const size_t *count = layout->count;
-  if (!wave_grow((void **)&s->constructs, &s->cap_constructs,
-                 count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP], sizeof(*s->constructs)) ||
-      !wave_grow((void **)&s->loops, &s->cap_loops, count[WAVE_LAYOUT_LOOP], sizeof(*s->loops)) ||
-      !wave_grow((void **)&s->events, &s->cap_events, layout->num_items - count[WAVE_LAYOUT_BLOCK],
-                 sizeof(*s->events)))
+  if (!wave_alloc_array((void **)&s->constructs, &s->cap_constructs,
+                        count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP], sizeof(*s->constructs)) ||
+      !wave_alloc_array((void **)&s->loops, &s->cap_loops, count[WAVE_LAYOUT_LOOP],
+                        sizeof(*s->loops)) ||
+      !wave_alloc_array((void **)&s->events, &s->cap_events,
+                        layout->num_items - count[WAVE_LAYOUT_BLOCK], sizeof(*s->events)))
     return false;
   const wave_layout_item *at = layout->items;
   for (size_t r = 0; r < layout->count[WAVE_LAYOUT_END_REGION] && !s->failed; r++)
