@@ -31,13 +31,13 @@ typedef struct cached {
 } cached;
 
 /* A kernel's layout and node index, each made on its first request, and the size of the last
- * layout made, kept when the kernel changes for the next one to start from. */
+ * layout made, kept when the kernel changes for the next one to start from (no items: none
+ * made yet; a layout has at least its region's end). */
 typedef struct cached_views {
   const wave_kernel *kernel;
   wave_layout *layout;
   wave_node_index *nodes;
   wave_layout_size last_size;
-  bool has_last_size;
 } cached_views;
 
 /* An analysis being computed; analyses asked for meanwhile become its sources. */
@@ -119,10 +119,8 @@ const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
                                                 const wave_kernel *kernel) {
   cached_views *v = views_of(am, kernel);
   if (v && !v->layout &&
-      (v->layout = wave_layout_build(kernel, v->has_last_size ? &v->last_size : NULL)) != NULL) {
+      (v->layout = wave_layout_build(kernel, v->last_size.items ? &v->last_size : NULL)) != NULL)
     v->last_size = wave_layout_size_of(v->layout);
-    v->has_last_size = true;
-  }
   return v ? v->layout : NULL;
 }
 
