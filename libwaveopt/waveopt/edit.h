@@ -194,35 +194,51 @@ typedef struct wave_cursor {
 } wave_cursor;
 
 static inline wave_cursor wave_cursor_before_instr(wave_instr *instr) {
-  wave_cursor c = {WAVE_CURSOR_BEFORE_INSTR, {.instr = instr}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_BEFORE_INSTR;
+  c.at.instr = instr;
   return c;
 }
 static inline wave_cursor wave_cursor_after_instr(wave_instr *instr) {
-  wave_cursor c = {WAVE_CURSOR_AFTER_INSTR, {.instr = instr}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_AFTER_INSTR;
+  c.at.instr = instr;
   return c;
 }
 static inline wave_cursor wave_cursor_block_start(wave_node *block) {
-  wave_cursor c = {WAVE_CURSOR_BLOCK_START, {.node = block}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_BLOCK_START;
+  c.at.node = block;
   return c;
 }
 static inline wave_cursor wave_cursor_block_end(wave_node *block) {
-  wave_cursor c = {WAVE_CURSOR_BLOCK_END, {.node = block}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_BLOCK_END;
+  c.at.node = block;
   return c;
 }
 static inline wave_cursor wave_cursor_list_start(wave_node_list *list) {
-  wave_cursor c = {WAVE_CURSOR_LIST_START, {.list = list}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_LIST_START;
+  c.at.list = list;
   return c;
 }
 static inline wave_cursor wave_cursor_list_end(wave_node_list *list) {
-  wave_cursor c = {WAVE_CURSOR_LIST_END, {.list = list}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_LIST_END;
+  c.at.list = list;
   return c;
 }
 static inline wave_cursor wave_cursor_before_node(wave_node *node) {
-  wave_cursor c = {WAVE_CURSOR_BEFORE_NODE, {.node = node}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_BEFORE_NODE;
+  c.at.node = node;
   return c;
 }
 static inline wave_cursor wave_cursor_after_node(wave_node *node) {
-  wave_cursor c = {WAVE_CURSOR_AFTER_NODE, {.node = node}};
+  wave_cursor c;
+  c.kind = WAVE_CURSOR_AFTER_NODE;
+  c.at.node = node;
   return c;
 }
 

@@ -180,27 +180,33 @@ typedef struct wave_operand {
   uint32_t col;       /* source column, 0 when built */
 } wave_operand;
 
+/* An operand of the kind with the value, every other field zero. Every field is written out so
+ * that the header compiles as C++ too (where `= {0}` leaves the rest to a warning). */
+static inline wave_operand wave_operand_of(wave_operand_kind kind, uint32_t value,
+                                           const char *label) {
+  wave_operand o = {(uint8_t)kind, 0, 0, WAVE_IMM_DECIMAL, value, label, 0};
+  return o;
+}
 static inline wave_operand wave_gpr(uint32_t r) {
-  wave_operand o = {0}; o.kind = WAVE_OPERAND_GPR; o.value = r; return o;
+  return wave_operand_of(WAVE_OPERAND_GPR, r, NULL);
 }
 static inline wave_operand wave_pred(uint32_t p) {
-  wave_operand o = {0}; o.kind = WAVE_OPERAND_PRED; o.value = p; return o;
+  return wave_operand_of(WAVE_OPERAND_PRED, p, NULL);
 }
 static inline wave_operand wave_not_pred(uint32_t p) {
   wave_operand o = wave_pred(p); o.negated = 1; return o;
 }
 static inline wave_operand wave_sreg(uint32_t s) {
-  wave_operand o = {0}; o.kind = WAVE_OPERAND_SREG; o.value = s; return o;
+  return wave_operand_of(WAVE_OPERAND_SREG, s, NULL);
 }
 static inline wave_operand wave_imm(uint32_t bits) {
-  wave_operand o = {0}; o.kind = WAVE_OPERAND_IMM; o.value = bits;
-  o.imm_form = WAVE_IMM_DECIMAL; return o;
+  return wave_operand_of(WAVE_OPERAND_IMM, bits, NULL);
 }
 static inline wave_operand wave_scope_operand(wave_scope s) {
-  wave_operand o = {0}; o.kind = WAVE_OPERAND_SCOPE; o.value = (uint32_t)s; return o;
+  return wave_operand_of(WAVE_OPERAND_SCOPE, (uint32_t)s, NULL);
 }
 static inline wave_operand wave_label_operand(const char *label) {
-  wave_operand o = {0}; o.kind = WAVE_OPERAND_LABEL; o.label = label; return o;
+  return wave_operand_of(WAVE_OPERAND_LABEL, 0, label);
 }
 
 /* Special register names, indexed by their encoding (docs/language.md "Registers"). */
