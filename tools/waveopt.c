@@ -41,6 +41,8 @@ static const char usage[] =
     "                                per lane: analyses take them as divergent from the entry\n"
     "  -list-passes                  list the passes with their options, the analyses and\n"
     "                                the named pipelines, and exit\n"
+    "  -load-pass-plugin=FILE        load a shared object that adds passes and analyses,\n"
+    "                                named then like the built-in ones (repeatable)\n"
     "  -target=NAME                  the tool the output is for (-list-targets shows them;\n"
     "                                default portable: what every tool runs correctly)\n"
     "  -list-targets                 list the targets and what each runs correctly, and exit\n"
@@ -318,6 +320,10 @@ static int parse_args(int argc, char **argv, options *opt) {
       status = set_assume_divergent(opt, v);
     } else if (strcmp(a, "-print-pipeline") == 0 || strcmp(a, "-print-pipeline-passes") == 0) {
       opt->print_pipeline = true;
+    } else if ((v = tool_option_arg(argc, argv, &i, "load-pass-plugin", ""))) {
+      /* Loaded already (load_plugins), since other flags may name its passes. */
+      if (!*v)
+        status = tool_usage_error("waveopt", "-load-pass-plugin needs a file name");
     } else if (strcmp(a, "-list-passes") == 0) {
       opt->list_passes = true;
     } else if (strcmp(a, "-list-targets") == 0) {
@@ -829,6 +835,22 @@ static void keep_freed_memory(void) {
 #endif
 }
 
+/* Loads every -load-pass-plugin before the other flags are read: -passes, -print-before and
+ * -NAME=VALUE may name what a plugin adds. Returns -1 to go on, or the exit status. */
+static int load_plugins(wave_pass_registry *registry, int argc, char **argv) {
+  wave_diags diags;
+  wave_diags_init(&diags);
+  int status = -1;
+  for (int i = 1; i < argc && status < 0; i++) {
+    const char *v = tool_option_arg(argc, argv, &i, "load-pass-plugin", "");
+    if (v && *v && !wave_pass_registry_load_plugin(registry, v, &diags))
+      status = 1;
+  }
+  tool_print_diags(&diags, TOOL_DIAGS_TEXT);
+  wave_diags_free(&diags);
+  return status;
+}
+
 int main(int argc, char **argv) {
   keep_freed_memory();
   wave_pass_registry *registry = wave_pass_registry_create();
@@ -837,7 +859,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   options opt = {.registry = registry, .level = -1};
-  int status = parse_args(argc, argv, &opt);
+  int status = load_plugins(registry, argc, argv);
+  if (status < 0)
+    status = parse_args(argc, argv, &opt);
   if (status < 0 && opt.list_passes)
     list_passes(registry);
   if (status < 0 && opt.list_targets)

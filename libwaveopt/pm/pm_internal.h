@@ -18,6 +18,8 @@ struct wave_pass_registry {
   size_t num_passes, pass_capacity;
   const wave_analysis_info *analyses[WAVE_MAX_ANALYSES];
   size_t num_analyses;
+  void **plugins; /* dlopen handles, closed when the registry is destroyed */
+  size_t num_plugins, plugin_capacity;
 };
 
 typedef enum wave_step_kind {
@@ -64,6 +66,9 @@ struct wave_pass_context {
 
 /* Adds n to the result's statistic `name` of `pass` (a pass's name, or "fixpoint" for the
  * manager's own), creating it with `description`. */
+/* Unloads the registry's plugins, the last first (pm/plugin.c). */
+void wave_pass_plugins_close(wave_pass_registry *registry);
+
 void wave_pm_add_stat(wave_pm_run *run, const char *pass, const char *name,
                       const char *description, uint64_t n);
 

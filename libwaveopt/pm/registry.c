@@ -54,6 +54,7 @@ void wave_pass_registry_destroy(wave_pass_registry *registry) {
   if (!registry)
     return;
   free(registry->passes);
+  wave_pass_plugins_close(registry);
   free(registry);
 }
 

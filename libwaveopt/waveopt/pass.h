@@ -211,6 +211,42 @@ WAVE_API const wave_pass_info *wave_pass_registry_pass_at(const wave_pass_regist
 WAVE_API const wave_analysis_info *wave_pass_registry_analysis_at(
     const wave_pass_registry *registry, wave_analysis_id id);
 
+/* ---- pass plugins ------------------------------------------------------------------------- */
+
+/* A pass plugin is a shared object that adds passes and analyses to a registry when it is
+ * loaded (waveopt -load-pass-plugin=FILE), as LLVM's pass plugins do. It defines one function
+ * with C linkage, wave_get_pass_plugin_info, returning a pointer to its static description:
+ *
+ *   static bool add(wave_pass_registry *r, wave_diags *d) {
+ *     return wave_pass_registry_add_pass(r, &my_pass, d);
+ *   }
+ *   static const wave_pass_plugin_info info = {WAVE_PASS_PLUGIN_API_VERSION, "mine", "1.0", add};
+ *   const wave_pass_plugin_info *wave_get_pass_plugin_info(void) { return &info; }
+ *
+ * The library reads api_version before anything else, so a plugin built against another
+ * version of this description is refused without reading the rest. The version changes
+ * whenever wave_pass_info, wave_analysis_info or this struct change shape. */
+#define WAVE_PASS_PLUGIN_API_VERSION 1u
+
+typedef struct wave_pass_plugin_info {
+  uint32_t api_version; /* WAVE_PASS_PLUGIN_API_VERSION as the plugin saw it */
+  const char *name;     /* for diagnostics */
+  const char *version;
+  /* Adds the plugin's passes and analyses; false after saying why in diags. */
+  bool (*register_passes)(wave_pass_registry *registry, wave_diags *diags);
+} wave_pass_plugin_info;
+
+/* What a plugin defines; the library only looks it up by name. */
+WAVE_API const wave_pass_plugin_info *wave_get_pass_plugin_info(void);
+
+/* Loads the shared object at path and lets it register its passes and analyses. The registry
+ * keeps the object loaded until it is destroyed (its passes live there). False, with the
+ * registry as it was and the object unloaded, when the file cannot be loaded, lacks the entry
+ * point, was built for another WAVE_PASS_PLUGIN_API_VERSION, or its registration fails (a name
+ * taken twice, say); diags says which, naming the file. */
+WAVE_API bool wave_pass_registry_load_plugin(wave_pass_registry *registry, const char *path,
+                                             wave_diags *diags);
+
 /* ---- pipelines ---------------------------------------------------------------------------- */
 
 /* Nesting of fixpoint(...) beyond this is refused. */

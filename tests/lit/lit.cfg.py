@@ -22,6 +22,11 @@ config.substitutions.append(("%bench_kernels", os.path.join(config.wave_srcdir, 
 config.substitutions.append(("%dot", config.dot))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("FileCheck", config.filecheck))
+# Pass plugins that `make check` builds (check_LTLIBRARIES): the example and broken ones.
+config.substitutions.append(("%canon_plugin", os.path.join(
+    config.wave_builddir, "examples/plugin/.libs/canon_plugin.so")))
+config.substitutions.append(("%broken_plugins", os.path.join(
+    config.wave_builddir, "tests/plugin/.libs")))
 
 # Diagnostics must not depend on the terminal the tests run from.
 config.environment["NO_COLOR"] = "1"

@@ -307,6 +307,13 @@ static bool has_message(const char *text) {
 
 /* ---- registry ------------------------------------------------------------------------------- */
 
+static size_t count_passes(const wave_pass_registry *r) {
+  size_t n = 0;
+  while (wave_pass_registry_pass_at(r, n))
+    n++;
+  return n;
+}
+
 Test(pm, registry_finds_what_was_added) {
   cr_assert_eq(wave_pass_registry_find_pass(registry, "read-count"), &test_passes[1]);
   cr_assert_null(wave_pass_registry_find_pass(registry, "read_count"));
@@ -318,10 +325,7 @@ Test(pm, registry_finds_what_was_added) {
   cr_assert_eq(wave_pass_registry_find_option(registry, "remove-nops-max", &index),
                &test_passes[0]);
   cr_assert_eq(index, 0);
-  size_t n = 0;
-  while (wave_pass_registry_pass_at(registry, n))
-    n++;
-  cr_assert_geq(n, sizeof(test_passes) / sizeof(test_passes[0]));
+  cr_assert_geq(count_passes(registry), sizeof(test_passes) / sizeof(test_passes[0]));
 }
 
 Test(pm, registry_refuses_bad_names) {
@@ -349,6 +353,40 @@ Test(pm, registries_are_separate_values) {
   cr_assert_null(wave_pass_registry_find_pass(other, "read-count"));
   cr_assert_null(wave_pipeline_parse(other, "read-count", &diags));
   wave_pass_registry_destroy(other);
+}
+
+/* A plugin that `make check` built (tests/plugin, examples/plugin), in the build tree. */
+static void plugin_path(char *buf, size_t size, const char *file) {
+  const char *build = getenv("WAVE_BUILDDIR");
+  snprintf(buf, size, "%s/%s", build ? build : ".", file);
+}
+
+/* broken_registration.so adds an analysis, then fails on a taken pass name: the analysis must
+ * come off again (its record lives in the object, which the failed load closes), and the
+ * registry must go on taking plugins, the good one getting the analysis's place. */
+Test(pm, a_failed_plugin_leaves_the_registry_as_it_was) {
+  wave_pass_registry *r = wave_pass_registry_create();
+  cr_assert_not_null(r);
+  size_t passes = count_passes(r);
+  wave_analysis_id next = wave_pass_registry_add_analysis(r, &nop_count, &diags) + 1;
+  char path[4096];
+  plugin_path(path, sizeof(path), "tests/plugin/.libs/broken_registration.so");
+  cr_assert_not(wave_pass_registry_load_plugin(r, path, &diags));
+  cr_assert(has_message("a pass named 'dce' is already registered"));
+  cr_assert(has_message("cannot load pass plugin: its registration failed: broken"));
+  cr_assert_eq(wave_pass_registry_find_analysis(r, "leftover"), -1);
+  cr_assert_null(wave_pass_registry_analysis_at(r, next));
+  cr_assert_eq(count_passes(r), passes);
+
+  plugin_path(path, sizeof(path), "examples/plugin/.libs/canon_plugin.so");
+  cr_assert(wave_pass_registry_load_plugin(r, path, &diags));
+  cr_assert_eq(wave_pass_registry_find_analysis(r, "commutative-ops"), next);
+  cr_assert_not_null(wave_pass_registry_find_pass(r, "canon-commutative"));
+  cr_assert_eq(count_passes(r), passes + 2);
+  wave_pipeline *p = wave_pipeline_parse(r, "canon-commutative,refuse-idiv", &diags);
+  cr_assert_not_null(p);
+  wave_pipeline_destroy(p);
+  wave_pass_registry_destroy(r);
 }
 
 /* ---- pipeline text -------------------------------------------------------------------------- */
