@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "dot/blocks.h"
+#include "dot/ids.h"
 #include "support/grow.h"
 #include "support/key_index.h"
 #include "support/strbuf.h"
@@ -829,7 +830,7 @@ Agraph_t *wave_dot_build(const wave_kernel *kernel, const wave_dot_options *opti
   Agraph_t *g = NULL;
   bool ok = facts_compute(&f, kernel, options) && dot_cfg_build(&cfg, kernel, f.u);
   if (ok) {
-    g = agopen((char *)wave_kernel_name(kernel), Agdirected, NULL);
+    g = agopen((char *)wave_kernel_name(kernel), Agdirected, &wave_dot_ordered_disc);
     ok = g && add_graph(g, &f, &cfg);
   }
   if (!ok) {

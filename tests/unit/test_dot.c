@@ -266,6 +266,39 @@ Test(dot, small_kernel_by_hand) {
   wave_module_destroy(m);
 }
 
+/* cgraph lists subgraphs by id. With ids in the order objects are made (dot/ids.c) the
+ * subroutines' boxes come in region order and a second drawing is the same text; with
+ * graphviz's default ids, the addresses of their names, they came in whatever order malloc gave
+ * (1 chance in 720 of the region order for six). */
+Test(dot, subgraphs_come_in_the_order_they_are_made) {
+  char source[512];
+  size_t len = (size_t)snprintf(source, sizeof(source), ".kernel k\n    call s1\n    halt\n");
+  for (int i = 1; i <= 6; i++)
+    len += (size_t)snprintf(source + len, sizeof(source) - len,
+                            "s%d:\n    mov_imm r%d, %d\n    return\n", i, i, i);
+  snprintf(source + len, sizeof(source) - len, ".end\n");
+  wave_module *m = tu_parse_ok(source, "subs.wave", false);
+  char *texts[2];
+  for (int round = 0; round < 2; round++) {
+    Agraph_t *g = wave_dot_build(wave_module_first_kernel(m), NULL, &(wave_diags){0});
+    cr_assert_not_null(g);
+    texts[round] = write_text(g, WAVE_DOT_FORMAT_DOT, "subs");
+    agclose(g);
+  }
+  cr_assert_str_eq(texts[0], texts[1]);
+  const char *at = texts[0];
+  for (int i = 1; i <= 6; i++) {
+    char name[40];
+    snprintf(name, sizeof(name), "subgraph cluster_region%d {", i);
+    const char *found = strstr(texts[0], name);
+    cr_assert(found && found > at, "%s is not after the box before it", name);
+    at = found;
+  }
+  free(texts[0]);
+  free(texts[1]);
+  wave_module_destroy(m);
+}
+
 /* Comments hold anything: markup, quotes, bytes that are not UTF-8, control characters. */
 Test(dot, labels_escape_whatever_comments_hold) {
   wave_module *m = tu_parse_ok(".kernel k\n"
