@@ -11,8 +11,9 @@
  *
  * cgraph reports its errors through one process-wide handler and prints to stderr by
  * default. The functions below route what it says during their call into the caller's
- * wave_diags and leave its handler and level as they found them; they never print. They are
- * not meant to run in two threads at once with other cgraph code that installs a handler.
+ * wave_diags and leave its handler and level as they found them; they never print. Graphviz
+ * keeps process-wide state, so these functions, agclose of their graphs and any other graphviz
+ * code of the process run in one thread at a time (docs/threads.md).
  */
 #ifndef WAVEOPT_DOT_H
 #define WAVEOPT_DOT_H

@@ -13,7 +13,8 @@
  * names (`simplify-cfg,fixpoint<max=4>(a,b),print<liveness>`) or is built through the API.
  * Running one returns everything as values (diagnostics, remarks, statistics, timings) and
  * calls back for what must interleave with the run (IR dumps, opt-bisect lines). Nothing here
- * prints, and two threads may run two pipelines at once.
+ * prints. Threads may share a complete registry and its pipelines and run them on distinct
+ * modules at once (docs/threads.md).
  */
 #ifndef WAVEOPT_PASS_H
 #define WAVEOPT_PASS_H

@@ -6,7 +6,7 @@
 # count as one (the sources indent with spaces).
 srcdir=${WAVE_SRCDIR:-.}
 cd "$srcdir" || exit 1
-find analysis libwaveopt passes tests tools -name '*.[ch]' -type f -exec env LC_ALL=C awk '
+find analysis examples libwaveopt passes tests tools -name '*.[ch]' -type f -exec env LC_ALL=C awk '
   {
     line = $0
     gsub(/[\200-\277]/, "", line)
