@@ -630,6 +630,8 @@ static bool optimize(options *opt, const wave_pipeline *pipeline, wave_module *m
   run->after_pass = after_pass;
   run->on_bisect = on_bisect;
   run->remark_filter = remark_filter;
+  /* run_tool verified the module, and nothing has changed it since. */
+  run->assume_verified = true;
   if (!run->print_write)
     run->print_write = write_stderr;
   wave_pipeline_result result = {0};

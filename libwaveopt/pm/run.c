@@ -345,6 +345,23 @@ static bool option_values_known(wave_pm_run *run) {
   return ok;
 }
 
+/* A pass takes for granted what the verifier checks (operand kinds, registers within
+ * .registers, the structure), so a module that fails it is refused before any pass runs. Its
+ * warnings were the caller's to see when it verified; only the errors are repeated here. */
+static bool module_verifies(const wave_module *module, wave_diags *diags) {
+  wave_diags found;
+  wave_diags_init(&found);
+  bool ok = wave_verify_module(module, &found);
+  for (size_t i = 0; !ok && i < found.count; i++)
+    if (found.items[i].severity == WAVE_SEV_ERROR)
+      wave_diag_report_copy(diags, &found.items[i]);
+  if (!ok)
+    wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
+                     "the module does not verify: no pass was run");
+  wave_diags_free(&found);
+  return ok;
+}
+
 bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
                        const wave_pipeline_options *options, wave_pipeline_result *result,
                        wave_diags *diags) {
@@ -357,7 +374,8 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
                      "the pipeline has a fixpoint that is not closed");
     return false;
   }
-  if (!option_values_known(&run))
+  if (!option_values_known(&run) ||
+      (!run.options->assume_verified && !module_verifies(module, diags)))
     return false;
   run.am = wave_analysis_manager_create(pipeline->registry, run.target, diags);
   uint64_t *clean_at = calloc(pipeline->num_steps + 1, sizeof(*clean_at));

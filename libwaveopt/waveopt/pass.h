@@ -333,6 +333,10 @@ typedef struct wave_pipeline_options {
    * (wave_module_compact), which moves every instruction and node; set this to keep pointers
    * into the code valid across the run, at some cost in speed on large kernels. */
   bool keep_code_in_place;
+  /* The caller verified the module (wave_verify_module) since it last changed it. Unset, the
+   * run verifies it first and refuses one that fails, reporting the verifier's errors and
+   * running nothing: passes take for granted what the verifier checks. */
+  bool assume_verified;
 
   /* Callbacks, each optional, all given callback_ctx. The kernel may be printed in them. */
   void *callback_ctx;
@@ -383,8 +387,9 @@ typedef struct wave_pipeline_result {
 } wave_pipeline_result;
 
 /* Runs the pipeline on every kernel of the module in turn; options may be NULL (all zero).
- * Returns false when a pass failed, a check of verify_each failed, an option value was
- * unknown, the pipeline has an open fixpoint, or memory ran out: diags says which. A fixpoint
+ * Returns false when the module does not verify (unless options->assume_verified), a pass
+ * failed, a check of verify_each failed, an option value was unknown, the pipeline has an open
+ * fixpoint, or memory ran out: diags says which. A fixpoint
  * that still changes the kernel at its last iteration is a warning (-Wfixpoint). Inside a
  * fixpoint a pass is not run again on a kernel it already left unchanged: a pass must answer
  * from the kernel, its analyses, its options and the target alone. After the run, pointers to
