@@ -45,10 +45,10 @@ static wave_node *clone_shell(wave_module *module, const wave_node *node) {
   memcpy(copy, node, size);
   copy->prev = copy->next = NULL;
   copy->list = NULL;
+  copy->module = module;
   switch (copy->kind) {
   case WAVE_NODE_BLOCK:
     copy->u.block.first = copy->u.block.last = NULL;
-    copy->u.block.module = module;
     for (const wave_instr *i = node->u.block.first; i; i = i->next) {
       wave_instr *c = wave_instr_clone(module, i);
       if (!c)

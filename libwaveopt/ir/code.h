@@ -126,10 +126,12 @@ struct wave_node {
   wave_node_kind kind;
   struct wave_node *prev, *next;
   wave_node_list *list; /* the list holding it, NULL when detached */
+  /* Whose arena holds it: it joins only that module's code, and a block's instructions reach
+   * their module through it (wave_instr.owner). */
+  wave_module *module;
   union {
     struct {
       wave_instr *first, *last;
-      wave_module *module; /* whose instructions it holds (wave_instr.owner) */
     } block;
     struct {
       wave_operand cond; /* a predicate */
@@ -148,7 +150,15 @@ struct wave_node {
 static inline wave_module *wave_code_instr_module(const wave_instr *instr) {
   if (instr->owner & 1)
     return (wave_module *)(instr->owner & ~(uintptr_t)1);
-  return ((const struct wave_node *)instr->owner)->u.block.module;
+  return ((const struct wave_node *)instr->owner)->module;
+}
+
+/* The module whose code a list holds, or NULL for a detached list that has held nothing yet
+ * (wave_node_list_create). */
+static inline wave_module *wave_code_list_module(const wave_node_list *list) {
+  if (list->parent)
+    return list->parent->module;
+  return list->region ? list->region->kernel->module : NULL;
 }
 
 /* The bytes a node of the kind occupies: a block, most nodes of a kernel, ends after its

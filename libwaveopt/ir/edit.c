@@ -22,6 +22,43 @@ typedef struct gap {
 
 static bool is_block(const wave_node *node) { return node && node->kind == WAVE_NODE_BLOCK; }
 
+/* Whether the cursor's place holds the module's code: code joins only the module whose arena
+ * holds it, and new blocks are made in the module given. A detached list that has held
+ * nothing yet is of no module, and any is taken. */
+static bool place_in(const wave_module *module, wave_cursor at) {
+  const wave_module *m = NULL;
+  switch (at.kind) {
+  case WAVE_CURSOR_BEFORE_INSTR:
+  case WAVE_CURSOR_AFTER_INSTR:
+    m = wave_code_instr_module(at.at.instr);
+    break;
+  case WAVE_CURSOR_BLOCK_START:
+  case WAVE_CURSOR_BLOCK_END:
+  case WAVE_CURSOR_BEFORE_NODE:
+  case WAVE_CURSOR_AFTER_NODE:
+    m = at.at.node->module;
+    break;
+  case WAVE_CURSOR_LIST_START:
+  case WAVE_CURSOR_LIST_END:
+    m = wave_code_list_module(at.at.list);
+    break;
+  }
+  return !m || m == module;
+}
+
+/* A detached instruction made in the module. */
+static bool detached_in(const wave_module *module, const wave_instr *instr) {
+  return (instr->owner & 1) && (const wave_module *)(instr->owner & ~(uintptr_t)1) == module;
+}
+
+/* Every node of a chain made in the module. */
+static bool chain_in(const wave_module *module, const wave_node_list *nodes) {
+  for (const wave_node *n = nodes->first; n; n = n->next)
+    if (n->module != module)
+      return false;
+  return true;
+}
+
 static bool gap_before(wave_node *node, gap *g) {
   *g = (gap){node->list, node->prev, node};
   return g->list != NULL;
@@ -117,7 +154,7 @@ bool wave_block_merge(wave_node *first, wave_node *second) {
 
 wave_node *wave_block_split(wave_module *module, wave_instr *at) {
   wave_node *block = wave_code_instr_node(at);
-  if (!block || !block->list)
+  if (!block || !block->list || block->module != module)
     return NULL;
   if (!at->prev)
     return block;
@@ -138,24 +175,17 @@ wave_node *wave_block_split(wave_module *module, wave_instr *at) {
 /* ---- insertion at a cursor ---------------------------------------------------------------- */
 
 bool wave_instr_insert(wave_module *module, wave_cursor at, wave_instr *instr) {
-  if (wave_code_instr_node(instr))
+  if (!detached_in(module, instr) || !place_in(module, at))
     return false;
   switch (at.kind) {
   case WAVE_CURSOR_BEFORE_INSTR:
+    return wave_instr_insert_before(at.at.instr, instr);
   case WAVE_CURSOR_AFTER_INSTR:
-    if (!wave_code_instr_node(at.at.instr))
-      return false;
-    if (at.kind == WAVE_CURSOR_BEFORE_INSTR)
-      wave_instr_insert_before(at.at.instr, instr);
-    else
-      wave_instr_insert_after(at.at.instr, instr);
-    return true;
+    return wave_instr_insert_after(at.at.instr, instr);
   case WAVE_CURSOR_BLOCK_START:
-    wave_block_prepend(at.at.node, instr);
-    return true;
+    return wave_block_prepend(at.at.node, instr);
   case WAVE_CURSOR_BLOCK_END:
-    wave_block_append(at.at.node, instr);
-    return true;
+    return wave_block_append(at.at.node, instr);
   case WAVE_CURSOR_LIST_START:
   case WAVE_CURSOR_LIST_END:
   case WAVE_CURSOR_BEFORE_NODE:
@@ -165,23 +195,22 @@ bool wave_instr_insert(wave_module *module, wave_cursor at, wave_instr *instr) {
   gap g;
   if (!gap_at(module, at, &g))
     return false;
-  if (is_block(g.prev)) {
-    wave_block_append(g.prev, instr);
-  } else if (is_block(g.next)) {
-    wave_block_prepend(g.next, instr);
-  } else {
-    wave_node *block = wave_block_create(module);
-    if (!block)
-      return false;
-    wave_block_append(block, instr);
-    splice(g, block, block);
-  }
+  if (is_block(g.prev))
+    return wave_block_append(g.prev, instr);
+  if (is_block(g.next))
+    return wave_block_prepend(g.next, instr);
+  wave_node *block = wave_block_create(module);
+  if (!block)
+    return false;
+  wave_block_append(block, instr);
+  splice(g, block, block);
   return true;
 }
 
 bool wave_node_insert(wave_module *module, wave_cursor at, wave_node *node) {
   gap g;
-  if (node->list || (is_block(node) && wave_block_is_empty(node)) || !gap_at(module, at, &g))
+  if (node->list || node->module != module || (is_block(node) && wave_block_is_empty(node)) ||
+      !place_in(module, at) || !gap_at(module, at, &g))
     return false;
   node->prev = node->next = NULL;
   splice(g, node, node);
@@ -223,7 +252,7 @@ static void take_chain(wave_node_list *nodes, wave_node **first, wave_node **las
 
 bool wave_node_list_reinsert(wave_module *module, wave_cursor at, wave_node_list *nodes) {
   gap g;
-  if (!gap_at(module, at, &g))
+  if (!chain_in(module, nodes) || !place_in(module, at) || !gap_at(module, at, &g))
     return false;
   wave_node *first, *last;
   take_chain(nodes, &first, &last);
@@ -233,7 +262,7 @@ bool wave_node_list_reinsert(wave_module *module, wave_cursor at, wave_node_list
 
 bool wave_node_replace(wave_node *node, wave_node_list *with) {
   gap g;
-  if (!gap_before(node, &g))
+  if (!chain_in(node->module, with) || !gap_before(node, &g))
     return false;
   g.next = node->next;
   wave_node *first, *last;

@@ -112,7 +112,7 @@ wave_node *wave_block_create(wave_module *module) {
   wave_node *node = wave_module_alloc_code(module, wave_code_node_size(WAVE_NODE_BLOCK));
   if (node) {
     node->kind = WAVE_NODE_BLOCK;
-    node->u.block.module = module;
+    node->module = module;
   }
   return node;
 }
@@ -122,6 +122,7 @@ wave_node *wave_if_create(wave_module *module, wave_operand cond) {
   if (!node)
     return NULL;
   node->kind = WAVE_NODE_IF;
+  node->module = module;
   node->u.if_.cond = cond;
   init_list(&node->u.if_.then_body, node, NULL);
   init_list(&node->u.if_.else_body, node, NULL);
@@ -133,6 +134,7 @@ wave_node *wave_loop_create(wave_module *module) {
   if (!node)
     return NULL;
   node->kind = WAVE_NODE_LOOP;
+  node->module = module;
   init_list(&node->u.loop.body, node, NULL);
   return node;
 }
@@ -359,7 +361,16 @@ void wave_node_adopt(wave_node_list *list, wave_node *node) {
   }
 }
 
-void wave_node_list_append(wave_node_list *list, wave_node *node) {
+/* Whether the node may be linked into the list: it is detached, and made in the list's module
+ * (its memory is that module's arena, which destroying or compacting the module takes along). */
+static bool node_joins(const wave_node_list *list, const wave_node *node) {
+  const wave_module *module = list ? wave_code_list_module(list) : NULL;
+  return list && !node->list && (!module || module == node->module);
+}
+
+bool wave_node_list_append(wave_node_list *list, wave_node *node) {
+  if (!node_joins(list, node))
+    return false;
   node->prev = list->last;
   node->next = NULL;
   if (list->last)
@@ -368,9 +379,12 @@ void wave_node_list_append(wave_node_list *list, wave_node *node) {
     list->first = node;
   list->last = node;
   wave_node_adopt(list, node);
+  return true;
 }
 
-void wave_node_list_prepend(wave_node_list *list, wave_node *node) {
+bool wave_node_list_prepend(wave_node_list *list, wave_node *node) {
+  if (!node_joins(list, node))
+    return false;
   node->next = list->first;
   node->prev = NULL;
   if (list->first)
@@ -379,10 +393,13 @@ void wave_node_list_prepend(wave_node_list *list, wave_node *node) {
     list->last = node;
   list->first = node;
   wave_node_adopt(list, node);
+  return true;
 }
 
-void wave_node_insert_before(wave_node *pos, wave_node *node) {
+bool wave_node_insert_before(wave_node *pos, wave_node *node) {
   wave_node_list *list = pos->list;
+  if (!node_joins(list, node))
+    return false;
   node->next = pos;
   node->prev = pos->prev;
   if (pos->prev)
@@ -391,10 +408,13 @@ void wave_node_insert_before(wave_node *pos, wave_node *node) {
     list->first = node;
   pos->prev = node;
   wave_node_adopt(list, node);
+  return true;
 }
 
-void wave_node_insert_after(wave_node *pos, wave_node *node) {
+bool wave_node_insert_after(wave_node *pos, wave_node *node) {
   wave_node_list *list = pos->list;
+  if (!node_joins(list, node))
+    return false;
   node->prev = pos;
   node->next = pos->next;
   if (pos->next)
@@ -403,6 +423,7 @@ void wave_node_insert_after(wave_node *pos, wave_node *node) {
     list->last = node;
   pos->next = node;
   wave_node_adopt(list, node);
+  return true;
 }
 
 void wave_node_remove(wave_node *node) {
@@ -421,7 +442,16 @@ void wave_node_remove(wave_node *node) {
   node->list = NULL;
 }
 
-void wave_block_append(wave_node *block, wave_instr *instr) {
+/* Whether the instruction may be linked into the block: it is detached, and made in the
+ * block's module (see node_joins). */
+static bool instr_joins(const wave_node *block, const wave_instr *instr) {
+  return block && block->kind == WAVE_NODE_BLOCK && (instr->owner & 1) &&
+         (const wave_module *)(instr->owner & ~(uintptr_t)1) == block->module;
+}
+
+bool wave_block_append(wave_node *block, wave_instr *instr) {
+  if (!instr_joins(block, instr))
+    return false;
   instr->prev = block->u.block.last;
   instr->next = NULL;
   if (block->u.block.last)
@@ -430,9 +460,12 @@ void wave_block_append(wave_node *block, wave_instr *instr) {
     block->u.block.first = instr;
   block->u.block.last = instr;
   instr->owner = (uintptr_t)block;
+  return true;
 }
 
-void wave_block_prepend(wave_node *block, wave_instr *instr) {
+bool wave_block_prepend(wave_node *block, wave_instr *instr) {
+  if (!instr_joins(block, instr))
+    return false;
   instr->next = block->u.block.first;
   instr->prev = NULL;
   if (block->u.block.first)
@@ -441,10 +474,13 @@ void wave_block_prepend(wave_node *block, wave_instr *instr) {
     block->u.block.last = instr;
   block->u.block.first = instr;
   instr->owner = (uintptr_t)block;
+  return true;
 }
 
-void wave_instr_insert_before(wave_instr *pos, wave_instr *instr) {
+bool wave_instr_insert_before(wave_instr *pos, wave_instr *instr) {
   wave_node *block = wave_code_instr_node(pos);
+  if (!instr_joins(block, instr))
+    return false;
   instr->next = pos;
   instr->prev = pos->prev;
   if (pos->prev)
@@ -453,10 +489,13 @@ void wave_instr_insert_before(wave_instr *pos, wave_instr *instr) {
     block->u.block.first = instr;
   pos->prev = instr;
   instr->owner = (uintptr_t)block;
+  return true;
 }
 
-void wave_instr_insert_after(wave_instr *pos, wave_instr *instr) {
+bool wave_instr_insert_after(wave_instr *pos, wave_instr *instr) {
   wave_node *block = wave_code_instr_node(pos);
+  if (!instr_joins(block, instr))
+    return false;
   instr->prev = pos;
   instr->next = pos->next;
   if (pos->next)
@@ -465,6 +504,7 @@ void wave_instr_insert_after(wave_instr *pos, wave_instr *instr) {
     block->u.block.last = instr;
   pos->next = instr;
   instr->owner = (uintptr_t)block;
+  return true;
 }
 
 void wave_instr_remove(wave_instr *instr) {
@@ -483,7 +523,7 @@ void wave_instr_remove(wave_instr *instr) {
   else
     block->u.block.last = instr->prev;
   instr->prev = instr->next = NULL;
-  instr->owner = (uintptr_t)block->u.block.module | 1;
+  instr->owner = (uintptr_t)block->module | 1;
 }
 
 wave_node *wave_node_list_tail_block(wave_module *module, wave_node_list *list) {

@@ -245,13 +245,16 @@ static inline wave_cursor wave_cursor_after_node(wave_node *node) {
 /* Inserts a detached instruction at the cursor. Between two nodes of a list it joins the block
  * before (at its end) or the block after (at its start), and only when neither is a block
  * does it get a new block of its own. False, with nothing linked, when instr is not detached,
- * the cursor lies outside every list or block, or memory runs out. */
+ * the cursor lies outside every list or block, instr or the cursor's place belongs to another
+ * module than `module` (code joins only the module it was made in, whose memory holds it), or
+ * memory runs out. */
 WAVE_API bool wave_instr_insert(wave_module *module, wave_cursor at, wave_instr *instr);
 
 /* Inserts a detached node (an if, a loop, or a non-empty block) at the cursor. A cursor inside
  * a block splits it; a block node merges with blocks beside it. False, with nothing linked,
- * when node is attached or an empty block, the cursor lies outside every list, or memory runs
- * out (splitting a block allocates). */
+ * when node is attached or an empty block, node or the cursor's place belongs to another module
+ * than `module`, the cursor lies outside every list, or memory runs out (splitting a block
+ * allocates). */
 WAVE_API bool wave_node_insert(wave_module *module, wave_cursor at, wave_node *node);
 
 /* ---- surgery ------------------------------------------------------------------------------ */
@@ -270,19 +273,21 @@ WAVE_API bool wave_node_list_extract(wave_node *first, wave_node *last, wave_nod
  * at either end are merged, and a cursor inside a block splits it. `nodes` is usually what
  * wave_node_list_extract or wave_node_list_clone filled, but may be any list the cursor is
  * not inside (an if's then-list, for instance). False, with nothing changed, when the cursor
- * lies outside every list or memory runs out. */
+ * lies outside every list, a node or the cursor's place belongs to another module than
+ * `module`, or memory runs out. */
 WAVE_API bool wave_node_list_reinsert(wave_module *module, wave_cursor at, wave_node_list *nodes);
 
 /* Puts the nodes of `with` where node stood and unlinks node; `with` ends up empty. With may be
  * one of node's own lists: wave_node_replace(n, wave_if_then(n)) keeps an if's then-code
  * and drops the if. The comments of node's own lines (if/else/endif, loop/endloop) leave with
- * node. False, with nothing changed, when node is detached. */
+ * node. False, with nothing changed, when node is detached or a node of `with` belongs to
+ * another module. */
 WAVE_API bool wave_node_replace(wave_node *node, wave_node_list *with);
 
 /* Splits the block holding `at` so that `at` starts a block, and returns that block: a new one
  * right after the old when `at` was not first (the tree then leaves normal form until something
  * goes between the halves or they are merged again), else the old block unchanged. NULL when
- * the block is in no list or memory runs out. */
+ * the block is in no list, is another module's than `module`, or memory runs out. */
 WAVE_API wave_node *wave_block_split(wave_module *module, wave_instr *at);
 
 /* Appends the instructions of `second`, the block right after `first`, to `first` and unlinks

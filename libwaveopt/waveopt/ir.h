@@ -269,16 +269,21 @@ WAVE_API wave_instr *wave_instr_create(wave_module *module, wave_opcode op, int 
                                        bool guard_negated, unsigned num_operands,
                                        const wave_operand *operands);
 
-WAVE_API void wave_node_list_append(wave_node_list *list, wave_node *node);
-WAVE_API void wave_node_list_prepend(wave_node_list *list, wave_node *node);
-WAVE_API void wave_node_insert_before(wave_node *pos, wave_node *node);
-WAVE_API void wave_node_insert_after(wave_node *pos, wave_node *node);
+/* Linking a detached node into a list, or a detached instruction into a block. Each returns
+ * false, changing nothing, when the node or instruction is linked somewhere already, when it
+ * was made in another module than the one whose code it would join (its memory belongs to the
+ * module it was made in), or when pos lies in no list or block (or block is not one). A
+ * detached list that has held nothing yet (wave_node_list_create) takes a node of any module. */
+WAVE_API bool wave_node_list_append(wave_node_list *list, wave_node *node);
+WAVE_API bool wave_node_list_prepend(wave_node_list *list, wave_node *node);
+WAVE_API bool wave_node_insert_before(wave_node *pos, wave_node *node);
+WAVE_API bool wave_node_insert_after(wave_node *pos, wave_node *node);
 WAVE_API void wave_node_remove(wave_node *node);
 
-WAVE_API void wave_block_append(wave_node *block, wave_instr *instr);
-WAVE_API void wave_block_prepend(wave_node *block, wave_instr *instr);
-WAVE_API void wave_instr_insert_before(wave_instr *pos, wave_instr *instr);
-WAVE_API void wave_instr_insert_after(wave_instr *pos, wave_instr *instr);
+WAVE_API bool wave_block_append(wave_node *block, wave_instr *instr);
+WAVE_API bool wave_block_prepend(wave_node *block, wave_instr *instr);
+WAVE_API bool wave_instr_insert_before(wave_instr *pos, wave_instr *instr);
+WAVE_API bool wave_instr_insert_after(wave_instr *pos, wave_instr *instr);
 WAVE_API void wave_instr_remove(wave_instr *instr);
 
 /* The block at the end of a list, created and appended if the list ends in an if or loop. */

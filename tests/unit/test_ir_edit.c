@@ -1065,6 +1065,60 @@ Test(cursor, nodes_split_blocks_and_blocks_merge) {
   wave_module_destroy(t.m);
 }
 
+/* Code lives in the arena of the module it was made in: linked into another module's tree, it
+ * would vanish with its module, and its labels would index the wrong table. Every way to link
+ * refuses it, and an instruction or node already linked somewhere, leaving both trees as they
+ * were; the text printed before and after each refusal is the same. */
+Test(misuse, code_of_another_module_is_refused) {
+  wave_module *a = tu_parse_ok(".kernel a\n    mov_imm r1, 1\n    halt\n.end\n", "a.wave", false);
+  wave_module *b = tu_parse_ok(".kernel b\n    mov_imm r2, 2\n    halt\n.end\n", "b.wave", false);
+  char *a_text = wave_print_to_string(a, NULL, NULL), *b_text = wave_print_to_string(b, NULL, NULL);
+  wave_node_list *a_body = wave_region_body(wave_kernel_first_region(wave_module_first_kernel(a)));
+  wave_node *a_block = wave_node_list_first(a_body);
+  wave_instr *a_first = wave_block_first(a_block);
+  wave_instr *b_instr = wave_instr_create(b, WAVE_OP_NOP, WAVE_NO_GUARD, false, 0, NULL);
+  wave_node *b_loop = wave_loop_create(b);
+  cr_assert(b_instr && b_loop);
+
+  cr_assert_not(wave_block_append(a_block, b_instr));
+  cr_assert_not(wave_block_prepend(a_block, b_instr));
+  cr_assert_not(wave_instr_insert_before(a_first, b_instr));
+  cr_assert_not(wave_instr_insert_after(a_first, b_instr));
+  cr_assert_not(wave_instr_insert(a, wave_cursor_block_end(a_block), b_instr));
+  cr_assert_not(wave_instr_insert(b, wave_cursor_block_end(a_block), b_instr),
+                "the cursor's place is a's");
+  cr_assert_not(wave_node_list_append(a_body, b_loop));
+  cr_assert_not(wave_node_list_prepend(a_body, b_loop));
+  cr_assert_not(wave_node_insert_before(a_block, b_loop));
+  cr_assert_not(wave_node_insert_after(a_block, b_loop));
+  cr_assert_not(wave_node_insert(a, wave_cursor_list_end(a_body), b_loop));
+  cr_assert_null(wave_block_split(b, wave_instr_next(a_first)));
+  wave_node_list *carry = wave_node_list_create(a);
+  cr_assert(carry && wave_node_list_append(carry, b_loop), "an unused detached list takes any");
+  cr_assert_not(wave_node_list_reinsert(a, wave_cursor_list_end(a_body), carry));
+  cr_assert_not(wave_node_replace(a_block, carry));
+
+  /* Linked already: its own module's block refuses it too. */
+  cr_assert_not(wave_block_append(a_block, a_first));
+  cr_assert_not(wave_node_list_append(a_body, a_block));
+
+  char *a_after = wave_print_to_string(a, NULL, NULL),
+       *b_after = wave_print_to_string(b, NULL, NULL);
+  cr_assert_str_eq(a_after, a_text);
+  cr_assert_str_eq(b_after, b_text);
+  cr_assert(wave_validate_module(a, "after the refusals", NULL));
+  cr_assert(wave_validate_module(b, "after the refusals", NULL));
+  /* Where it belongs, the same instruction goes in. */
+  wave_node_list *b_body = wave_region_body(wave_kernel_first_region(wave_module_first_kernel(b)));
+  cr_assert(wave_block_prepend(wave_node_list_first(b_body), b_instr));
+  free(a_text);
+  free(b_text);
+  free(a_after);
+  free(b_after);
+  wave_module_destroy(a);
+  wave_module_destroy(b);
+}
+
 Test(builder, emits_in_order_with_the_given_location) {
   tree t = new_tree();
   wave_instr *i1 = tu_tag(t.m, t.body, 1);
