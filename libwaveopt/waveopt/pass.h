@@ -89,7 +89,14 @@ WAVE_API void wave_analysis_manager_set_assume_divergent(wave_analysis_manager *
 WAVE_API wave_regset wave_analysis_manager_assume_divergent(const wave_analysis_manager *am);
 
 /* The cached result, computing it first when there is none. NULL when the computation failed
- * (diagnostics say why), when id is not registered, or when the analysis needs itself. */
+ * (diagnostics say why), when id is not registered, or when the analysis needs itself.
+ *
+ * A result describes the kernel as it was when computed, and the manager cannot see the
+ * kernel change: after changing it, call wave_analysis_invalidate before asking again, or
+ * the same result comes back. A result kept past a change stays safe to read, though not
+ * right: asked about code it never saw, it gives the conservative answer (every register
+ * live, every value divergent), and code removed since stays in the module's memory until
+ * the module is compacted (only a pipeline run does that) or destroyed. */
 WAVE_API const void *wave_analysis_get(wave_analysis_manager *am, wave_kernel *kernel,
                                        wave_analysis_id id);
 /* Drops the results for `kernel` that `preserved` does not name, and every result computed

@@ -15,6 +15,7 @@
 #include "waveopt/instr.h"
 #include "waveopt/interp.h"
 #include "waveopt/liveness.h"
+#include "waveopt/pass.h"
 #include "waveopt/waveopt.h"
 
 static wave_module *parse(const char *text) {
@@ -519,4 +520,54 @@ Test(liveness, clobbering_dead_registers_changes_nothing, .timeout = 120) {
 
 Test(liveness, clobbering_strongly_dead_registers_changes_nothing, .timeout = 120) {
   gate(wave_strong_liveness_compute);
+}
+
+/* A kernel changed while its liveness is held (waveopt/pass.h, wave_analysis_get): the manager
+ * hands back the old result until told, which answers for the code it saw and conservatively
+ * for code it never saw, without reading anything freed; invalidated, the result is fresh. */
+Test(liveness, a_result_held_across_a_change_is_stale_but_safe) {
+  wave_module *m = tu_parse_ok(".kernel k\n.registers 4\n"
+                               "    mov_imm r1, 1\n"
+                               "    mov_imm r2, 2\n"
+                               "    iadd r3, r1, r2\n"
+                               "    device_store_u32 r3, r3\n"
+                               "    halt\n"
+                               ".end\n",
+                               "held.wave", false);
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_pass_registry *registry = wave_pass_registry_create();
+  wave_diags diags;
+  wave_diags_init(&diags);
+  wave_analysis_manager *am = wave_analysis_manager_create(registry, NULL, &diags);
+  wave_analysis_id id = wave_pass_registry_find_analysis(registry, "liveness");
+  const wave_liveness *before = wave_analysis_get(am, k, id);
+  cr_assert_not_null(before);
+  wave_instr *second = wave_instr_next(wave_block_first(wave_node_list_first(
+      wave_region_body(wave_kernel_first_region(k)))));
+  wave_regset r1_r2 = wave_regset_empty();
+  wave_regset_set(&r1_r2, WAVE_REG_GPR(1));
+  wave_regset_set(&r1_r2, WAVE_REG_GPR(2));
+  cr_assert(wave_regset_equal(wave_liveness_out(before, second), r1_r2));
+
+  /* A dead mov_imm r0 before the halt, and the second instruction removed. */
+  wave_instr *halt = wave_instr_next(wave_instr_next(wave_instr_next(second)));
+  wave_instr *fresh = wave_instr_create(m, WAVE_OP_MOV_IMM, WAVE_NO_GUARD, false, 2,
+                                        (const wave_operand[]){wave_gpr(0), wave_imm(0)});
+  cr_assert(fresh && wave_instr_insert(m, wave_cursor_before_instr(halt), fresh));
+  wave_instr_remove(second);
+  cr_assert_eq(wave_analysis_get(am, k, id), before, "the manager cannot see the change");
+  wave_regset everything = wave_liveness_out(before, fresh);
+  for (unsigned r = 0; r < 4; r++)
+    cr_assert(wave_regset_test(everything, WAVE_REG_GPR(r)), "unknown code: r%u live", r);
+  cr_assert(wave_regset_equal(wave_liveness_out(before, second), r1_r2), "removed: as it was");
+
+  wave_analysis_invalidate(am, k, WAVE_PRESERVE_NONE);
+  const wave_liveness *after = wave_analysis_get(am, k, id);
+  cr_assert_not_null(after);
+  cr_assert(wave_regset_equal(wave_liveness_out(after, fresh), wave_regset_empty()),
+            "nothing is live before the halt");
+  wave_analysis_manager_destroy(am);
+  wave_pass_registry_destroy(registry);
+  wave_diags_free(&diags);
+  wave_module_destroy(m);
 }
