@@ -11,7 +11,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   apt-get install -y -qq --no-install-recommends \
     build-essential autoconf automake libtool pkg-config \
     libcriterion-dev llvm-14-tools python3 libgraphviz-dev graphviz clang libclang-rt-14-dev \
-    abigail-tools \
+    abigail-tools valgrind \
     >/dev/null
 fi
 

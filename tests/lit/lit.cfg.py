@@ -14,9 +14,21 @@ config.test_source_root = os.path.join(config.wave_srcdir, "tests/lit")
 config.test_exec_root = os.path.join(config.wave_builddir, "tests/lit")
 
 tools = os.path.join(config.wave_builddir, "tools")
-config.substitutions.append(("%waveopt", os.path.join(tools, "waveopt")))
-config.substitutions.append(("%wavesim", os.path.join(tools, "wavesim")))
-config.substitutions.append(("%wavegen", os.path.join(tools, "wavegen")))
+# make check-valgrind sets WAVE_VALGRIND to a directory: every run of a tool goes through
+# valgrind memcheck, one log per process there, which tests/valgrind/summarize.sh reads
+# afterwards (a test whose RUN line expects failure, `not %waveopt ...`, would hide valgrind's
+# exit status). The real binaries are run, not libtool's wrapper scripts, which are shell.
+valgrind_logs = os.environ.get("WAVE_VALGRIND", "")
+def tool(name):
+    if not valgrind_logs:
+        return os.path.join(tools, name)
+    libs = os.path.join(config.wave_builddir, "libwaveopt", ".libs")
+    suppressions = os.path.join(config.wave_srcdir, "tests/valgrind/graphviz.supp")
+    return ("env LD_LIBRARY_PATH=%s valgrind -q --leak-check=full --show-leak-kinds=definite "
+            "--errors-for-leak-kinds=definite --suppressions=%s --log-file=%s/%s.%%%%p.log %s"
+            % (libs, suppressions, valgrind_logs, name, os.path.join(tools, ".libs", name)))
+for name in ("waveopt", "wavesim", "wavegen"):
+    config.substitutions.append(("%" + name, tool(name)))
 config.substitutions.append(("%corpus", os.path.join(config.wave_srcdir, "tests/corpus")))
 config.substitutions.append(("%bench_kernels", os.path.join(config.wave_srcdir, "tests/bench/kernels")))
 config.substitutions.append(("%dot", config.dot))
