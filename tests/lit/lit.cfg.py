@@ -2,6 +2,7 @@
 # lit configuration for the tool-level tests. Run through `make check` (tests/lit/run-lit.sh),
 # which points lit at the build tree; lit.site.cfg.py there says where everything is.
 import os
+import shlex
 import sys
 
 import lit.formats
@@ -53,5 +54,6 @@ if toolchain and all(os.access(os.path.join(toolchain, t), os.X_OK)
                      for t in ("wave-asm", "wave-ptx")):
     config.available_features.add("wave-toolchain")
     check = os.path.join(config.test_source_root, "ptx-warp-check.py")
-    config.substitutions.append(("%ptx-warp-check", "%s %s %s" % (sys.executable, check,
-                                                                   os.path.abspath(toolchain))))
+    # waveopt goes in as one quoted word: under valgrind it is a command line of its own.
+    config.substitutions.append(("%ptx-warp-check", "%s %s %s --waveopt=%s" % (
+        sys.executable, check, os.path.abspath(toolchain), shlex.quote(tool("waveopt")))))

@@ -13,10 +13,11 @@ put behind a branch the input did not have (docs/toolchain.md "Wave operations u
 divergence"). It runs the chain itself: wave-asm and wave-ptx on KERNEL, waveopt with the
 given options on KERNEL, then wave-asm and wave-ptx on that.
 
-usage: ptx-warp-check.py TOOLCHAIN_BIN WAVEOPT KERNEL WORKDIR [WAVEOPT OPTIONS...]
+usage: ptx-warp-check.py TOOLCHAIN_BIN --waveopt=COMMAND KERNEL WORKDIR [WAVEOPT OPTIONS...]
 """
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -52,13 +53,15 @@ def to_ptx(toolchain, wave, stem):
 
 
 def main():
-    if len(sys.argv) < 5:
+    if len(sys.argv) < 5 or not sys.argv[2].startswith("--waveopt="):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    toolchain, waveopt, kernel, workdir = sys.argv[1:5]
+    toolchain, kernel, workdir = sys.argv[1], sys.argv[3], sys.argv[4]
+    # One shell word, since it may be a wrapper's command line (valgrind in make check-valgrind).
+    waveopt = shlex.split(sys.argv[2][len("--waveopt="):])
     os.makedirs(workdir, exist_ok=True)
     optimized = os.path.join(workdir, "out.wave")
-    subprocess.run([waveopt, "-w", *sys.argv[5:], kernel, "-o", optimized], check=True)
+    subprocess.run([*waveopt, "-w", *sys.argv[5:], kernel, "-o", optimized], check=True)
     before = count(to_ptx(toolchain, kernel, os.path.join(workdir, "in")))
     after = count(to_ptx(toolchain, optimized, os.path.join(workdir, "out")))
     print(f"full-mask .sync operations behind forward branches: {before} in the input, "
