@@ -30,7 +30,6 @@
  * analysis does not follow calls, so code after a label is never converged).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "asm/annotate.h"
@@ -38,7 +37,7 @@
 #include "pm/builtin.h"
 #include "support/grow.h"
 #include "support/key_index.h"
-#include "support/text.h"
+#include "support/strbuf.h"
 #include "waveopt/barriers.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -59,6 +58,7 @@ struct wave_barriers {
   wave_key_index by_instr;
   wave_barrier_finding *findings;
   size_t num_findings;
+  const wave_allocator *allocator; /* the kernel's module's, for destroy */
 };
 
 /* ---- the walk ---------------------------------------------------------------------------- */
@@ -74,6 +74,7 @@ typedef struct frame {
 
 typedef struct walk {
   const wave_kernel *kernel;
+  const wave_allocator *allocator;
   const wave_uniformity *u[NUM_VIEWS];
   int num_views;            /* 0: nothing to check; 1: wave operations only; NUM_VIEWS */
   wave_barriers *b;
@@ -86,7 +87,7 @@ typedef struct walk {
 } walk;
 
 static frame *push(walk *w, const wave_node *node, bool dead) {
-  if (!wave_grow((void **)&w->frames, &w->cap, w->depth + 1, sizeof(frame))) {
+  if (!wave_grow(w->allocator, (void **)&w->frames, &w->cap, w->depth + 1, sizeof(frame))) {
     w->oom = true;
     return NULL;
   }
@@ -114,58 +115,58 @@ static uint32_t node_line(const wave_node *node) {
                                                  : wave_node_origin(node, WAVE_LINE_LOOP).loc.line;
 }
 
-static char *explained(const wave_uniformity *u, const wave_node *node, const wave_instr *instr) {
-  char why[512];
+/* The uniformity's explanation, into a buffer of the caller's: it is only copied into the
+ * finding's text, so it needs no block of its own. */
+static const char *explained(const wave_uniformity *u, const wave_node *node,
+                             const wave_instr *instr, char *why, size_t size) {
   if (node)
-    wave_uniformity_explain_node(u, node, why, sizeof(why));
+    wave_uniformity_explain_node(u, node, why, size);
   else
-    wave_uniformity_explain_instr(u, instr, why, sizeof(why));
-  return wave_format("%s", why);
+    wave_uniformity_explain_instr(u, instr, why, size);
+  return why;
 }
 
-/* The text of a finding's cause; NULL when memory ran out. */
-static char *describe(const wave_uniformity *u, const wave_barrier_finding *f,
-                      const wave_region *region) {
-  char *chain = NULL, *text = NULL;
+/* The text of a finding's cause, from the result's allocator; NULL when memory ran out. */
+static char *describe(const wave_allocator *allocator, const wave_uniformity *u,
+                      const wave_barrier_finding *f, const wave_region *region) {
+  char why[512];
+  wave_strbuf text = {.allocator = allocator};
   switch (f->cause) {
   case WAVE_BARRIER_CAUSE_IF:
-    chain = explained(u, f->node, NULL);
-    text = chain ? wave_format("the if at line %u is divergent (%s)", f->line, chain) : NULL;
+    wave_strbuf_printf(&text, "the if at line %u is divergent (%s)", f->line,
+                       explained(u, f->node, NULL, why, sizeof(why)));
     break;
   case WAVE_BARRIER_CAUSE_LOOP:
-    chain = explained(u, f->node, NULL);
-    text = chain ? wave_format("lanes leave the loop at line %u at different iterations (%s)",
-                               f->line, chain)
-                 : NULL;
+    wave_strbuf_printf(&text, "lanes leave the loop at line %u at different iterations (%s)",
+                       f->line, explained(u, f->node, NULL, why, sizeof(why)));
     break;
   case WAVE_BARRIER_CAUSE_BRANCH: {
     const char *what = wave_opcode_get(wave_instr_op(f->branch))->mnemonic;
-    if (wave_uniformity_branch_divergent(u, f->branch)) {
-      chain = explained(u, NULL, f->branch);
-      text = chain ? wave_format("the %s at line %u earlier in the iteration is divergent (%s)",
-                                 what, f->line, chain)
-                   : NULL;
-    } else {
-      text = wave_format("the %s at line %u earlier in the iteration is reached by only some "
-                         "lanes", what, f->line);
-    }
+    if (wave_uniformity_branch_divergent(u, f->branch))
+      wave_strbuf_printf(&text, "the %s at line %u earlier in the iteration is divergent (%s)",
+                         what, f->line, explained(u, NULL, f->branch, why, sizeof(why)));
+    else
+      wave_strbuf_printf(&text,
+                         "the %s at line %u earlier in the iteration is reached by only some "
+                         "lanes",
+                         what, f->line);
     break;
   }
   case WAVE_BARRIER_CAUSE_GUARD:
-    text = wave_format("its guard p%d may differ between lanes", wave_instr_guard(f->instr));
+    wave_strbuf_printf(&text, "its guard p%d may differ between lanes", wave_instr_guard(f->instr));
     break;
   case WAVE_BARRIER_CAUSE_CALL:
-    text = wave_format("it follows label '%s', called at line %u where lanes are parked",
+    wave_strbuf_printf(&text, "it follows label '%s', called at line %u where lanes are parked",
                        wave_region_label(region), f->line);
     break;
   case WAVE_BARRIER_CAUSE_SUBROUTINE:
-    text = wave_format("it follows label '%s', and calls are not followed: its callers may "
+    wave_strbuf_printf(&text,
+                       "it follows label '%s', and calls are not followed: its callers may "
                        "have lanes parked",
                        wave_region_label(region) ? wave_region_label(region) : "?");
     break;
   }
-  free(chain);
-  return text;
+  return wave_strbuf_take(&text, NULL);
 }
 
 /* Names the construct that keeps instr from being converged in view v. */
@@ -219,7 +220,7 @@ static void find_cause(walk *w, int v, const wave_instr *instr, const wave_regio
 
 static void check(walk *w, const wave_instr *instr, const wave_region *region, bool dead) {
   wave_barriers *b = w->b;
-  if (!wave_grow((void **)&b->sites, &w->cap_sites, b->num_sites + 1, sizeof(site))) {
+  if (!wave_grow(w->allocator, (void **)&b->sites, &w->cap_sites, b->num_sites + 1, sizeof(site))) {
     w->oom = true;
     return;
   }
@@ -231,7 +232,7 @@ static void check(walk *w, const wave_instr *instr, const wave_region *region, b
   int v = barrier ? ACROSS : PER_WAVE;
   if (dead || wave_uniformity_instr_converged(w->u[v], instr))
     return;
-  if (!wave_grow((void **)&b->findings, &w->cap_findings, b->num_findings + 1,
+  if (!wave_grow(w->allocator, (void **)&b->findings, &w->cap_findings, b->num_findings + 1,
                  sizeof(*b->findings))) {
     w->oom = true;
     return;
@@ -241,7 +242,7 @@ static void check(walk *w, const wave_instr *instr, const wave_region *region, b
   f->instr = instr;
   f->across_waves = barrier && wave_uniformity_instr_converged(w->u[PER_WAVE], instr);
   find_cause(w, v, instr, region, f);
-  f->why = describe(w->u[v], f, region);
+  f->why = describe(w->allocator, w->u[v], f, region);
   if (!f->why) {
     w->oom = true;
     return;
@@ -328,7 +329,8 @@ static void survey(const wave_layout *layout, bool *barriers, bool *wave_ops, wa
     *wave_ops |= is_wave_op(item->op);
     if (!w || item->op != WAVE_OP_CALL)
       continue;
-    if (!wave_grow((void **)&w->calls, &w->cap_calls, w->num_calls + 1, sizeof(*w->calls)))
+    if (!wave_grow(w->allocator, (void **)&w->calls, &w->cap_calls, w->num_calls + 1,
+                   sizeof(*w->calls)))
       w->oom = true;
     else
       w->calls[w->num_calls++] = wave_layout_instr(item);
@@ -338,9 +340,13 @@ static void survey(const wave_layout *layout, bool *barriers, bool *wave_ops, wa
 /* The result from the kernel's layout; per_wave NULL: computed here when needed. */
 static wave_barriers *barriers_compute(const wave_kernel *kernel, const wave_layout *layout,
                                        const wave_uniformity *per_wave) {
-  wave_barriers *b = calloc(1, sizeof(*b));
+  const wave_allocator *allocator = wave_module_allocator(wave_kernel_module(kernel));
+  wave_barriers *b = wave_mem_calloc(allocator, 1, sizeof(*b));
   walk w = {0};
   w.kernel = kernel;
+  w.allocator = allocator;
+  if (b)
+    b->allocator = allocator;
   w.b = b;
   w.oom = !b;
   bool barriers = false, wave_ops = false;
@@ -365,14 +371,15 @@ static wave_barriers *barriers_compute(const wave_kernel *kernel, const wave_lay
        r = wave_region_next(r))
     walk_region(&w, r);
   if (!w.oom && b->num_sites) {
-    b->site_instrs = malloc(b->num_sites * sizeof(*b->site_instrs));
+    b->site_instrs = wave_mem_alloc(allocator, b->num_sites * sizeof(*b->site_instrs));
     w.oom = !b->site_instrs;
     for (size_t i = 0; !w.oom && i < b->num_sites; i++)
       b->site_instrs[i] = b->sites[i].instr;
-    w.oom = w.oom || !wave_key_index_build(&b->by_instr, b->site_instrs, b->num_sites);
+    w.oom =
+        w.oom || !wave_key_index_build(&b->by_instr, b->allocator, b->site_instrs, b->num_sites);
   }
-  free(w.frames);
-  free(w.calls);
+  wave_mem_free(allocator, w.frames);
+  wave_mem_free(allocator, w.calls);
   wave_uniformity_destroy(own);
   wave_uniformity_destroy(workgroup);
   if (w.oom) {
@@ -393,19 +400,17 @@ void wave_barriers_destroy(wave_barriers *b) {
   if (!b)
     return;
   for (size_t i = 0; i < b->num_findings; i++)
-    free((char *)b->findings[i].why);
-  free(b->findings);
-  free(b->sites);
-  free(b->site_instrs);
+    wave_mem_free(b->allocator, (char *)b->findings[i].why);
+  wave_mem_free(b->allocator, b->findings);
+  wave_mem_free(b->allocator, b->sites);
+  wave_mem_free(b->allocator, b->site_instrs);
   wave_key_index_free(&b->by_instr);
-  free(b);
+  wave_mem_free(b->allocator, b);
 }
 
 /* ---- queries ----------------------------------------------------------------------------- */
 
-size_t wave_barriers_num_findings(const wave_barriers *b) {
-  return b->num_findings;
-}
+size_t wave_barriers_num_findings(const wave_barriers *b) { return b->num_findings; }
 
 const wave_barrier_finding *wave_barriers_finding(const wave_barriers *b, size_t index) {
   return index < b->num_findings ? &b->findings[index] : NULL;
@@ -492,20 +497,15 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   return b;
 }
 
-static void destroy(void *result) {
-  wave_barriers_destroy(result);
-}
+static void destroy(void *result) { wave_barriers_destroy(result); }
 
-static bool equal(const void *a, const void *b) {
-  return wave_barriers_equal(a, b);
-}
+static bool equal(const void *a, const void *b) { return wave_barriers_equal(a, b); }
 
 static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
   return wave_barriers_print(result, kernel, write, ctx);
 }
 
-static void diagnose(const void *result, const wave_kernel *kernel, bool asked,
-                     wave_diags *diags) {
+static void diagnose(const void *result, const wave_kernel *kernel, bool asked, wave_diags *diags) {
   wave_barriers_diagnose(result, kernel, asked, diags);
 }
 

@@ -37,7 +37,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -92,11 +91,10 @@ struct wave_depth {
   const void **site_nodes;  /* each site's node, in the same order */
   wave_key_index by_node;
   deepest_way ways[KINDS];
+  const wave_allocator *allocator; /* the kernel's module's, for destroy */
 };
 
-static bool counts(const site *s, int kind) {
-  return kind == WAVE_DEPTH_STATIC || s->divergent;
-}
+static bool counts(const site *s, int kind) { return kind == WAVE_DEPTH_STATIC || s->divergent; }
 
 /* The innermost site at `at` or around it that counts for the kind; NONE for none. */
 static uint32_t counting(const wave_depth *d, uint32_t at, int kind) {
@@ -127,7 +125,7 @@ typedef struct builder {
 static bool add_edge(builder *b, const wave_instr *call, uint32_t from, uint32_t to,
                      uint32_t open) {
   wave_depth *d = b->d;
-  if (!wave_grow((void **)&d->edges, &b->cap_edges, d->num_edges + 1, sizeof(edge)))
+  if (!wave_grow(d->allocator, (void **)&d->edges, &b->cap_edges, d->num_edges + 1, sizeof(edge)))
     return false;
   edge *e = &d->edges[d->num_edges++];
   e->call = call;
@@ -145,7 +143,7 @@ static bool add_edge(builder *b, const wave_instr *call, uint32_t from, uint32_t
 static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_t open,
                      const wave_uniformity *u, size_t at) {
   wave_depth *d = b->d;
-  if (!wave_grow((void **)&d->sites, &b->cap_sites, d->num_sites + 1, sizeof(site)))
+  if (!wave_grow(d->allocator, (void **)&d->sites, &b->cap_sites, d->num_sites + 1, sizeof(site)))
     return false;
   uint32_t index = (uint32_t)d->num_sites++;
   site *s = &d->sites[index];
@@ -162,11 +160,11 @@ static bool add_site(builder *b, const wave_node *node, uint32_t region, uint32_
   return true;
 }
 
-static bool index_kernel(wave_depth *d, const wave_label_table *labels,
-                         const wave_layout *layout, const wave_uniformity *u) {
+static bool index_kernel(wave_depth *d, const wave_label_table *labels, const wave_layout *layout,
+                         const wave_uniformity *u) {
   builder b = {d, 0, 0};
   d->num_regions = labels->num_regions;
-  d->regions = calloc(d->num_regions, sizeof(region_info));
+  d->regions = wave_mem_calloc(d->allocator, d->num_regions, sizeof(region_info));
   if (!d->regions)
     return false;
   const wave_layout_item *item = layout->items;
@@ -235,10 +233,13 @@ typedef struct graph_scratch {
  * in the order they complete: an edge between two components goes to a lower number. */
 static bool find_components(wave_depth *d) {
   size_t n = d->num_regions;
-  uint32_t *index = malloc(n * sizeof(uint32_t)), *low = malloc(n * sizeof(uint32_t));
-  uint32_t *stack = malloc(n * sizeof(uint32_t)), *dfs = malloc(n * sizeof(uint32_t));
-  uint32_t *next = malloc(n * sizeof(uint32_t));
-  bool *on_stack = calloc(n, sizeof(bool));
+  const wave_allocator *a = d->allocator;
+  uint32_t *index = wave_mem_alloc(a, n * sizeof(uint32_t));
+  uint32_t *low = wave_mem_alloc(a, n * sizeof(uint32_t));
+  uint32_t *stack = wave_mem_alloc(a, n * sizeof(uint32_t));
+  uint32_t *dfs = wave_mem_alloc(a, n * sizeof(uint32_t));
+  uint32_t *next = wave_mem_alloc(a, n * sizeof(uint32_t));
+  bool *on_stack = wave_mem_calloc(a, n, sizeof(bool));
   bool ok = index && low && stack && dfs && next && on_stack;
   if (ok) {
     for (size_t r = 0; r < n; r++)
@@ -278,28 +279,29 @@ static bool find_components(wave_depth *d) {
         low[dfs[dp - 1]] = low[v];
     }
   }
-  free(index);
-  free(low);
-  free(stack);
-  free(dfs);
-  free(next);
-  free(on_stack);
+  wave_mem_free(a, index);
+  wave_mem_free(a, low);
+  wave_mem_free(a, stack);
+  wave_mem_free(a, dfs);
+  wave_mem_free(a, next);
+  wave_mem_free(a, on_stack);
   return ok;
 }
 
 static bool scratch_init(graph_scratch *g, const wave_depth *d) {
   size_t n = d->num_regions;
+  const wave_allocator *a = d->allocator;
   memset(g, 0, sizeof(*g));
-  g->members = malloc(n * sizeof(uint32_t));
-  g->comp_start = calloc(d->num_comps + 1, sizeof(uint32_t));
-  g->queue = malloc(n * sizeof(uint32_t));
-  g->seen = calloc(n, sizeof(uint32_t));
-  g->pending = malloc(n * sizeof(uint32_t));
-  g->pending_via = malloc(n * sizeof(uint32_t));
-  g->pending_unbounded = malloc(n * sizeof(bool));
-  g->lap = malloc(n * sizeof(uint32_t));
-  if (!g->members || !g->comp_start || !g->queue || !g->seen || !g->pending ||
-      !g->pending_via || !g->pending_unbounded || !g->lap)
+  g->members = wave_mem_alloc(a, n * sizeof(uint32_t));
+  g->comp_start = wave_mem_calloc(a, d->num_comps + 1, sizeof(uint32_t));
+  g->queue = wave_mem_alloc(a, n * sizeof(uint32_t));
+  g->seen = wave_mem_calloc(a, n, sizeof(uint32_t));
+  g->pending = wave_mem_alloc(a, n * sizeof(uint32_t));
+  g->pending_via = wave_mem_alloc(a, n * sizeof(uint32_t));
+  g->pending_unbounded = wave_mem_alloc(a, n * sizeof(bool));
+  g->lap = wave_mem_alloc(a, n * sizeof(uint32_t));
+  if (!g->members || !g->comp_start || !g->queue || !g->seen || !g->pending || !g->pending_via ||
+      !g->pending_unbounded || !g->lap)
     return false;
   for (size_t r = 0; r < n; r++)
     if (d->regions[r].comp != NONE)
@@ -314,15 +316,15 @@ static bool scratch_init(graph_scratch *g, const wave_depth *d) {
   return true;
 }
 
-static void scratch_free(graph_scratch *g) {
-  free(g->members);
-  free(g->comp_start);
-  free(g->queue);
-  free(g->seen);
-  free(g->pending);
-  free(g->pending_via);
-  free(g->pending_unbounded);
-  free(g->lap);
+static void scratch_free(graph_scratch *g, const wave_allocator *a) {
+  wave_mem_free(a, g->members);
+  wave_mem_free(a, g->comp_start);
+  wave_mem_free(a, g->queue);
+  wave_mem_free(a, g->seen);
+  wave_mem_free(a, g->pending);
+  wave_mem_free(a, g->pending_via);
+  wave_mem_free(a, g->pending_unbounded);
+  wave_mem_free(a, g->lap);
 }
 
 /* Breadth-first from `start` along the edges inside its component: parent[x] becomes the
@@ -365,8 +367,8 @@ static void solve(wave_depth *d, graph_scratch *g, int kind) {
         root = m;
       unbounded = unbounded || g->pending_unbounded[m];
       for (uint32_t e = r->first_edge; e < r->first_edge + r->num_edges; e++)
-        unbounded = unbounded ||
-                    (d->regions[d->edges[e].to].comp == c && d->edges[e].weight[kind] > 0);
+        unbounded =
+            unbounded || (d->regions[d->edges[e].to].comp == c && d->edges[e].weight[kind] > 0);
     }
     uint32_t *via = g->lap;
     search_component(d, g, root, via);
@@ -395,8 +397,10 @@ static void solve(wave_depth *d, graph_scratch *g, int kind) {
 
 /* ---- the way to the deepest point ----------------------------------------------------------- */
 
-static bool add_step(deepest_way *way, const wave_node *node, const wave_instr *call) {
-  if (!wave_grow((void **)&way->steps, &way->cap, way->length + 1, sizeof(wave_depth_step)))
+static bool add_step(const wave_depth *d, deepest_way *way, const wave_node *node,
+                     const wave_instr *call) {
+  if (!wave_grow(d->allocator, (void **)&way->steps, &way->cap, way->length + 1,
+                 sizeof(wave_depth_step)))
     return false;
   way->steps[way->length++] = (wave_depth_step){node, call};
   return true;
@@ -407,7 +411,8 @@ static bool add_sites(const wave_depth *d, deepest_way *way, uint32_t at, int ki
   size_t n = 0;
   for (uint32_t s = at; s != NONE; s = d->sites[s].outer[kind])
     n++;
-  if (!wave_grow((void **)&way->steps, &way->cap, way->length + n, sizeof(wave_depth_step)))
+  if (!wave_grow(d->allocator, (void **)&way->steps, &way->cap, way->length + n,
+                 sizeof(wave_depth_step)))
     return false;
   way->length += n;
   size_t i = way->length;
@@ -418,7 +423,7 @@ static bool add_sites(const wave_depth *d, deepest_way *way, uint32_t at, int ki
 
 static bool add_crossing(const wave_depth *d, deepest_way *way, uint32_t e, int kind) {
   const edge *x = &d->edges[e];
-  return !x->call || (add_sites(d, way, x->around[kind], kind) && add_step(way, NULL, x->call));
+  return !x->call || (add_sites(d, way, x->around[kind], kind) && add_step(d, way, NULL, x->call));
 }
 
 /* The crossings by which the entry reaches `region` at its deepest; `chain` has room for one
@@ -485,22 +490,25 @@ static bool find_recursion(wave_depth *d, graph_scratch *g, int kind) {
 }
 
 static bool index_nodes(wave_depth *d) {
-  d->site_nodes = malloc((d->num_sites ? d->num_sites : 1) * sizeof(*d->site_nodes));
+  d->site_nodes =
+      wave_mem_alloc(d->allocator, (d->num_sites ? d->num_sites : 1) * sizeof(*d->site_nodes));
   if (!d->site_nodes)
     return false;
   for (size_t s = 0; s < d->num_sites; s++)
     d->site_nodes[s] = d->sites[s].node;
-  return wave_key_index_build(&d->by_node, d->site_nodes, d->num_sites);
+  return wave_key_index_build(&d->by_node, d->allocator, d->site_nodes, d->num_sites);
 }
 
 wave_depth *wave_depth_from_layout(const wave_kernel *kernel, const wave_layout *layout,
                                   const wave_uniformity *uniformity) {
-  wave_depth *d = calloc(1, sizeof(*d));
+  const wave_allocator *allocator = wave_module_allocator(wave_kernel_module(kernel));
+  wave_depth *d = wave_mem_calloc(allocator, 1, sizeof(*d));
   wave_label_table labels;
   if (!d || !wave_label_table_init(&labels, kernel)) {
-    free(d);
+    wave_mem_free(allocator, d);
     return NULL;
   }
+  d->allocator = allocator;
   graph_scratch g = {0};
   bool ok = index_kernel(d, &labels, layout, uniformity) && find_components(d) && index_nodes(d) &&
             scratch_init(&g, d);
@@ -511,7 +519,7 @@ wave_depth *wave_depth_from_layout(const wave_kernel *kernel, const wave_layout 
       unbounded = unbounded || (d->regions[r].comp != NONE && d->regions[r].unbounded[k]);
     ok = unbounded ? find_recursion(d, &g, k) : find_deepest(d, &g, k);
   }
-  scratch_free(&g);
+  scratch_free(&g, d->allocator);
   wave_label_table_free(&labels);
   if (!ok) {
     wave_depth_destroy(d);
@@ -530,21 +538,19 @@ wave_depth *wave_depth_compute(const wave_kernel *kernel, const wave_uniformity 
 void wave_depth_destroy(wave_depth *d) {
   if (!d)
     return;
-  free(d->sites);
-  free(d->edges);
-  free(d->regions);
-  free(d->site_nodes);
+  wave_mem_free(d->allocator, d->sites);
+  wave_mem_free(d->allocator, d->edges);
+  wave_mem_free(d->allocator, d->regions);
+  wave_mem_free(d->allocator, d->site_nodes);
   wave_key_index_free(&d->by_node);
   for (int k = 0; k < KINDS; k++)
-    free(d->ways[k].steps);
-  free(d);
+    wave_mem_free(d->allocator, d->ways[k].steps);
+  wave_mem_free(d->allocator, d);
 }
 
 /* ---- queries ------------------------------------------------------------------------------- */
 
-uint32_t wave_depth_max(const wave_depth *d, wave_depth_kind kind) {
-  return d->ways[kind].max;
-}
+uint32_t wave_depth_max(const wave_depth *d, wave_depth_kind kind) { return d->ways[kind].max; }
 
 bool wave_depth_unbounded(const wave_depth *d, wave_depth_kind kind) {
   return d->ways[kind].max == WAVE_DEPTH_UNBOUNDED;
@@ -621,12 +627,11 @@ static void emit_depth(printer *p, uint32_t depth) {
 
 /* Whether the printer keeps step i of a way of `length` steps (see wave_depth_path_print). */
 static bool keeps_step(size_t i, size_t length, size_t cycle, size_t max_steps) {
-  return !max_steps || length <= max_steps || i < max_steps / 2 ||
-         i >= length - max_steps / 2 || i == cycle;
+  return !max_steps || length <= max_steps || i < max_steps / 2 || i >= length - max_steps / 2 ||
+         i == cycle;
 }
 
-int wave_depth_path_print(wave_depth_path path, size_t max_steps, wave_write_fn write,
-                          void *ctx) {
+int wave_depth_path_print(wave_depth_path path, size_t max_steps, wave_write_fn write, void *ctx) {
   printer p = {write, ctx, 0};
   if (!path.length)
     emit(&p, "(none)");

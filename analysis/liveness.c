@@ -75,8 +75,8 @@
  * address, and a caller that meets instructions in text order or in reverse (the printer,
  * dce's sweep) finds each next to the last one without hashing (wave_liveness_in_near).
  */
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "asm/annotate.h"
@@ -140,6 +140,7 @@ struct wave_liveness {
   wave_regset everything;     /* r0..registers-1 and p0..p3 */
   wave_regset packable;       /* r0..gprs-1 and p0..p3 */
   wave_regset other_lanes;    /* read by some instruction in lanes other than their own */
+  const wave_allocator *allocator; /* the kernel's module's, for destroy */
 };
 
 /* ---- packed sets ----------------------------------------------------------------------------- */
@@ -254,11 +255,15 @@ typedef struct builder {
   bool too_narrow;            /* a register does not fit the packed layout */
 } builder;
 
-static bool resize(void **array, size_t count, size_t size) {
-  void *p = realloc(*array, count * size);
+static bool resize(const wave_allocator *a, void **array, size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size)
+    return false;
+  void *p = wave_mem_realloc(a, *array, count * size);
   if (!p)
     return false;
-  wave_advise_huge(p, count * size);
+  /* Only malloc's pages are the library's to advise about. */
+  if (wave_mem_is_malloc(a))
+    wave_advise_huge(p, count * size);
   *array = p;
   return true;
 }
@@ -274,10 +279,10 @@ static size_t grown(size_t cap, size_t need) {
 }
 
 /* Grows two arrays that share one capacity. */
-static bool grow_pair(void **a, void **b, size_t *cap, size_t need, size_t size_a,
-                      size_t size_b) {
+static bool grow_pair(const wave_allocator *allocator, void **a, void **b, size_t *cap, size_t need,
+                      size_t size_a, size_t size_b) {
   size_t cap2 = grown(*cap, need);
-  if (cap2 != *cap && (!resize(a, cap2, size_a) || !resize(b, cap2, size_b)))
+  if (cap2 != *cap && (!resize(allocator, a, cap2, size_a) || !resize(allocator, b, cap2, size_b)))
     return false;
   *cap = cap2;
   return true;
@@ -286,10 +291,10 @@ static bool grow_pair(void **a, void **b, size_t *cap, size_t need, size_t size_
 static uint32_t add_point(builder *b, point_flags flags) {
   wave_liveness *lv = b->lv;
   size_t n = lv->num_points, cap = grown(b->cap_points, n + 1);
-  if (n >= NO_POINT ||
-      (cap != b->cap_points && (!resize((void **)&b->flags, cap, sizeof(point_flags)) ||
-                                !resize((void **)&b->aux, cap, sizeof(uint32_t)) ||
-                                !resize((void **)&b->item, cap, sizeof(uint32_t))))) {
+  if (n >= NO_POINT || (cap != b->cap_points &&
+                        (!resize(lv->allocator, (void **)&b->flags, cap, sizeof(point_flags)) ||
+                         !resize(lv->allocator, (void **)&b->aux, cap, sizeof(uint32_t)) ||
+                         !resize(lv->allocator, (void **)&b->item, cap, sizeof(uint32_t))))) {
     b->failed = true;
     return NO_POINT;
   }
@@ -309,8 +314,8 @@ static void jump(builder *b, uint32_t from, uint32_t to) {
 static void add_node(builder *b, const wave_node *node, uint32_t first, uint32_t after,
                      uint32_t mid) {
   wave_liveness *lv = b->lv;
-  if (!grow_pair((void **)&lv->node_keys, (void **)&lv->spans, &b->cap_nodes, lv->num_nodes + 1,
-                 sizeof(void *), sizeof(node_span))) {
+  if (!grow_pair(lv->allocator, (void **)&lv->node_keys, (void **)&lv->spans, &b->cap_nodes,
+                 lv->num_nodes + 1, sizeof(void *), sizeof(node_span))) {
     b->failed = true;
     return;
   }
@@ -319,7 +324,8 @@ static void add_node(builder *b, const wave_node *node, uint32_t first, uint32_t
 }
 
 static open_construct *open_construct_push(builder *b, uint32_t head, bool loop) {
-  if (!wave_grow((void **)&b->stack, &b->cap_stack, b->depth + 1, sizeof(open_construct))) {
+  if (!wave_grow(b->lv->allocator, (void **)&b->stack, &b->cap_stack, b->depth + 1,
+                 sizeof(open_construct))) {
     b->failed = true;
     return NULL;
   }
@@ -407,21 +413,21 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
   uint32_t i = add_point(b, flags);
   if (i == NO_POINT)
     return;
-  if (!grow_pair((void **)&lv->instr_keys, (void **)&lv->instr_points, &b->cap_instrs,
-                 lv->num_instrs + 1, sizeof(void *), sizeof(uint32_t))) {
+  if (!grow_pair(lv->allocator, (void **)&lv->instr_keys, (void **)&lv->instr_points,
+                 &b->cap_instrs, lv->num_instrs + 1, sizeof(void *), sizeof(uint32_t))) {
     b->failed = true;
     return;
   }
   lv->instr_keys[lv->num_instrs] = instr;
   lv->instr_points[lv->num_instrs++] = i;
-  const open_construct *loop = item->op == WAVE_OP_BREAK || item->op == WAVE_OP_CONTINUE
-                                   ? innermost_loop(b)
-                                   : NULL;
+  const open_construct *loop =
+      item->op == WAVE_OP_BREAK || item->op == WAVE_OP_CONTINUE ? innermost_loop(b) : NULL;
   if (loop && item->op == WAVE_OP_CONTINUE)
     jump(b, i, loop->head);
   else if (loop) {
     /* Its exit is the point after the endloop, not known yet. */
-    if (!wave_grow((void **)&b->breaks, &b->cap_breaks, b->num_breaks + 1, sizeof(uint32_t))) {
+    if (!wave_grow(lv->allocator, (void **)&b->breaks, &b->cap_breaks, b->num_breaks + 1,
+                   sizeof(uint32_t))) {
       b->failed = true;
       return;
     }
@@ -470,7 +476,8 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
       i = add_point(b, FALLS | LOOP_HEAD);
       if (i == NO_POINT || !open_construct_push(b, i, true))
         break;
-      if (!wave_grow((void **)&b->loops, &b->cap_loops, b->num_loops + 1, sizeof(loop_span))) {
+      if (!wave_grow(lv->allocator, (void **)&b->loops, &b->cap_loops, b->num_loops + 1,
+                     sizeof(loop_span))) {
         b->failed = true;
         break;
       }
@@ -520,14 +527,15 @@ static void presize(builder *b, const wave_layout *layout) {
   size_t points = layout->num_items - count[WAVE_LAYOUT_BLOCK] + 1;
   size_t nodes = count[WAVE_LAYOUT_BLOCK] + count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP] + 1;
   size_t instrs = count[WAVE_LAYOUT_INSTR] + 1, loops = count[WAVE_LAYOUT_LOOP] + 1;
-  if (!resize((void **)&b->flags, points, sizeof(point_flags)) ||
-      !resize((void **)&b->aux, points, sizeof(uint32_t)) ||
-      !resize((void **)&b->item, points, sizeof(uint32_t)) ||
-      !resize((void **)&lv->instr_keys, instrs, sizeof(void *)) ||
-      !resize((void **)&lv->instr_points, instrs, sizeof(uint32_t)) ||
-      !resize((void **)&lv->node_keys, nodes, sizeof(void *)) ||
-      !resize((void **)&lv->spans, nodes, sizeof(node_span)) ||
-      !resize((void **)&b->loops, loops, sizeof(loop_span))) {
+  const wave_allocator *a = lv->allocator;
+  if (!resize(a, (void **)&b->flags, points, sizeof(point_flags)) ||
+      !resize(a, (void **)&b->aux, points, sizeof(uint32_t)) ||
+      !resize(a, (void **)&b->item, points, sizeof(uint32_t)) ||
+      !resize(a, (void **)&lv->instr_keys, instrs, sizeof(void *)) ||
+      !resize(a, (void **)&lv->instr_points, instrs, sizeof(uint32_t)) ||
+      !resize(a, (void **)&lv->node_keys, nodes, sizeof(void *)) ||
+      !resize(a, (void **)&lv->spans, nodes, sizeof(node_span)) ||
+      !resize(a, (void **)&b->loops, loops, sizeof(loop_span))) {
     b->failed = true;
     return;
   }
@@ -587,8 +595,8 @@ typedef struct open_ifs {
   size_t depth, cap;
 } open_ifs;
 
-static bool open_if(open_ifs *o) {
-  if (!wave_grow((void **)&o->needed, &o->cap, o->depth + 1, sizeof(bool)))
+static bool open_if(const wave_allocator *a, open_ifs *o) {
+  if (!wave_grow(a, (void **)&o->needed, &o->cap, o->depth + 1, sizeof(bool)))
     return false;
   o->needed[o->depth++] = false;
   return true;
@@ -609,15 +617,16 @@ static void mark_needed(open_ifs *o) {
 static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
                   const uint64_t *everything) {
   size_t w = lv->words, depth = 0;
-  uint32_t *open = malloc(b->num_loops * sizeof(uint32_t) + 1);
-  uint64_t *settled_exit = malloc(b->num_loops * w * sizeof(uint64_t) + 1);
-  bool *settled = calloc(b->num_loops + 1, sizeof(bool));
+  const wave_allocator *a = lv->allocator;
+  uint32_t *open = wave_mem_alloc(a, b->num_loops * sizeof(uint32_t) + 1);
+  uint64_t *settled_exit = wave_mem_alloc(a, b->num_loops * w * sizeof(uint64_t) + 1);
+  bool *settled = wave_mem_calloc(a, b->num_loops + 1, sizeof(bool));
   open_ifs ifs = {0};
   bool ok = open && settled_exit && settled;
   for (size_t i = lv->num_points; ok && i-- > 0;) {
     point_flags f = b->flags[i];
     uint32_t l = b->aux[i];
-    if (f & IF_END && !(ok = open_if(&ifs)))
+    if (f & IF_END && !(ok = open_if(a, &ifs)))
       break;
     if (f & (LOOP_END | LOOP_HEAD))
       mark_needed(&ifs);
@@ -650,10 +659,10 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
              w * sizeof(uint64_t));
     }
   }
-  free(open);
-  free(settled_exit);
-  free(settled);
-  free(ifs.needed);
+  wave_mem_free(a, open);
+  wave_mem_free(a, settled_exit);
+  wave_mem_free(a, settled);
+  wave_mem_free(a, ifs.needed);
   return ok;
 }
 
@@ -661,10 +670,13 @@ static bool solve(wave_liveness *lv, const builder *b, const uint64_t *other,
  * NULL with *too_narrow set when a register does not fit. */
 static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layout *layout,
                                      bool strong, uint64_t registers, bool *too_narrow) {
-  wave_liveness *lv = calloc(1, sizeof(*lv));
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(kernel));
+  *too_narrow = false;
+  wave_liveness *lv = wave_mem_calloc(a, 1, sizeof(*lv));
   if (!lv)
     return NULL;
   lv->kernel = kernel;
+  lv->allocator = a;
   set_layout(lv, registers);
   for (unsigned r = 0; r < wave_kernel_registers(kernel) && r <= WAVE_MAX_GPR; r++)
     wave_regset_set(&lv->everything, WAVE_REG_GPR(r));
@@ -682,8 +694,8 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
     uint32_t end = b.failed ? NO_POINT : add_point(&b, 0);
     if (end != NO_POINT && wave_region_next(region))
       b.flags[end] |= FALLS;
-    if (!b.failed && !wave_grow((void **)&lv->region_ends, &cap_regions, lv->num_regions + 1,
-                           sizeof(uint32_t)))
+    if (!b.failed && !wave_grow(a, (void **)&lv->region_ends, &cap_regions, lv->num_regions + 1,
+                                sizeof(uint32_t)))
       b.failed = true;
     if (b.failed)
       break;
@@ -694,17 +706,17 @@ static wave_liveness *compute_packed(const wave_kernel *kernel, const wave_layou
     b.too_narrow = true;
   bool ok = !b.failed && !b.too_narrow;
   ok = ok &&
-       (lv->in = wave_calloc_huge(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
-       (lv->out = wave_calloc_huge(lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
-       wave_key_index_build(&lv->instr_index, lv->instr_keys, lv->num_instrs) &&
-       wave_key_index_build(&lv->node_index, lv->node_keys, lv->num_nodes) &&
+       (lv->in = wave_calloc_huge(a, lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
+       (lv->out = wave_calloc_huge(a, lv->num_points * lv->words + 1, sizeof(uint64_t))) != NULL &&
+       wave_key_index_build(&lv->instr_index, lv->allocator, lv->instr_keys, lv->num_instrs) &&
+       wave_key_index_build(&lv->node_index, lv->allocator, lv->node_keys, lv->num_nodes) &&
        solve(lv, &b, other, everything);
-  free(b.flags);
-  free(b.aux);
-  free(b.loops);
-  free(b.item);
-  free(b.stack);
-  free(b.breaks);
+  wave_mem_free(a, b.flags);
+  wave_mem_free(a, b.aux);
+  wave_mem_free(a, b.loops);
+  wave_mem_free(a, b.item);
+  wave_mem_free(a, b.stack);
+  wave_mem_free(a, b.breaks);
   *too_narrow = b.too_narrow;
   lv->other_lanes = b.other_lanes;
   if (!ok) {
@@ -720,9 +732,8 @@ static wave_liveness *liveness_compute(const wave_kernel *kernel, const wave_lay
   bool too_narrow;
   wave_liveness *lv =
       compute_packed(kernel, layout, strong, wave_kernel_registers(kernel), &too_narrow);
-  return lv || !too_narrow
-             ? lv
-             : compute_packed(kernel, layout, strong, WAVE_MAX_GPR + 1, &too_narrow);
+  return lv || !too_narrow ? lv
+                           : compute_packed(kernel, layout, strong, WAVE_MAX_GPR + 1, &too_narrow);
 }
 
 static wave_liveness *compute_from_scratch(const wave_kernel *kernel, bool strong) {
@@ -743,16 +754,17 @@ wave_liveness *wave_strong_liveness_compute(const wave_kernel *kernel) {
 void wave_liveness_destroy(wave_liveness *lv) {
   if (!lv)
     return;
-  free(lv->in);
-  free(lv->out);
-  free(lv->instr_keys);
-  free(lv->instr_points);
+  const wave_allocator *a = lv->allocator;
+  wave_mem_free(a, lv->in);
+  wave_mem_free(a, lv->out);
+  wave_mem_free(a, lv->instr_keys);
+  wave_mem_free(a, lv->instr_points);
   wave_key_index_free(&lv->instr_index);
-  free(lv->node_keys);
-  free(lv->spans);
+  wave_mem_free(a, lv->node_keys);
+  wave_mem_free(a, lv->spans);
   wave_key_index_free(&lv->node_index);
-  free(lv->region_ends);
-  free(lv);
+  wave_mem_free(a, lv->region_ends);
+  wave_mem_free(a, lv);
 }
 
 /* ---- queries -------------------------------------------------------------------------------- */
@@ -790,8 +802,7 @@ wave_regset wave_liveness_out(const wave_liveness *lv, const wave_instr *instr) 
   return p == NO_POINT ? lv->everything : set_at(lv, lv->out, p);
 }
 
-wave_regset wave_liveness_in_near(const wave_liveness *lv, const wave_instr *instr,
-                                  size_t *place) {
+wave_regset wave_liveness_in_near(const wave_liveness *lv, const wave_instr *instr, size_t *place) {
   uint32_t p = instr_point_near(lv, instr, place);
   return p == NO_POINT ? lv->everything : set_at(lv, lv->in, p);
 }

@@ -65,7 +65,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "asm/annotate.h"
@@ -82,6 +81,7 @@ struct wave_deadlock {
   wave_loop_verdict *loops;
   size_t num_loops;
   size_t num_findings;
+  const wave_allocator *allocator; /* the kernel's module's, for destroy */
 };
 
 /* ---- the survey ---------------------------------------------------------------------------- */
@@ -124,6 +124,7 @@ enum { LOCAL, DEVICE, SPACES };
 
 typedef struct survey {
   const wave_layout *layout;
+  const wave_allocator *allocator; /* the kernel's module's, for every array here */
   construct *constructs;
   size_t num_constructs, cap_constructs;
   loop_info *loops;
@@ -140,12 +141,13 @@ typedef struct survey {
   bool failed;
 } survey;
 
-#define PUSH(s, array, count, cap, value)                                                 \
-  do {                                                                                    \
-    if (!wave_grow((void **)&(s)->array, &(s)->cap, (s)->count + 1, sizeof(*(s)->array)))       \
-      (s)->failed = true;                                                                 \
-    else                                                                                  \
-      (s)->array[(s)->count++] = (value);                                                 \
+#define PUSH(s, array, count, cap, value)                                                          \
+  do {                                                                                             \
+    if (!wave_grow((s)->allocator, (void **)&(s)->array, &(s)->cap, (s)->count + 1,                \
+                   sizeof(*(s)->array)))                                                           \
+      (s)->failed = true;                                                                          \
+    else                                                                                           \
+      (s)->array[(s)->count++] = (value);                                                          \
   } while (0)
 
 static int space_of(wave_opcode op) {
@@ -202,8 +204,9 @@ static void open_construct(survey *s, size_t depth, const wave_layout_item *item
     c.loop = (uint32_t)s->num_loops;
     PUSH(s, loops, num_loops, cap_loops, l);
   }
-  if (!wave_grow((void **)&s->stack, &s->cap_stack, depth + 1, sizeof(*s->stack)) ||
-      !wave_grow((void **)&s->inner_loop, &s->cap_inner, depth + 1, sizeof(*s->inner_loop))) {
+  if (!wave_grow(s->allocator, (void **)&s->stack, &s->cap_stack, depth + 1, sizeof(*s->stack)) ||
+      !wave_grow(s->allocator, (void **)&s->inner_loop, &s->cap_inner, depth + 1,
+                 sizeof(*s->inner_loop))) {
     s->failed = true;
     return;
   }
@@ -270,7 +273,7 @@ static void walk_region(survey *s, const wave_layout_item **at) {
 static bool group_events(survey *s) {
   if (!s->num_events)
     return true;
-  event *sorted = malloc(s->num_events * sizeof(*sorted));
+  event *sorted = wave_mem_alloc(s->allocator, s->num_events * sizeof(*sorted));
   if (!sorted)
     return false;
   for (size_t i = 0; i < s->num_events; i++)
@@ -285,33 +288,34 @@ static bool group_events(survey *s) {
     loop_info *l = &s->loops[s->events[i].loop];
     sorted[l->first_event + l->num_events++] = s->events[i];
   }
-  free(s->events);
+  wave_mem_free(s->allocator, s->events);
   s->events = sorted;
   return true;
 }
 
 static void survey_free(survey *s) {
-  free(s->constructs);
-  free(s->loops);
-  free(s->events);
+  wave_mem_free(s->allocator, s->constructs);
+  wave_mem_free(s->allocator, s->loops);
+  wave_mem_free(s->allocator, s->events);
   for (int k = 0; k < SPACES; k++)
-    free(s->writers[k]);
-  free(s->source);
-  free(s->stack);
-  free(s->inner_loop);
+    wave_mem_free(s->allocator, s->writers[k]);
+  wave_mem_free(s->allocator, s->source);
+  wave_mem_free(s->allocator, s->stack);
+  wave_mem_free(s->allocator, s->inner_loop);
 }
 
 static bool survey_kernel(survey *s, const wave_layout *layout) {
   memset(s, 0, sizeof(*s));
   s->layout = layout;
+  s->allocator = wave_module_allocator(wave_kernel_module(layout->kernel));
   /* Sized once from the layout (an event per statement at most): doubling would copy and
    * fault in the arrays again. */
   const size_t *count = layout->count;
-  if (!wave_alloc_array((void **)&s->constructs, &s->cap_constructs,
+  if (!wave_alloc_array(s->allocator, (void **)&s->constructs, &s->cap_constructs,
                         count[WAVE_LAYOUT_IF] + count[WAVE_LAYOUT_LOOP], sizeof(*s->constructs)) ||
-      !wave_alloc_array((void **)&s->loops, &s->cap_loops, count[WAVE_LAYOUT_LOOP],
+      !wave_alloc_array(s->allocator, (void **)&s->loops, &s->cap_loops, count[WAVE_LAYOUT_LOOP],
                         sizeof(*s->loops)) ||
-      !wave_alloc_array((void **)&s->events, &s->cap_events,
+      !wave_alloc_array(s->allocator, (void **)&s->events, &s->cap_events,
                         layout->num_items - count[WAVE_LAYOUT_BLOCK], sizeof(*s->events)))
     return false;
   const wave_layout_item *at = layout->items;
@@ -319,7 +323,7 @@ static bool survey_kernel(survey *s, const wave_layout *layout) {
     walk_region(s, &at);
   if (s->failed || !group_events(s))
     return false;
-  s->source = calloc(s->num_instrs ? s->num_instrs : 1, 1);
+  s->source = wave_mem_calloc(s->allocator, s->num_instrs ? s->num_instrs : 1, 1);
   return s->source != NULL;
 }
 
@@ -385,7 +389,7 @@ static wave_regset depend_pass(survey *s, uint32_t loop, wave_regset top, if_fra
       break;
     }
     case EV_IF: {
-      if (!wave_grow((void **)frames, cap, depth + 1, sizeof(**frames))) {
+      if (!wave_grow(s->allocator, (void **)frames, cap, depth + 1, sizeof(**frames))) {
         s->failed = true;
         break;
       }
@@ -454,8 +458,9 @@ static const wave_instr *first_writer(const survey *s, const bool spaces[SPACES]
         hi = mid;
     }
     size_t seen = 0;
-    for (size_t i = lo; i < s->num_writers[k] && s->writers[k][i].index < to &&
-                        seen < SAME_ADDRESS_LOOKAHEAD; i++) {
+    for (size_t i = lo;
+         i < s->num_writers[k] && s->writers[k][i].index < to && seen < SAME_ADDRESS_LOOKAHEAD;
+         i++) {
       const writer *w = &s->writers[k][i];
       if (skip_sources && s->source[w->index])
         continue;
@@ -500,8 +505,8 @@ static void fill_reach(const survey *s, const wave_uniformity *u, const bool spa
     uint32_t p = x->parent;
     const construct *a = p == NONE ? NULL : &s->constructs[p];
     bool divergent = a && wave_uniformity_node_divergent(u, a->node);
-    bool else_side = divergent && a->loop == NONE && x->start < a->mid &&
-                     has_writer(s, spaces, a->mid, a->end);
+    bool else_side =
+        divergent && a->loop == NONE && x->start < a->mid && has_writer(s, spaces, a->mid, a->end);
     stretch beside = {a ? a->mid : 0, a ? a->end : 0, p};
     if (has_writer(s, spaces, x->end, x->list_end))
       r->parked[i] = (stretch){x->end, x->list_end, NONE};
@@ -543,9 +548,12 @@ static int space_mask(const bool spaces[SPACES]) {
 
 static wave_deadlock *conclude(const survey *s, const wave_uniformity *u, const bool *spins,
                                const wait *waits) {
-  wave_deadlock *d = calloc(1, sizeof(*d));
+  const wave_allocator *a = s->allocator;
+  wave_deadlock *d = wave_mem_calloc(a, 1, sizeof(*d));
   reach reaches[4] = {{NULL, NULL}};   /* by space_mask, filled when a loop polls those spaces */
-  bool failed = !d || !(d->loops = calloc(s->num_loops ? s->num_loops : 1, sizeof(*d->loops)));
+  if (d)
+    d->allocator = a;
+  bool failed = !d || !(d->loops = wave_mem_calloc(a, s->num_loops, sizeof(*d->loops)));
   if (!failed)
     d->num_loops = s->num_loops;
   for (uint32_t l = 0; l < s->num_loops && !failed; l++) {
@@ -560,8 +568,8 @@ static wave_deadlock *conclude(const survey *s, const wave_uniformity *u, const 
     else {
       reach *r = &reaches[space_mask(waits[l].spaces)];
       if (!r->parked) {
-        r->parked = malloc(s->num_constructs * sizeof(*r->parked));
-        r->unparked = malloc(s->num_constructs * sizeof(*r->unparked));
+        r->parked = wave_mem_alloc(a, s->num_constructs * sizeof(*r->parked));
+        r->unparked = wave_mem_alloc(a, s->num_constructs * sizeof(*r->unparked));
         if (!r->parked || !r->unparked) {
           failed = true;
           break;
@@ -573,8 +581,8 @@ static wave_deadlock *conclude(const survey *s, const wave_uniformity *u, const 
     d->num_findings += v->wait == WAVE_WAIT_DEADLOCK;
   }
   for (int m = 0; m < 4; m++) {
-    free(reaches[m].parked);
-    free(reaches[m].unparked);
+    wave_mem_free(a, reaches[m].parked);
+    wave_mem_free(a, reaches[m].unparked);
   }
   if (failed) {
     wave_deadlock_destroy(d);
@@ -596,8 +604,8 @@ static wave_deadlock *analyse(const wave_layout *layout, uniformity_fn get, void
   size_t cap = 0, num_spins = 0;
   *uniformity_failed = false;
   if (!survey_kernel(&s, layout) ||
-      !(spins = calloc(s.num_loops + 1, sizeof(*spins))) ||
-      !(waits = calloc(s.num_loops + 1, sizeof(*waits))))
+      !(spins = wave_mem_calloc(s.allocator, s.num_loops + 1, sizeof(*spins))) ||
+      !(waits = wave_mem_calloc(s.allocator, s.num_loops + 1, sizeof(*waits))))
     goto out;
   for (uint32_t l = 0; l < s.num_loops && !s.failed; l++) {
     const loop_info *info = &s.loops[l];
@@ -614,9 +622,9 @@ static wave_deadlock *analyse(const wave_layout *layout, uniformity_fn get, void
   else
     d = conclude(&s, u, spins, waits);
 out:
-  free(frames);
-  free(spins);
-  free(waits);
+  wave_mem_free(s.allocator, frames);
+  wave_mem_free(s.allocator, spins);
+  wave_mem_free(s.allocator, waits);
   survey_free(&s);
   return d;
 }
@@ -647,8 +655,8 @@ wave_deadlock *wave_deadlock_compute(const wave_kernel *kernel, const wave_unifo
 void wave_deadlock_destroy(wave_deadlock *d) {
   if (!d)
     return;
-  free(d->loops);
-  free(d);
+  wave_mem_free(d->allocator, d->loops);
+  wave_mem_free(d->allocator, d);
 }
 
 size_t wave_deadlock_num_loops(const wave_deadlock *d) { return d->num_loops; }
@@ -664,8 +672,8 @@ bool wave_deadlock_equal(const wave_deadlock *a, const wave_deadlock *b) {
     return false;
   for (size_t i = 0; i < a->num_loops; i++) {
     const wave_loop_verdict *x = &a->loops[i], *y = &b->loops[i];
-    if (x->loop != y->loop || x->wait != y->wait || x->read != y->read ||
-        x->writer != y->writer || x->parker != y->parker)
+    if (x->loop != y->loop || x->wait != y->wait || x->read != y->read || x->writer != y->writer ||
+        x->parker != y->parker)
       return false;
   }
   return true;
@@ -685,8 +693,9 @@ static const char *mnemonic(const wave_instr *instr) {
 /* Completes "runs only in lanes ...". */
 static void describe_parker(const wave_loop_verdict *v, char *buf, size_t size) {
   if (v->parker == v->loop)
-    snprintf(buf, size, "that left the loop early, which wait at its endloop until every lane "
-                        "has left");
+    snprintf(buf, size,
+             "that left the loop early, which wait at its endloop until every lane "
+             "has left");
   else if (wave_node_kind_of(v->parker) == WAVE_NODE_IF)
     snprintf(buf, size, "parked by the divergent if at line %u until the loop ends",
              node_line(v->parker));
@@ -695,8 +704,7 @@ static void describe_parker(const wave_loop_verdict *v, char *buf, size_t size) 
              node_line(v->parker));
 }
 
-void wave_deadlock_diagnose(const wave_deadlock *d, const wave_kernel *kernel,
-                            wave_diags *diags) {
+void wave_deadlock_diagnose(const wave_deadlock *d, const wave_kernel *kernel, wave_diags *diags) {
   char parker[128];
   for (size_t i = 0; i < d->num_loops; i++) {
     const wave_loop_verdict *v = &d->loops[i];
@@ -786,20 +794,15 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   return d;
 }
 
-static void destroy(void *result) {
-  wave_deadlock_destroy(result);
-}
+static void destroy(void *result) { wave_deadlock_destroy(result); }
 
-static bool equal(const void *a, const void *b) {
-  return wave_deadlock_equal(a, b);
-}
+static bool equal(const void *a, const void *b) { return wave_deadlock_equal(a, b); }
 
 static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
   return wave_deadlock_print(result, kernel, write, ctx);
 }
 
-static void diagnose(const void *result, const wave_kernel *kernel, bool asked,
-                     wave_diags *diags) {
+static void diagnose(const void *result, const wave_kernel *kernel, bool asked, wave_diags *diags) {
   (void)asked;   /* a possible deadlock is a warning either way */
   wave_deadlock_diagnose(result, kernel, diags);
 }

@@ -67,7 +67,6 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "asm/annotate.h"
@@ -168,6 +167,7 @@ struct wave_uniformity {
   size_t capacity;
   cause *causes;            /* causes[0] is unused: index 0 means no cause */
   size_t num_causes, cap_causes;
+  const wave_allocator *allocator; /* the kernel's module's, for every array here and the walk's */
 };
 
 static size_t slot_of(const void *key, size_t capacity) {
@@ -198,8 +198,8 @@ static cause cause_at(const wave_uniformity *u, uint32_t c) {
 
 /* array, with room for *cap elements of size bytes, or a larger copy of it, so that index n
  * fits; NULL when memory runs out (array is then untouched). */
-static void *reserve(void *array, size_t *cap, size_t n, size_t size) {
-  return wave_grow(&array, cap, n + 1, size) ? array : NULL;
+static void *reserve(const wave_allocator *a, void *array, size_t *cap, size_t n, size_t size) {
+  return wave_grow(a, &array, cap, n + 1, size) ? array : NULL;
 }
 
 /* ---- the dataflow state ---------------------------------------------------------------------- */
@@ -299,7 +299,7 @@ static uint32_t intern(walk *w, wave_regset regs) {
   wave_uniformity *u = w->u;
   if (2 * u->num_sets >= w->set_capacity) {
     size_t capacity = w->set_capacity ? 2 * w->set_capacity : 64;
-    uint32_t *slots = calloc(capacity, sizeof(*slots));
+    uint32_t *slots = wave_mem_calloc(u->allocator, capacity, sizeof(*slots));
     if (!slots) {
       w->oom = true;
       return 0;
@@ -310,7 +310,7 @@ static uint32_t intern(walk *w, wave_regset regs) {
         slot = (slot + 1) & (capacity - 1);
       slots[slot] = (uint32_t)(i + 1);
     }
-    free(w->set_slots);
+    wave_mem_free(u->allocator, w->set_slots);
     w->set_slots = slots;
     w->set_capacity = capacity;
   }
@@ -319,7 +319,7 @@ static uint32_t intern(walk *w, wave_regset regs) {
     if (wave_regset_equal(u->sets[w->set_slots[slot] - 1], regs))
       return w->set_slots[slot] - 1;
   wave_regset *sets = u->num_sets < UINT32_MAX - 1
-                          ? reserve(u->sets, &u->cap_sets, u->num_sets, sizeof(*sets))
+                          ? reserve(u->allocator, u->sets, &u->cap_sets, u->num_sets, sizeof(*sets))
                           : NULL;
   if (!sets) {
     w->oom = true;
@@ -348,8 +348,12 @@ static bool is_lane_sreg(uint32_t sreg, bool across_workgroup) {
  * operands: its guard and (guarded) its old destination still count. */
 static bool is_wave_uniform_op(wave_opcode op) {
   switch (op) {
-  case WAVE_OP_WAVE_REDUCE_ADD: case WAVE_OP_WAVE_REDUCE_MIN: case WAVE_OP_WAVE_REDUCE_MAX:
-  case WAVE_OP_WAVE_BROADCAST: case WAVE_OP_WAVE_BALLOT: case WAVE_OP_WAVE_ANY:
+  case WAVE_OP_WAVE_REDUCE_ADD:
+  case WAVE_OP_WAVE_REDUCE_MIN:
+  case WAVE_OP_WAVE_REDUCE_MAX:
+  case WAVE_OP_WAVE_BROADCAST:
+  case WAVE_OP_WAVE_BALLOT:
+  case WAVE_OP_WAVE_ANY:
   case WAVE_OP_WAVE_ALL:
     return true;
   default:
@@ -358,12 +362,14 @@ static bool is_wave_uniform_op(wave_opcode op) {
 }
 
 static bool is_lane_source(const wave_layout_item *item, bool across_workgroup) {
-  if (wave_opcode_has(item->op, WAVE_F_RMW) ||
-      (across_workgroup && is_wave_uniform_op(item->op)))
+  if (wave_opcode_has(item->op, WAVE_F_RMW) || (across_workgroup && is_wave_uniform_op(item->op)))
     return true;
   switch (item->op) {
-  case WAVE_OP_WAVE_PREFIX_SUM: case WAVE_OP_WAVE_SHUFFLE: case WAVE_OP_WAVE_SHUFFLE_UP:
-  case WAVE_OP_WAVE_SHUFFLE_DOWN: case WAVE_OP_WAVE_SHUFFLE_XOR:
+  case WAVE_OP_WAVE_PREFIX_SUM:
+  case WAVE_OP_WAVE_SHUFFLE:
+  case WAVE_OP_WAVE_SHUFFLE_UP:
+  case WAVE_OP_WAVE_SHUFFLE_DOWN:
+  case WAVE_OP_WAVE_SHUFFLE_XOR:
     return true;
   default:
     break;
@@ -375,11 +381,12 @@ static bool is_lane_source(const wave_layout_item *item, bool across_workgroup) 
 }
 
 static entry *append_entry(wave_uniformity *u, const void *key, stmt_kind kind) {
-  const void **keys = reserve(u->keys, &u->cap_keys, u->num_entries, sizeof(*keys));
+  const void **keys = reserve(u->allocator, u->keys, &u->cap_keys, u->num_entries, sizeof(*keys));
   if (keys)
     u->keys = keys;
-  entry *entries = keys ? reserve(u->entries, &u->cap_entries, u->num_entries, sizeof(*entries))
-                        : NULL;
+  entry *entries =
+      keys ? reserve(u->allocator, u->entries, &u->cap_entries, u->num_entries, sizeof(*entries))
+           : NULL;
   if (!entries)
     return NULL;
   u->entries = entries;
@@ -393,7 +400,8 @@ static entry *append_entry(wave_uniformity *u, const void *key, stmt_kind kind) 
 
 /* Appends the members of regs to the walk's regs, ascending; their number in *count. */
 static bool add_regs(walk *w, wave_regset regs, uint8_t *count) {
-  uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs + WAVE_NUM_REGS, sizeof(*grown));
+  uint16_t *grown =
+      reserve(w->u->allocator, w->regs, &w->cap_regs, w->num_regs + WAVE_NUM_REGS, sizeof(*grown));
   if (!grown)
     return false;
   w->regs = grown;
@@ -407,7 +415,8 @@ static bool add_regs(walk *w, wave_regset regs, uint8_t *count) {
 
 /* Appends count registers to the walk's regs. */
 static bool copy_regs(walk *w, const uint16_t *regs, uint8_t count) {
-  uint16_t *grown = reserve(w->regs, &w->cap_regs, w->num_regs + count, sizeof(*grown));
+  uint16_t *grown =
+      reserve(w->u->allocator, w->regs, &w->cap_regs, w->num_regs + count, sizeof(*grown));
   if (!grown)
     return false;
   w->regs = grown;
@@ -432,10 +441,10 @@ static bool index_instr(walk *w, const wave_layout *layout, const wave_layout_it
     return true;
   }
   if (!item->num_defs) {
-    e->kind = (item->op == WAVE_OP_HALT || item->op == WAVE_OP_RETURN) &&
-                      item->guard == WAVE_NO_GUARD
-                  ? STMT_END
-                  : STMT_NO_DEFS;
+    e->kind =
+        (item->op == WAVE_OP_HALT || item->op == WAVE_OP_RETURN) && item->guard == WAVE_NO_GUARD
+            ? STMT_END
+            : STMT_NO_DEFS;
     return true;
   }
   const uint16_t *uses = wave_layout_uses(layout, item), *defs = wave_layout_defs(layout, item);
@@ -468,11 +477,13 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
    * instruction whose inputs are its guard and destinations may list one register more. */
   size_t entries = layout->num_items - layout->count[WAVE_LAYOUT_BLOCK];
   bool ok =
-      wave_alloc_array((void **)&u->keys, &u->cap_keys, entries + 1, sizeof(*u->keys)) &&
-      wave_alloc_array((void **)&u->entries, &u->cap_entries, entries + 1, sizeof(*u->entries)) &&
-      wave_alloc_array((void **)&w->loops, &w->cap_loops, layout->count[WAVE_LAYOUT_LOOP] + 1,
-                       sizeof(*w->loops)) &&
-      wave_alloc_array((void **)&w->regs, &w->cap_regs,
+      wave_alloc_array(u->allocator, (void **)&u->keys, &u->cap_keys, entries + 1,
+                       sizeof(*u->keys)) &&
+      wave_alloc_array(u->allocator, (void **)&u->entries, &u->cap_entries, entries + 1,
+                       sizeof(*u->entries)) &&
+      wave_alloc_array(u->allocator, (void **)&w->loops, &w->cap_loops,
+                       layout->count[WAVE_LAYOUT_LOOP] + 1, sizeof(*w->loops)) &&
+      wave_alloc_array(u->allocator, (void **)&w->regs, &w->cap_regs,
                        layout->num_regs + layout->count[WAVE_LAYOUT_INSTR] + WAVE_NUM_REGS + 1,
                        sizeof(*w->regs));
   for (size_t i = 0; ok && i < layout->num_items; i++) {
@@ -499,7 +510,8 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
       break;
     case WAVE_LAYOUT_LOOP:
       e = append_entry(u, n, STMT_LOOP);
-      loops = e ? reserve(w->loops, &w->cap_loops, w->num_loops, sizeof(*loops)) : NULL;
+      loops =
+          e ? reserve(u->allocator, w->loops, &w->cap_loops, w->num_loops, sizeof(*loops)) : NULL;
       if ((ok = loops != NULL)) {
         w->loops = loops;
         memset(&loops[w->num_loops], 0, sizeof(*loops));
@@ -525,7 +537,7 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
   u->capacity = 16;
   while (u->capacity < u->num_entries + u->num_entries / 2)
     u->capacity *= 2;
-  u->slots = wave_calloc_huge(u->capacity, sizeof(*u->slots));
+  u->slots = wave_calloc_huge(u->allocator, u->capacity, sizeof(*u->slots));
   if (!u->slots)
     return false;
   /* The slots are met at random: asking for a slot some keys ahead overlaps the misses. */
@@ -545,15 +557,13 @@ static bool index_kernel(walk *w, const wave_layout *layout) {
 
 /* ---- transfer -------------------------------------------------------------------------------- */
 
-static const void *key_of(const walk *w, const entry *e) {
-  return w->u->keys[e - w->u->entries];
-}
+static const void *key_of(const walk *w, const entry *e) { return w->u->keys[e - w->u->entries]; }
 
-static uint32_t new_cause(walk *w, cause_kind kind, const wave_instr *instr,
-                          const wave_node *node, unsigned from_reg) {
+static uint32_t new_cause(walk *w, cause_kind kind, const wave_instr *instr, const wave_node *node,
+                          unsigned from_reg) {
   wave_uniformity *u = w->u;
   size_t n = u->num_causes ? u->num_causes : 1;
-  cause *causes = reserve(u->causes, &u->cap_causes, n, sizeof(*causes));
+  cause *causes = reserve(u->allocator, u->causes, &u->cap_causes, n, sizeof(*causes));
   if (!causes) {
     w->oom = true;
     return 0;
@@ -656,8 +666,7 @@ static void branch(walk *w, state *s, entry *e, bool guard_div) {
    * where they are missing leaves at another iteration than theirs may; a continue taken
    * alike by the lanes still running merges nothing new at the header, since those that left
    * never come back. Only lanes parked in an if inside the loop make it a divergent one. */
-  bool exit_div = split || s->narrow > w->loop_level ||
-                  (is_break && s->narrow == w->loop_level);
+  bool exit_div = split || s->narrow > w->loop_level || (is_break && s->narrow == w->loop_level);
   if (is_break) {
     loop->other = join(loop->other, *s);
     if (exit_div && !loop->e->divergent) {
@@ -751,7 +760,7 @@ static void transfer(walk *w, state *s, entry *e) {
 /* ---- the walk -------------------------------------------------------------------------------- */
 
 static frame *push(walk *w, entry *e, const state *s) {
-  frame *frames = reserve(w->frames, &w->cap, w->depth, sizeof(*frames));
+  frame *frames = reserve(w->u->allocator, w->frames, &w->cap, w->depth, sizeof(*frames));
   if (!frames) {
     w->oom = true;
     return NULL;
@@ -846,8 +855,7 @@ static void leave_if(walk *w, state *s) {
 }
 
 /* The state after a loop, from its state at the loop and what its body's walk left. */
-static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks,
-                       wave_regset written) {
+static state loop_exit(walk *w, const state *at_loop, entry *e, state breaks, wave_regset written) {
   if (breaks.dead)
     return breaks;
   if (e->divergent) {
@@ -960,8 +968,11 @@ static void walk_region(walk *w, state s) {
 /* The result from the kernel's layout. */
 static wave_uniformity *uniformity_compute(const wave_kernel *kernel, const wave_layout *layout,
                                            const wave_uniformity_config *config) {
-  wave_uniformity *u = calloc(1, sizeof(*u));
-  walk *w = calloc(1, sizeof(*w));
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(kernel));
+  wave_uniformity *u = wave_mem_calloc(a, 1, sizeof(*u));
+  if (u)
+    u->allocator = a;
+  walk *w = wave_mem_calloc(a, 1, sizeof(*w));
   bool ok = u && w;
   if (ok) {
     u->kernel = kernel;
@@ -988,11 +999,11 @@ static wave_uniformity *uniformity_compute(const wave_kernel *kernel, const wave
   }
   ok = ok && !w->oom;
   if (w) {
-    free(w->set_slots);
-    free(w->regs);
-    free(w->loops);
-    free(w->frames);
-    free(w);
+    wave_mem_free(a, w->set_slots);
+    wave_mem_free(a, w->regs);
+    wave_mem_free(a, w->loops);
+    wave_mem_free(a, w->frames);
+    wave_mem_free(a, w);
   }
   if (!ok) {
     wave_uniformity_destroy(u);
@@ -1012,12 +1023,12 @@ wave_uniformity *wave_uniformity_compute(const wave_kernel *kernel,
 void wave_uniformity_destroy(wave_uniformity *u) {
   if (!u)
     return;
-  free(u->keys);
-  free(u->entries);
-  free(u->sets);
-  free(u->slots);
-  free(u->causes);
-  free(u);
+  wave_mem_free(u->allocator, u->keys);
+  wave_mem_free(u->allocator, u->entries);
+  wave_mem_free(u->allocator, u->sets);
+  wave_mem_free(u->allocator, u->slots);
+  wave_mem_free(u->allocator, u->causes);
+  wave_mem_free(u->allocator, u);
 }
 
 /* ---- queries --------------------------------------------------------------------------------- */
@@ -1056,8 +1067,7 @@ bool wave_uniformity_node_divergent(const wave_uniformity *u, const wave_node *n
   return !e || e->divergent;
 }
 
-bool wave_uniformity_node_divergent_at(const wave_uniformity *u, const wave_node *node,
-                                       size_t at) {
+bool wave_uniformity_node_divergent_at(const wave_uniformity *u, const wave_node *node, size_t at) {
   const entry *e = at < u->num_entries && u->keys[at] == node ? &u->entries[at] : find(u, node);
   return !e || !e->visited || e->divergent;
 }
@@ -1192,8 +1202,8 @@ static size_t explain_entry(const wave_uniformity *u, const entry *e, unsigned r
   return o.len;
 }
 
-size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr *instr,
-                                     char *buf, size_t size) {
+size_t wave_uniformity_explain_instr(const wave_uniformity *u, const wave_instr *instr, char *buf,
+                                     size_t size) {
   const entry *e = visited_entry(u, instr);
   unsigned reg = WAVE_NUM_REGS;
   if (e && e->divergent && cause_at(u, e->cause).kind != CAUSE_UNKNOWN &&
@@ -1291,8 +1301,8 @@ static const char *node_verdict(void *ctx, const wave_node *node, char *buf, siz
   return divergence_verdict(div, explained, buf, size);
 }
 
-int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel,
-                          wave_write_fn write, void *ctx) {
+int wave_uniformity_print(const wave_uniformity *u, const wave_kernel *kernel, wave_write_fn write,
+                          void *ctx) {
   wave_annotator a = {.ctx = (void *)u, .instr = instr_verdict, .node = node_verdict};
   return wave_print_annotated(kernel, &a, write, ctx);
 }
@@ -1309,13 +1319,9 @@ static void *compute(wave_kernel *kernel, wave_analysis_manager *am, wave_diags 
   return u;
 }
 
-static void destroy(void *result) {
-  wave_uniformity_destroy(result);
-}
+static void destroy(void *result) { wave_uniformity_destroy(result); }
 
-static bool equal(const void *a, const void *b) {
-  return wave_uniformity_equal(a, b);
-}
+static bool equal(const void *a, const void *b) { return wave_uniformity_equal(a, b); }
 
 static int print(const void *result, const wave_kernel *kernel, wave_write_fn write, void *ctx) {
   return wave_uniformity_print(result, kernel, write, ctx);

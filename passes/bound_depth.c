@@ -65,7 +65,6 @@
  * applies to), and the rewrites made by kind.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "pm/builtin.h"
@@ -379,7 +378,8 @@ static wave_pass_result too_deep(state *st, const round_facts *f, wave_depth_kin
     wave_remark_missed(st->ctx, "depth-kept", at,
                        "gave up after %u round%s (bound-depth-max-rounds)", max_rounds,
                        max_rounds == 1 ? "" : "s");
-  wave_strbuf b = {0};
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(st->kernel));
+  wave_strbuf b = {.allocator = a};
   if (wave_depth_path_print(way, ERROR_PATH_STEPS, wave_strbuf_write, &b) != 0)
     b.failed = true;
   char *path = wave_strbuf_take(&b, NULL);
@@ -396,7 +396,7 @@ static wave_pass_result too_deep(state *st, const round_facts *f, wave_depth_kin
                        "divergence-stack depth %u exceeds the limit %u (-max-divergence-depth): "
                        "deepest path: %s",
                        depth, st->limit, path);
-  free(path);
+  wave_mem_free(a, path);
   return r;
 }
 
@@ -412,7 +412,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   round_facts f;
   if (!facts_from_manager(&f, kernel, am, kind)) {
     facts_free(&f);
-    return wave_pass_fail(ctx, wave_kernel_loc(kernel), "bound-depth: no depth analysis");
+    return wave_pass_fail(ctx, wave_kernel_loc(kernel),
+                          "out of memory in bound-depth computing the depth analysis");
   }
   uint32_t before = wave_depth_max(f.depth, kind);
   if (before != WAVE_DEPTH_UNBOUNDED)

@@ -107,7 +107,6 @@
  * them; comments on removed instructions leave with them.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -139,6 +138,7 @@ static void reg_name(unsigned reg, char buf[8]) {
 
 typedef struct dce {
   wave_kernel *kernel;
+  const wave_allocator *allocator; /* the kernel's module's: this and every array below */
   wave_analysis_manager *am;
   wave_pass_context *ctx;
   /* The analysis manager's, for the kernel as it was when fetched; sweeps walk the layout it
@@ -446,6 +446,7 @@ typedef struct summaries {
   wave_key_index by_node;
   open_list *stack;
   size_t cap_stack;
+  const wave_allocator *allocator;
 } summaries;
 
 static bool summarise(wave_kernel *kernel, summaries *s) {
@@ -462,7 +463,8 @@ static bool summarise(wave_kernel *kernel, summaries *s) {
         break;
       case WAVE_WALK_IF:
       case WAVE_WALK_LOOP:
-        if (!wave_grow((void **)&s->stack, &s->cap_stack, depth + 1, sizeof(open_list)))
+        if (!wave_grow(s->allocator, (void **)&s->stack, &s->cap_stack, depth + 1,
+                       sizeof(open_list)))
           return false;
         s->stack[depth++] = (open_list){0};
         break;
@@ -473,8 +475,9 @@ static bool summarise(wave_kernel *kernel, summaries *s) {
       case WAVE_WALK_ENDIF:
       case WAVE_WALK_ENDLOOP:
         if (w.event == WAVE_WALK_ENDIF) {
-          if (!wave_grow((void **)&s->ifs, &s->cap, s->num + 1, sizeof(if_sides)) ||
-              !wave_grow((void **)&s->nodes, &s->cap_nodes, s->num + 1, sizeof(*s->nodes)))
+          if (!wave_grow(s->allocator, (void **)&s->ifs, &s->cap, s->num + 1, sizeof(if_sides)) ||
+              !wave_grow(s->allocator, (void **)&s->nodes, &s->cap_nodes, s->num + 1,
+                         sizeof(*s->nodes)))
             return false;
           s->nodes[s->num] = w.node;
           s->ifs[s->num++] = (if_sides){w.node, top->then_side, top->current};
@@ -486,7 +489,7 @@ static bool summarise(wave_kernel *kernel, summaries *s) {
       }
     }
   }
-  return wave_key_index_build(&s->by_node, s->nodes, s->num);
+  return wave_key_index_build(&s->by_node, s->allocator, s->nodes, s->num);
 }
 
 static if_sides *sides_of(summaries *s, const wave_node *node) {
@@ -619,10 +622,11 @@ typedef struct if_list {
   wave_node **ifs;
   size_t num, cap;
   bool pairs;       /* some if is followed by one on the same predicate */
+  const wave_allocator *allocator;
 } if_list;
 
 static bool add_if(if_list *l, wave_node *node) {
-  if (!wave_grow((void **)&l->ifs, &l->cap, l->num + 1, sizeof(*l->ifs)))
+  if (!wave_grow(l->allocator, (void **)&l->ifs, &l->cap, l->num + 1, sizeof(*l->ifs)))
     return false;
   l->ifs[l->num++] = node;
   const wave_node *next = wave_node_next(node);
@@ -653,8 +657,8 @@ static bool collect_ifs(dce *d, const wave_layout *layout, if_list *l) {
 /* Merges each if with the ifs on the same predicate that follow it directly, outer ifs first so
  * that ifs brought together by a merge are merged in the same run. */
 static bool merge_all(dce *d, const wave_layout *layout) {
-  summaries s = {0};
-  if_list l = {0};
+  summaries s = {.allocator = d->allocator};
+  if_list l = {.allocator = d->allocator};
   bool ok = collect_ifs(d, layout, &l);
   wave_node **ifs = l.ifs;
   size_t num = l.num;
@@ -697,11 +701,11 @@ static bool merge_all(dce *d, const wave_layout *layout) {
                          1);
     }
   }
-  free(ifs);
-  free(s.ifs);
-  free(s.nodes);
+  wave_mem_free(d->allocator, ifs);
+  wave_mem_free(d->allocator, s.ifs);
+  wave_mem_free(d->allocator, s.nodes);
   wave_key_index_free(&s.by_node);
-  free(s.stack);
+  wave_mem_free(d->allocator, s.stack);
   return ok;
 }
 
@@ -723,12 +727,13 @@ typedef struct constants {
   size_t num_log, cap_log;
   scope *scopes;
   size_t depth, cap_scopes;
+  const wave_allocator *allocator;
 } constants;
 
 static bool forget(constants *c, uint32_t r) {
   if (!c->setter[r])
     return true;
-  if (!wave_grow((void **)&c->log, &c->cap_log, c->num_log + 1, sizeof(undo)))
+  if (!wave_grow(c->allocator, (void **)&c->log, &c->cap_log, c->num_log + 1, sizeof(undo)))
     return false;
   c->log[c->num_log++] = (undo){r, c->setter[r]};
   c->setter[r] = NULL;
@@ -736,7 +741,7 @@ static bool forget(constants *c, uint32_t r) {
 }
 
 static bool learn(constants *c, uint32_t r, const wave_instr *in) {
-  if (!wave_grow((void **)&c->log, &c->cap_log, c->num_log + 1, sizeof(undo)))
+  if (!wave_grow(c->allocator, (void **)&c->log, &c->cap_log, c->num_log + 1, sizeof(undo)))
     return false;
   c->log[c->num_log++] = (undo){r, c->setter[r]};
   c->setter[r] = in;
@@ -817,7 +822,7 @@ static bool constants_marker(constants *c, wave_layout_kind kind) {
   switch (kind) {
   case WAVE_LAYOUT_IF:
   case WAVE_LAYOUT_LOOP:
-    if (!wave_grow((void **)&c->scopes, &c->cap_scopes, c->depth + 1, sizeof(scope)))
+    if (!wave_grow(c->allocator, (void **)&c->scopes, &c->cap_scopes, c->depth + 1, sizeof(scope)))
       return false;
     c->scopes[c->depth++] = (scope){c->num_log, wave_regset_empty()};
     /* The body runs again after the writes further down in it. */
@@ -890,13 +895,15 @@ static bool constants_tree(dce *d, constants *c) {
 
 /* Removes repeated constants, walking `layout` when it is given. */
 static bool remove_constants(dce *d, const wave_layout *layout) {
-  constants *c = calloc(1, sizeof(*c));
+  constants *c = wave_mem_calloc(d->allocator, 1, sizeof(*c));
+  if (c)
+    c->allocator = d->allocator;
   bool ok = c && (layout ? constants_layout(d, c, layout) : constants_tree(d, c));
   if (c) {
-    free(c->log);
-    free(c->scopes);
+    wave_mem_free(d->allocator, c->log);
+    wave_mem_free(d->allocator, c->scopes);
   }
-  free(c);
+  wave_mem_free(d->allocator, c);
   return ok;
 }
 
@@ -908,7 +915,7 @@ static bool remove_constants(dce *d, const wave_layout *layout) {
  * normal form: a list holding only removed code holds nothing. `layout`, when not NULL, lists
  * the kernel's ifs (collect_ifs). */
 static bool remove_idle_ifs(dce *d, const wave_layout *layout) {
-  if_list l = {0};
+  if_list l = {.allocator = d->allocator};
   wave_comment_moves *moves = wave_comment_moves_create(wave_kernel_module(d->kernel));
   bool ok = moves && collect_ifs(d, layout, &l);
   for (size_t i = l.num; ok && i-- > 0;) {
@@ -928,7 +935,7 @@ static bool remove_idle_ifs(dce *d, const wave_layout *layout) {
   }
   ok = ok && wave_comment_moves_apply(moves);
   wave_comment_moves_destroy(moves);
-  free(l.ifs);
+  wave_mem_free(d->allocator, l.ifs);
   return ok;
 }
 
@@ -939,7 +946,7 @@ static bool remove_idle_ifs(dce *d, const wave_layout *layout) {
 static bool sweep_kernel(dce *d, const wave_layout *layout) {
   d->removed = d->folded = 0;
   size_t words = layout->num_items / 64 + 1;
-  if (!wave_grow((void **)&d->gone, &d->gone_words, words, sizeof(*d->gone)))
+  if (!wave_grow(d->allocator, (void **)&d->gone, &d->gone_words, words, sizeof(*d->gone)))
     return false;
   memset(d->gone, 0, words * sizeof(*d->gone));
   size_t first = 0, places = 0;
@@ -1006,10 +1013,12 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (!lv)
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "dce: no liveness for kernel '%s'",
                           wave_kernel_name(kernel));
-  dce *d = calloc(1, sizeof(*d));
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(kernel));
+  dce *d = wave_mem_calloc(a, 1, sizeof(*d));
   if (!d)
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in dce");
   d->kernel = kernel;
+  d->allocator = a;
   d->am = am;
   d->ctx = ctx;
   d->lv = lv;
@@ -1053,8 +1062,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   if (ok && d->explain)
     ok = explain_sweep(d);
   bool changed = d->changed, settled = !d->rounds_ran_out;
-  free(d->gone);
-  free(d);
+  wave_mem_free(a, d->gone);
+  wave_mem_free(a, d);
   if (!ok)
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in dce");
   return settled ? wave_pass_done_settled(changed, WAVE_PRESERVE_NONE)

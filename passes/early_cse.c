@@ -61,7 +61,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -111,6 +110,7 @@ typedef struct scope {
 
 typedef struct cse {
   wave_pass_context *ctx;
+  const wave_allocator *allocator; /* the region's module's, for every array below */
   bool explain;                   /* missed remarks are wanted: keep the text entries */
   uint32_t vn[WAVE_NUM_REGS];
   uint32_t next_vn;
@@ -148,7 +148,7 @@ typedef struct cse {
 static void log_push(cse *c, undo_kind kind, uint32_t index, uint32_t old) {
   if (!c->num_scopes)
     return;
-  if (!wave_grow((void **)&c->log, &c->log_cap, c->log_len + 1, sizeof(*c->log))) {
+  if (!wave_grow(c->allocator, (void **)&c->log, &c->log_cap, c->log_len + 1, sizeof(*c->log))) {
     c->out_of_memory = true;
     return;
   }
@@ -174,7 +174,7 @@ static void set_vn(cse *c, unsigned reg, uint32_t value) {
 }
 
 static void set_fresh(cse *c, unsigned reg) {
-  if (!wave_grow((void **)&c->leader, &c->leader_cap, (size_t)c->next_vn + 1,
+  if (!wave_grow(c->allocator, (void **)&c->leader, &c->leader_cap, (size_t)c->next_vn + 1,
                  sizeof(*c->leader))) {
     c->out_of_memory = true;
     return;
@@ -231,10 +231,10 @@ static entry *lookup(const cse *c, const uint32_t *key) {
  * the oldest, each at the head of its bucket, so that a newer one shadows an older one with
  * the same key, as insert leaves them. */
 static bool rehash(cse *c, size_t count) {
-  uint32_t *buckets = malloc(count * sizeof(*buckets));
+  uint32_t *buckets = wave_mem_alloc(c->allocator, count * sizeof(*buckets));
   if (!buckets)
     return false;
-  free(c->buckets);
+  wave_mem_free(c->allocator, c->buckets);
   c->buckets = buckets;
   c->num_buckets = count;
   memset(buckets, 0xff, count * sizeof(*buckets));
@@ -249,9 +249,10 @@ static bool rehash(cse *c, size_t count) {
 /* A new entry at the head of its bucket, so that it shadows an older one with the same key
  * and undoing the inserts in reverse order pops each from its bucket's head. */
 static entry *insert(cse *c, const uint32_t *key, const wave_instr *instr) {
-  if (!wave_grow((void **)&c->entries, &c->entries_cap, c->num_entries + 1,
+  if (!wave_grow(c->allocator, (void **)&c->entries, &c->entries_cap, c->num_entries + 1,
                  sizeof(*c->entries)) ||
-      !wave_grow((void **)&c->links, &c->links_cap, c->num_entries + 1, sizeof(*c->links)) ||
+      !wave_grow(c->allocator, (void **)&c->links, &c->links_cap, c->num_entries + 1,
+                 sizeof(*c->links)) ||
       (c->num_entries == c->num_buckets && !rehash(c, 2 * c->num_buckets))) {
     c->out_of_memory = true;
     return NULL;
@@ -385,18 +386,21 @@ static void explain(cse *c, const wave_instr *in, bool merged) {
                          "%u:%u: %s", mnemonic(in), at.line, at.col, was.line, was.col, why);
     }
   }
-  entry *mine = insert(c, text, in);
-  if (!mine)
-    return;
-  if (!wave_grow((void **)&c->values, &c->values_cap, c->num_entries, sizeof(*c->values))) {
+  /* Room first: an entry without its values, found by a later explain in the same block,
+   * would be read past the array. */
+  if (!wave_grow(c->allocator, (void **)&c->values, &c->values_cap, c->num_entries + 1,
+                 sizeof(*c->values))) {
     c->out_of_memory = true;
     return;
   }
+  entry *mine = insert(c, text, in);
+  if (!mine)
+    return;
   memcpy(c->values[mine - c->entries], values, sizeof(values));
 }
 
 static void remove_instr(cse *c, wave_instr *in, uint32_t dest) {
-  if (!wave_grow((void **)&c->removed, &c->removed_cap, c->num_removed + 1,
+  if (!wave_grow(c->allocator, (void **)&c->removed, &c->removed_cap, c->num_removed + 1,
                  sizeof(*c->removed))) {
     c->out_of_memory = true;
     return;
@@ -502,7 +506,7 @@ static uint32_t value_of(cse *c, const wave_instr *in, bool add, const entry **e
   if (!add)
     return NO_REG;
   e = insert(c, key, in);
-  if (!e || !wave_grow((void **)&c->leader, &c->leader_cap, (size_t)c->next_vn + 1,
+  if (!e || !wave_grow(c->allocator, (void **)&c->leader, &c->leader_cap, (size_t)c->next_vn + 1,
                        sizeof(*c->leader))) {
     c->out_of_memory = true;
     return NO_REG;
@@ -564,7 +568,8 @@ static wave_regset visit_instr(cse *c, wave_instr *in) {
 /* ---- the walk ----------------------------------------------------------------------------- */
 
 static bool push_scope(cse *c) {
-  if (!wave_grow((void **)&c->scopes, &c->scopes_cap, c->num_scopes + 1, sizeof(*c->scopes))) {
+  if (!wave_grow(c->allocator, (void **)&c->scopes, &c->scopes_cap, c->num_scopes + 1,
+                 sizeof(*c->scopes))) {
     c->out_of_memory = true;
     return false;
   }
@@ -592,9 +597,9 @@ static bool collect_loop_writes(cse *c, wave_node *loop) {
     /* The loop itself opens first; its endloop is not in its body's walk. */
     wave_walk_event event = num_open ? w.event : WAVE_WALK_LOOP;
     if (event == WAVE_WALK_LOOP) {
-      ok = wave_grow((void **)&c->loop_writes, &c->loops_cap, c->num_loops + 1,
+      ok = wave_grow(c->allocator, (void **)&c->loop_writes, &c->loops_cap, c->num_loops + 1,
                      sizeof(*c->loop_writes)) &&
-           wave_grow((void **)&open, &open_cap, num_open + 1, sizeof(*open));
+           wave_grow(c->allocator, (void **)&open, &open_cap, num_open + 1, sizeof(*open));
       if (ok) {
         c->loop_writes[c->num_loops] = wave_regset_empty();
         open[num_open++] = c->num_loops++;
@@ -611,7 +616,7 @@ static bool collect_loop_writes(cse *c, wave_node *loop) {
       }
     }
   }
-  free(open);
+  wave_mem_free(c->allocator, open);
   return ok;
 }
 
@@ -642,9 +647,10 @@ static void visit_block(cse *c, wave_node *block) {
  * is an outermost one (their numbers follow on). */
 static void open_loop(cse *c, wave_node *node, size_t loop) {
   if ((loop == c->num_loops && !collect_loop_writes(c, node)) ||
-      !wave_grow((void **)&c->kept_writes, &c->kept_cap, c->num_loops,
+      !wave_grow(c->allocator, (void **)&c->kept_writes, &c->kept_cap, c->num_loops,
                  sizeof(*c->kept_writes)) ||
-      !wave_grow((void **)&c->open, &c->open_cap, c->num_open + 1, sizeof(*c->open))) {
+      !wave_grow(c->allocator, (void **)&c->open, &c->open_cap, c->num_open + 1,
+                 sizeof(*c->open))) {
     c->out_of_memory = true;
     return;
   }
@@ -715,17 +721,18 @@ static void unlink_instr(wave_instr *in) {
 }
 
 static void cse_free(cse *c) {
-  free(c->leader);
-  free(c->buckets);
-  free(c->entries);
-  free(c->links);
-  free(c->values);
-  free(c->log);
-  free(c->scopes);
-  free(c->loop_writes);
-  free(c->kept_writes);
-  free(c->open);
-  free(c->removed);
+  const wave_allocator *a = c->allocator;
+  wave_mem_free(a, c->leader);
+  wave_mem_free(a, c->buckets);
+  wave_mem_free(a, c->entries);
+  wave_mem_free(a, c->links);
+  wave_mem_free(a, c->values);
+  wave_mem_free(a, c->log);
+  wave_mem_free(a, c->scopes);
+  wave_mem_free(a, c->loop_writes);
+  wave_mem_free(a, c->kept_writes);
+  wave_mem_free(a, c->open);
+  wave_mem_free(a, c->removed);
 }
 
 /* Whether every loop still writes what the walk took it to write. A register a loop no longer
@@ -739,9 +746,11 @@ static bool loop_writes_unchanged(const cse *c) {
 
 bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned *rewrites,
                            bool *settled) {
-  cse c = {.ctx = ctx, .explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED)};
-  if (!rehash(&c, 1024) ||
-      !wave_grow((void **)&c.leader, &c.leader_cap, WAVE_NUM_REGS, sizeof(*c.leader))) {
+  cse c = {.ctx = ctx,
+           .allocator = wave_module_allocator(wave_kernel_module(wave_region_kernel(region))),
+           .explain = wave_remark_enabled(ctx, WAVE_REMARK_MISSED)};
+  if (!rehash(&c, 1024) || !wave_grow(c.allocator, (void **)&c.leader, &c.leader_cap, WAVE_NUM_REGS,
+                                      sizeof(*c.leader))) {
     cse_free(&c);
     return false;
   }
@@ -756,8 +765,9 @@ bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned
   for (size_t i = 0; i < c.num_removed; i++)
     unlink_instr(c.removed[i]);
   *rewrites += c.rewrites;
-  *settled &= loop_writes_unchanged(&c);
   bool ok = !c.out_of_memory;
+  /* After running out, the loops' write sets may be missing: the pass fails anyway. */
+  *settled &= ok && loop_writes_unchanged(&c);
   cse_free(&c);
   return ok;
 }

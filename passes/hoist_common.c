@@ -58,7 +58,6 @@
  *   - two instructions of the same opcode that are not identical.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -117,6 +116,7 @@ typedef struct open_list {
 /* Walks `root`, and at each endif (inner ifs first) hands the if and its sides' facts to
  * `visit`. False when memory ran out. */
 typedef struct facts_walk {
+  const wave_allocator *allocator; /* the module's, for the stack */
   open_list *stack;
   size_t cap;
   side_facts root_facts;  /* what the walked list itself holds */
@@ -137,7 +137,7 @@ static bool walk_facts(facts_walk *fw, wave_node_list *root,
       break;
     case WAVE_WALK_IF:
     case WAVE_WALK_LOOP:
-      if (!wave_grow((void **)&fw->stack, &fw->cap, depth + 1, sizeof(open_list)))
+      if (!wave_grow(fw->allocator, (void **)&fw->stack, &fw->cap, depth + 1, sizeof(open_list)))
         return false;
       fw->stack[depth++] = (open_list){{{{0}}, NULL, NULL}, {{{0}}, NULL, NULL}};
       break;
@@ -346,7 +346,7 @@ static bool rewrite(void *ctx, wave_node *node, const if_facts *f) {
 
 bool wave_hoist_common(wave_node *node, wave_pass_context *ctx, unsigned *moved) {
   hoister h = {ctx, wave_kernel_module(wave_region_kernel(wave_node_region(node))), 0, false};
-  facts_walk fw = {0};
+  facts_walk fw = {.allocator = wave_module_allocator(h.module)};
   side_facts sides[2];
   wave_node_list *lists[2] = {wave_if_then(node), wave_if_else(node)};
   bool ok = true;
@@ -354,7 +354,7 @@ bool wave_hoist_common(wave_node *node, wave_pass_context *ctx, unsigned *moved)
     ok = walk_facts(&fw, lists[i], NULL, NULL);
     sides[i] = fw.root_facts;
   }
-  free(fw.stack);
+  wave_mem_free(fw.allocator, fw.stack);
   if (ok) {
     if_facts f = {sides[0], sides[1]};
     ok = rewrite(&h, node, &f);
@@ -367,7 +367,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   (void)am;
   hoister h = {ctx, wave_kernel_module(kernel), 0, false};
-  facts_walk fw = {0};
+  facts_walk fw = {.allocator = wave_module_allocator(h.module)};
   bool ok = true;
   /* The walk reads each if's facts when it leaves the if, before rewriting it: the moves touch
    * only the if's own lists and the lists around it, never a list the walk still has to see
@@ -376,7 +376,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     if (ok)
       ok = walk_facts(&fw, wave_region_body(r), rewrite, &h);
   }
-  free(fw.stack);
+  wave_mem_free(fw.allocator, fw.stack);
   if (!ok)
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in hoist-common");
   return wave_pass_done_settled(h.moved > 0, WAVE_PRESERVE_NONE);

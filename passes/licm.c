@@ -43,7 +43,6 @@
  * before it while rX is still read after the loop.
  */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "ir/code.h"
 #include "pm/builtin.h"
@@ -78,6 +77,7 @@ typedef struct licm {
   wave_pass_context *ctx;
   wave_analysis_manager *am;
   wave_kernel *kernel;
+  const wave_allocator *allocator; /* the module's, for the arrays below */
   const wave_liveness *lv;        /* asked for at the first constant after an early exit */
   wave_regset other_lanes;        /* with lv */
   frame *frames;
@@ -100,7 +100,7 @@ static void note_instr(licm *l, const wave_layout *layout, const wave_layout_ite
                        bool top_level) {
   frame *f = &l->frames[l->num_frames - 1];
   if (top_level && is_constant(item)) {
-    if (!wave_grow((void **)&l->candidates, &l->candidates_cap, l->num_candidates + 1,
+    if (!wave_grow(l->allocator, (void **)&l->candidates, &l->candidates_cap, l->num_candidates + 1,
                    sizeof(*l->candidates))) {
       l->out_of_memory = true;
       return;
@@ -167,7 +167,7 @@ static void end_loop(licm *l) {
                          at.line, at.col, loop_at.line, loop_at.col, r, why);
       continue;
     }
-    if (!wave_grow((void **)&l->hoists, &l->hoists_cap, l->num_hoists + 1,
+    if (!wave_grow(l->allocator, (void **)&l->hoists, &l->hoists_cap, l->num_hoists + 1,
                    sizeof(*l->hoists))) {
       l->out_of_memory = true;
       return;
@@ -201,7 +201,7 @@ static void walk(licm *l, const wave_layout *layout) {
   for (size_t i = 0; i < layout->num_items && !l->out_of_memory; i++) {
     const wave_layout_item *item = &layout->items[i];
     if (item->kind == WAVE_LAYOUT_LOOP) {
-      if (!wave_grow((void **)&l->frames, &l->frames_cap, l->num_frames + 1,
+      if (!wave_grow(l->allocator, (void **)&l->frames, &l->frames_cap, l->num_frames + 1,
                      sizeof(*l->frames))) {
         l->out_of_memory = true;
         return;
@@ -223,7 +223,10 @@ static void walk(licm *l, const wave_layout *layout) {
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
-  licm l = {.ctx = ctx, .am = am, .kernel = kernel};
+  licm l = {.ctx = ctx,
+            .am = am,
+            .kernel = kernel,
+            .allocator = wave_module_allocator(wave_kernel_module(kernel))};
   const wave_layout *layout = wave_analysis_manager_layout(am, kernel);
   if (layout)
     walk(&l, layout);
@@ -244,9 +247,9 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   bool changed = l.num_hoists > 0;
   if (changed)
     wave_normalize_kernel(kernel);
-  free(l.frames);
-  free(l.candidates);
-  free(l.hoists);
+  wave_mem_free(l.allocator, l.frames);
+  wave_mem_free(l.allocator, l.candidates);
+  wave_mem_free(l.allocator, l.hoists);
   if (l.out_of_memory)
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in licm");
   return wave_pass_done(changed, WAVE_PRESERVE_NONE);

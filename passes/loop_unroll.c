@@ -54,10 +54,10 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "ir/code.h"
 #include "pm/builtin.h"
+#include "support/alloc.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/liveness.h"
@@ -87,6 +87,7 @@ static void count_copied_writes(wave_unroll_env *env, const wave_instr *in, uint
 void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analysis_manager *am,
                           uint32_t max_trips, uint32_t max_size) {
   env->kernel = kernel;
+  env->allocator = wave_module_allocator(wave_kernel_module(kernel));
   env->am = am;
   env->liveness = NULL;
   env->max_trips = max_trips;
@@ -100,9 +101,12 @@ void wave_unroll_env_init(wave_unroll_env *env, wave_kernel *kernel, wave_analys
 }
 
 void wave_unroll_env_fini(wave_unroll_env *env) {
-  free(env->loops);
-  free(env->loop_at);
+  wave_mem_free(env->allocator, env->loops);
+  wave_mem_free(env->allocator, env->loop_at);
   wave_key_index_free(&env->loop_index);
+  env->loops = NULL;
+  env->loop_at = NULL;
+  env->num_loops = 0;
 }
 
 /* A GPR written once, whose list has not ended yet at the walk's place. */
@@ -116,8 +120,10 @@ typedef struct open_write {
 static bool count_kernel(wave_unroll_env *env) {
   const wave_layout *layout = wave_analysis_manager_layout(env->am, env->kernel);
   size_t loops = layout ? layout->count[WAVE_LAYOUT_LOOP] + 1 : 0;
-  env->loops = loops ? malloc(loops * sizeof(*env->loops)) : NULL;
-  env->loop_at = loops ? malloc(loops * sizeof(*env->loop_at)) : NULL;
+  /* A caller may ask again after memory ran out here: what the failed count took goes. */
+  wave_unroll_env_fini(env);
+  env->loops = loops ? wave_mem_calloc(env->allocator, loops, sizeof(*env->loops)) : NULL;
+  env->loop_at = loops ? wave_mem_calloc(env->allocator, loops, sizeof(*env->loop_at)) : NULL;
   if (!env->loops || !env->loop_at)
     return false;
   for (unsigned r = 0; r <= WAVE_MAX_GPR; r++) {
@@ -169,7 +175,7 @@ static bool count_kernel(wave_unroll_env *env) {
       break;
     }
   }
-  if (!wave_key_index_build(&env->loop_index, env->loops, env->num_loops))
+  if (!wave_key_index_build(&env->loop_index, env->allocator, env->loops, env->num_loops))
     return false;
   env->counted = true;
   return true;
@@ -424,12 +430,12 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   /* Every copy is made before anything changes, so that running out of memory leaves the
    * kernel as it was. */
   wave_module *m = wave_kernel_module(env->kernel);
-  wave_node_list *copies = calloc(trips - 1 ? trips - 1 : 1, sizeof(*copies));
+  wave_node_list *copies = wave_mem_calloc(env->allocator, trips - 1, sizeof(*copies));
   if (!copies)
     return WAVE_UNROLL_NO_MEMORY;
   for (uint32_t i = 0; i + 1 < trips; i++) {
     if (!wave_node_list_clone(m, wave_loop_body(loop), &copies[i])) {
-      free(copies);
+      wave_mem_free(env->allocator, copies);
       return WAVE_UNROLL_NO_MEMORY;
     }
   }
@@ -456,7 +462,7 @@ wave_unroll_status wave_loop_unroll(wave_unroll_env *env, wave_node *loop,
   bool ok = true;
   for (uint32_t i = 0; i + 1 < trips; i++)
     ok = ok && wave_node_list_reinsert(m, wave_cursor_after_node(loop), &copies[i]);
-  free(copies);
+  wave_mem_free(env->allocator, copies);
   ok = ok && wave_node_replace(loop, wave_loop_body(loop));
   return ok ? WAVE_UNROLL_DONE : WAVE_UNROLL_NO_MEMORY;
 }
@@ -482,7 +488,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   wave_node *const *loops = wave_xform_collect_loops(am, kernel, &count);
   if (!loops)
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in loop-unroll");
-  wave_unroll_env *env = count ? malloc(sizeof(*env)) : NULL;
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(kernel));
+  wave_unroll_env *env = count ? wave_mem_alloc(a, sizeof(*env)) : NULL;
   bool changed = false, ok = !count || env;
   if (env)
     wave_unroll_env_init(env, kernel, am, option_value(ctx, OPT_MAX_TRIPS),
@@ -513,7 +520,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   }
   if (env)
     wave_unroll_env_fini(env);
-  free(env);
+  wave_mem_free(a, env);
   if (changed)
     wave_normalize_kernel(kernel);
   if (!ok)

@@ -101,11 +101,11 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
 #include "pm/builtin.h"
+#include "support/alloc.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
 #include "waveopt/pass.h"
@@ -519,6 +519,7 @@ typedef struct work {
 typedef struct state {
   wave_pass_context *ctx;
   wave_exit_if_env env;
+  const wave_allocator *allocator; /* the module's, for the queue */
   work *queue;
   size_t len;
   bool changed;
@@ -602,7 +603,7 @@ static bool collect(wave_analysis_manager *am, wave_kernel *kernel, state *st) {
   wave_node *const *ifs = wave_xform_collect_ifs(am, kernel, WAVE_INNER_IFS_FIRST, &count);
   if (!ifs)
     return false;
-  st->queue = malloc((2 * count + 1) * sizeof(work));
+  st->queue = wave_mem_calloc(st->allocator, 2 * count + 1, sizeof(work));
   for (size_t i = 0; st->queue && i < count; i++)
     st->queue[st->len++] = (work){ifs[i], false};
   return st->queue != NULL;
@@ -623,7 +624,7 @@ static bool has_shape(const wave_node *node, bool trailing) {
 
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
-  state st = {.ctx = ctx};
+  state st = {.ctx = ctx, .allocator = wave_module_allocator(wave_kernel_module(kernel))};
   if (!collect(am, kernel, &st))
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in predicated-break");
   bool trailing = wave_pass_option(ctx, 0) != 0;
@@ -640,7 +641,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
         continue;
       const wave_liveness *liveness = wave_analysis_get(am, kernel, WAVE_ANALYSIS_LIVENESS);
       if (!liveness) {
-        free(st.queue);
+        wave_mem_free(st.allocator, st.queue);
         return wave_pass_fail(ctx, wave_kernel_loc(kernel), "predicated-break: no liveness");
       }
       wave_exit_if_env_init(&st.env, wave_pass_target(ctx), liveness,
@@ -655,7 +656,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     if (trailing)
       ok = try_trailing(&st, node);
   }
-  free(st.queue);
+  wave_mem_free(st.allocator, st.queue);
   if (!ok)
     return wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory in predicated-break");
   return wave_pass_done(st.changed, WAVE_PRESERVE_NONE);

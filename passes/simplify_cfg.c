@@ -46,7 +46,6 @@
  * that follows; comments on unreachable code leave with it.
  */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "ir/code.h"
 #include "support/grow.h"
@@ -176,10 +175,12 @@ static wave_instr *scan_block(simplify *s, wave_node *block) {
 typedef struct found {
   wave_node **halted, **ifs;
   size_t num_halted, num_ifs, cap_halted, cap_ifs;
+  const wave_allocator *allocator; /* the module's, for both arrays */
 } found;
 
-static bool keep(wave_node ***array, size_t *num, size_t *cap, wave_node *node) {
-  if (!wave_grow((void **)array, cap, *num + 1, sizeof(**array)))
+static bool keep(const wave_allocator *a, wave_node ***array, size_t *num, size_t *cap,
+                 wave_node *node) {
+  if (!wave_grow(a, (void **)array, cap, *num + 1, sizeof(**array)))
     return false;
   (*array)[(*num)++] = node;
   return true;
@@ -200,7 +201,7 @@ static bool walk(simplify *s, found *f) {
         continue;
       dead_depth = UINT32_MAX;
       if (w.event == WAVE_WALK_ENDIF)
-        ok = keep(&f->ifs, &f->num_ifs, &f->cap_ifs, w.node);
+        ok = keep(f->allocator, &f->ifs, &f->num_ifs, &f->cap_ifs, w.node);
       if (w.event != WAVE_WALK_BLOCK)
         continue;
       wave_instr *halt = scan_block(s, w.node);
@@ -208,7 +209,7 @@ static bool walk(simplify *s, found *f) {
         continue;
       report_after_halt(s, w.node, halt);
       dead_depth = w.depth;
-      ok = keep(&f->halted, &f->num_halted, &f->cap_halted, w.node);
+      ok = keep(f->allocator, &f->halted, &f->num_halted, &f->cap_halted, w.node);
     }
   }
   return ok;
@@ -219,7 +220,7 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   (void)am;
   simplify s = {kernel, ctx, wave_comment_moves_create(wave_kernel_module(kernel)),
                 wave_normalize_kernel(kernel), false};
-  found f = {0};
+  found f = {.allocator = wave_module_allocator(wave_kernel_module(kernel))};
   if (!s.comments || !walk(&s, &f))
     s.out_of_memory = true;
   for (size_t i = 0; !s.out_of_memory && i < f.num_halted; i++)
@@ -227,8 +228,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
   /* Inner ifs first, so that an if left empty by removing the one inside it goes too. */
   for (size_t i = 0; !s.out_of_memory && i < f.num_ifs; i++)
     simplify_if(&s, f.ifs[i]);
-  free(f.halted);
-  free(f.ifs);
+  wave_mem_free(f.allocator, f.halted);
+  wave_mem_free(f.allocator, f.ifs);
   if (s.comments && !wave_comment_moves_apply(s.comments))
     s.out_of_memory = true;
   wave_comment_moves_destroy(s.comments);

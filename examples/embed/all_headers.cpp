@@ -4,6 +4,7 @@
 // copy (pkg-config waveopt-dot): a compiler written in C++ must be able to include them as
 // they are. main parses, verifies and draws a kernel, so the link against both installed
 // libraries is exercised too: it prints the graph's DOT text and exits 0, or 1 on a failure.
+#include <waveopt/alloc.h>
 #include <waveopt/api.h>
 #include <waveopt/barriers.h>
 #include <waveopt/deadlock.h>

@@ -44,7 +44,7 @@ static wave_label_entry *find_label(const wave_parser *p, const char *name, size
 
 static bool grow_labels(wave_parser *p) {
   size_t cap = p->labels_cap ? p->labels_cap * 2 : 64;
-  wave_label_entry *table = calloc(cap, sizeof(*table));
+  wave_label_entry *table = wave_mem_calloc(p->module->allocator, cap, sizeof(*table));
   if (!table)
     return wave_parser_out_of_memory(p);
   for (size_t i = 0; i < p->labels_cap; i++) {
@@ -55,7 +55,7 @@ static bool grow_labels(wave_parser *p) {
       j = (j + 1) & (cap - 1);
     table[j] = p->labels[i];
   }
-  free(p->labels);
+  wave_mem_free(p->module->allocator, p->labels);
   p->labels = table;
   p->labels_cap = cap;
   return true;
@@ -91,7 +91,7 @@ static const char *define_label(wave_parser *p, const wave_token *t) {
 static bool add_ref(wave_parser *p, const char *name, const wave_token *t) {
   if (p->num_refs == p->refs_cap) {
     size_t cap = p->refs_cap ? p->refs_cap * 2 : 64;
-    wave_label_ref *grown = realloc(p->refs, cap * sizeof(*grown));
+    wave_label_ref *grown = wave_mem_realloc(p->module->allocator, p->refs, cap * sizeof(*grown));
     if (!grown)
       return wave_parser_out_of_memory(p);
     p->refs = grown;
@@ -134,7 +134,7 @@ static wave_node_list *current_list(const wave_parser *p) {
 static bool push_open(wave_parser *p, wave_node *node) {
   if (p->depth == p->open_cap) {
     size_t cap = p->open_cap ? p->open_cap * 2 : 32;
-    wave_node **grown = realloc(p->open, cap * sizeof(*grown));
+    wave_node **grown = wave_mem_realloc(p->module->allocator, p->open, cap * sizeof(*grown));
     if (!grown)
       return wave_parser_out_of_memory(p);
     p->open = grown;
@@ -647,13 +647,14 @@ static void report_plain(wave_diags *diags, const char *file, const char *messag
  * malloc, handed over), which `fd` (or -1) can read again. NULL, reported, when the text is
  * too large or memory runs out; taken text is freed and fd closed then. */
 static wave_module *module_for(const char *text, size_t len, char *taken, int fd,
-                               const char *filename, wave_diags *diags) {
+                               const char *filename, wave_diags *diags,
+                               const wave_allocator *allocator) {
   wave_module *module = NULL;
   /* Line starts and columns are 32-bit. */
   if (len >= UINT32_MAX)
     report_plain(diags, filename, "input is too large (4 GiB at most)");
   else
-    module = wave_module_create(filename);
+    module = wave_module_create_with(filename, allocator);
   if (module && taken && wave_module_adopt(module, taken)) {
     module->source.text = taken;
     module->source.fd = fd;
@@ -662,11 +663,13 @@ static wave_module *module_for(const char *text, size_t len, char *taken, int fd
   } else if (module && !taken) {
     module->source.text = wave_module_strdup(module, text ? text : "", len);
   }
-  free(taken); /* handed over but not kept */
+  wave_mem_free(NULL, taken); /* handed over but not kept */
   if (fd >= 0)
     close(fd);
   if (module)
     module->source.len = len;
+  if (!module && len < UINT32_MAX)
+    report_plain(diags, filename, "out of memory");
   if (module && (!module->source.text || !wave_source_index(&module->source))) {
     wave_module_destroy(module);
     module = NULL;
@@ -679,21 +682,28 @@ static wave_module *parse_module(wave_module *module, wave_diags *diags);
 
 wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
                                wave_diags *diags) {
+  return wave_parse_string_with(text, len, filename, diags, NULL);
+}
+
+wave_module *wave_parse_string_with(const char *text, size_t len, const char *filename,
+                                    wave_diags *diags, const wave_allocator *allocator) {
   if (!text)
     len = 0;
-  wave_module *module = module_for(text, len, NULL, -1, filename ? filename : "<input>", diags);
+  wave_module *module =
+      module_for(text, len, NULL, -1, filename ? filename : "<input>", diags, allocator);
   return module ? parse_module(module, diags) : NULL;
 }
 
 wave_module *wave_parse_owned(char *text, size_t len, const char *filename, wave_diags *diags) {
-  wave_module *module = module_for(text, len, text, -1, filename ? filename : "<input>", diags);
+  wave_module *module =
+      module_for(text, len, text, -1, filename ? filename : "<input>", diags, NULL);
   return module ? parse_module(module, diags) : NULL;
 }
 
 static wave_module *parse_module(wave_module *module, wave_diags *diags) {
   size_t len = module->source.len;
   const char *filename = module->file;
-  wave_parser *p = calloc(1, sizeof(*p));
+  wave_parser *p = wave_mem_calloc(module->allocator, 1, sizeof(*p));
   if (!p) {
     report_plain(diags, filename, "out of memory");
     wave_module_destroy(module);
@@ -722,11 +732,11 @@ static wave_module *parse_module(wave_module *module, wave_diags *diags) {
     wave_parser_report(p, WAVE_SEV_NOTE, NULL, 0, 0, "too many errors; stopping");
   diags->max_errors = caller_limit;
 
-  free(p->open);
-  free(p->leading);
-  free(p->labels);
-  free(p->refs);
-  free(p);
+  wave_mem_free(module->allocator, p->open);
+  wave_mem_free(module->allocator, p->leading);
+  wave_mem_free(module->allocator, p->labels);
+  wave_mem_free(module->allocator, p->refs);
+  wave_mem_free(module->allocator, p);
   if (diags->num_errors > errors_before) {
     wave_module_destroy(module);
     return NULL;
@@ -745,13 +755,14 @@ char *wave_read_stream(FILE *in, size_t *len, int *err) {
     cap = (size_t)st.st_size + 2;
   *err = 0;
   *len = 0;
-  char *text = malloc(cap);
+  /* The caller's buffer, from malloc (waveopt.h). */
+  char *text = wave_mem_alloc(NULL, cap);
   if (text)
     wave_advise_huge(text, cap);
   while (text) {
     /* Room for the NUL wave_parse_owned wants after the text. */
     if (n + 1 >= cap) {
-      char *grown = cap <= SIZE_MAX / 2 ? wave_realloc_huge(text, cap, 2 * cap) : NULL;
+      char *grown = cap <= SIZE_MAX / 2 ? wave_realloc_huge(NULL, text, cap, 2 * cap) : NULL;
       if (!grown)
         break;
       text = grown;
@@ -766,11 +777,11 @@ char *wave_read_stream(FILE *in, size_t *len, int *err) {
         return text;
       }
       *err = errno ? errno : EIO;
-      free(text);
+      wave_mem_free(NULL, text);
       return NULL;
     }
   }
-  free(text);
+  wave_mem_free(NULL, text);
   *err = ENOMEM;
   return NULL;
 }
@@ -791,7 +802,8 @@ wave_module *wave_parse_stream(FILE *in, const char *filename, wave_diags *diags
   if (from_start && len >= REREAD_MIN && fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) &&
       (uintmax_t)st.st_size == len)
     fd = fcntl(fileno(in), F_DUPFD_CLOEXEC, 0);
-  wave_module *module = module_for(text, len, text, fd, filename ? filename : "<input>", diags);
+  wave_module *module =
+      module_for(text, len, text, fd, filename ? filename : "<input>", diags, NULL);
   return module ? parse_module(module, diags) : NULL;
 }
 

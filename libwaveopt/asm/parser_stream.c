@@ -62,7 +62,7 @@ static void add_leading(wave_parser *p, const wave_token *t) {
     size_t cap = p->leading_cap ? p->leading_cap : 256;
     while (cap < need)
       cap *= 2;
-    char *grown = realloc(p->leading, cap);
+    char *grown = wave_mem_realloc(p->module->allocator, p->leading, cap);
     if (!grown) {
       wave_parser_out_of_memory(p);
       return;

@@ -14,7 +14,6 @@
  * path of every tool invocation and a million-instruction kernel must print in well under a
  * second.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -395,7 +394,7 @@ static void put_kernel(printer *p, const wave_kernel *k) {
 
 int wave_print_module(const wave_module *module, const wave_print_options *options,
                       wave_write_fn write, void *ctx) {
-  printer *p = malloc(sizeof(*p));
+  printer *p = wave_mem_alloc(module->allocator, sizeof(*p));
   if (!p)
     return -1;
   printer_init(p, options, write, ctx);
@@ -419,7 +418,7 @@ int wave_print_module(const wave_module *module, const wave_print_options *optio
   if (!p->unprintable)
     flush(p);
   int result = stopped(p) ? -1 : 0;
-  free(p);
+  wave_mem_free(module->allocator, p);
   return result;
 }
 
@@ -435,7 +434,7 @@ int wave_print_file(const wave_module *module, const wave_print_options *options
 
 char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
                            size_t *len) {
-  wave_strbuf s = {0};
+  wave_strbuf s = {.allocator = module->allocator};
   if (wave_print_module(module, options, wave_strbuf_write, &s) != 0)
     s.failed = true;
   return wave_strbuf_take(&s, len);

@@ -23,7 +23,6 @@
 #include "dot/blocks.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "support/grow.h"
 
@@ -57,7 +56,7 @@ static const frame *top(const builder *b) {
 
 static size_t new_block(builder *b, dot_block_kind kind, const wave_node *opener) {
   dot_cfg *cfg = b->cfg;
-  if (!wave_grow((void **)&cfg->blocks, &cfg->cap_blocks, cfg->num_blocks + 1,
+  if (!wave_grow(cfg->allocator, (void **)&cfg->blocks, &cfg->cap_blocks, cfg->num_blocks + 1,
                  sizeof(*cfg->blocks))) {
     b->failed = true;
     return b->current;
@@ -72,7 +71,8 @@ static size_t new_block(builder *b, dot_block_kind kind, const wave_node *opener
 
 static void add_row(builder *b, dot_row row) {
   dot_cfg *cfg = b->cfg;
-  if (!wave_grow((void **)&cfg->rows, &cfg->cap_rows, cfg->num_rows + 1, sizeof(*cfg->rows))) {
+  if (!wave_grow(cfg->allocator, (void **)&cfg->rows, &cfg->cap_rows, cfg->num_rows + 1,
+                 sizeof(*cfg->rows))) {
     b->failed = true;
     return;
   }
@@ -82,7 +82,7 @@ static void add_row(builder *b, dot_row row) {
 
 static size_t add_edge(builder *b, size_t from, size_t to, dot_edge_kind kind, bool divergent) {
   dot_cfg *cfg = b->cfg;
-  if (!wave_grow((void **)&cfg->edges, &cfg->cap_edges, cfg->num_edges + 1,
+  if (!wave_grow(cfg->allocator, (void **)&cfg->edges, &cfg->cap_edges, cfg->num_edges + 1,
                  sizeof(*cfg->edges))) {
     b->failed = true;
     return NONE;
@@ -92,7 +92,8 @@ static size_t add_edge(builder *b, size_t from, size_t to, dot_edge_kind kind, b
 }
 
 static bool push(builder *b, frame f) {
-  if (!wave_grow((void **)&b->frames, &b->cap_frames, b->num_frames + 1, sizeof(*b->frames))) {
+  if (!wave_grow(b->cfg->allocator, (void **)&b->frames, &b->cap_frames, b->num_frames + 1,
+                 sizeof(*b->frames))) {
     b->failed = true;
     return false;
   }
@@ -207,6 +208,7 @@ static bool falls_through(const wave_region *r) {
 }
 
 bool dot_cfg_build(dot_cfg *cfg, const wave_kernel *kernel, const wave_uniformity *u) {
+  cfg->allocator = wave_module_allocator(wave_kernel_module(kernel));
   builder b = {.cfg = cfg, .u = u};
   size_t previous_end = NONE;
   for (const wave_region *r = wave_kernel_first_region(kernel); r && !b.failed;
@@ -220,13 +222,13 @@ bool dot_cfg_build(dot_cfg *cfg, const wave_kernel *kernel, const wave_uniformit
       walk_event(&b, &w);
     previous_end = falls_through(r) ? b.current : NONE;
   }
-  free(b.frames);
+  wave_mem_free(cfg->allocator, b.frames);
   return !b.failed;
 }
 
 void dot_cfg_free(dot_cfg *cfg) {
-  free(cfg->blocks);
-  free(cfg->rows);
-  free(cfg->edges);
+  wave_mem_free(cfg->allocator, cfg->blocks);
+  wave_mem_free(cfg->allocator, cfg->rows);
+  wave_mem_free(cfg->allocator, cfg->edges);
   *cfg = (dot_cfg){0};
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "support/alloc.h"
 #include "waveopt/uniformity.h"
 #include "waveopt/waveopt.h"
 
@@ -53,6 +54,8 @@ typedef struct dot_edge {
 } dot_edge;
 
 typedef struct dot_cfg {
+  /* The kernel's module's, recorded by dot_cfg_build for dot_cfg_free. */
+  const wave_allocator *allocator;
   dot_block *blocks;
   size_t num_blocks, cap_blocks;
   dot_row *rows;

@@ -91,7 +91,9 @@ void wave_dot_options_init(wave_dot_options *options) {
 
 /* cgraph's error callback takes no context, so the diags of the call in progress are reached
  * through this thread's pointer, set and restored around each call. The callback receives a
- * message in pieces ("Error", ": ", text); a diagnostic is made of each whole line. */
+ * message in pieces ("Error", ": ", text); a diagnostic is made of each whole line, gathered
+ * in memory from the kernel's module's allocator while a kernel is drawn, from malloc's in the
+ * calls given no kernel (making a renderer, writing a graph). */
 typedef struct route {
   wave_diags *diags;
   wave_strbuf line;
@@ -122,7 +124,7 @@ static void flush_line(route *r) {
                      msg);
     r->reported = true;
   }
-  free(text);
+  wave_mem_free(r->line.allocator, text);
 }
 
 static int route_error(char *piece) {
@@ -141,8 +143,8 @@ static int route_error(char *piece) {
   return 0;
 }
 
-static void route_begin(route *r, wave_diags *diags) {
-  *r = (route){.diags = diags, .outer = current_route};
+static void route_begin(route *r, wave_diags *diags, const wave_allocator *allocator) {
+  *r = (route){.diags = diags, .line = {.allocator = allocator}, .outer = current_route};
   current_route = r;
   r->saved_handler = agseterrf(route_error);
   /* Warnings (unknown attribute values, font fallbacks) would only be noise here. */
@@ -152,7 +154,7 @@ static void route_begin(route *r, wave_diags *diags) {
 static void route_end(route *r) {
   if (r->line.len)
     flush_line(r);
-  free(wave_strbuf_take(&r->line, NULL));
+  wave_mem_free(r->line.allocator, wave_strbuf_take(&r->line, NULL));
   agseterr(r->saved_level);
   agseterrf(r->saved_handler);
   current_route = r->outer;
@@ -206,20 +208,21 @@ static void put_escaped(wave_strbuf *b, const char *s) {
 
 /* A set of nodes and instructions: added to, then sealed by indexing, then asked. */
 typedef struct ptr_set {
+  const wave_allocator *allocator; /* of items */
   const void **items;
   size_t count, cap;
   wave_key_index index;
 } ptr_set;
 
 static bool ptr_set_add(ptr_set *s, const void *p) {
-  if (!wave_grow((void **)&s->items, &s->cap, s->count + 1, sizeof(*s->items)))
+  if (!wave_grow(s->allocator, (void **)&s->items, &s->cap, s->count + 1, sizeof(*s->items)))
     return false;
   s->items[s->count++] = p;
   return true;
 }
 
 static bool ptr_set_seal(ptr_set *s) {
-  return wave_key_index_build(&s->index, s->items, s->count);
+  return wave_key_index_build(&s->index, s->allocator, s->items, s->count);
 }
 
 static bool ptr_set_has(const ptr_set *s, const void *p) {
@@ -227,12 +230,13 @@ static bool ptr_set_has(const ptr_set *s, const void *p) {
 }
 
 static void ptr_set_free(ptr_set *s) {
-  free(s->items);
+  wave_mem_free(s->allocator, s->items);
   wave_key_index_free(&s->index);
 }
 
 typedef struct facts {
   const wave_kernel *kernel;
+  const wave_allocator *allocator; /* the kernel's module's: the drawing's own tables and text */
   wave_uniformity *u;
   wave_depth *depth;
   wave_barriers *barriers;
@@ -253,7 +257,12 @@ static void facts_free(facts *f) {
 
 static bool facts_compute(facts *f, const wave_kernel *kernel, const wave_dot_options *o) {
   wave_uniformity_config config = {.assume_divergent = o->assume_divergent};
-  *f = (facts){.kernel = kernel, .profile = o->profile};
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(kernel));
+  *f = (facts){.kernel = kernel,
+               .allocator = a,
+               .deepest = {.allocator = a},
+               .deadlocked = {.allocator = a},
+               .profile = o->profile};
   f->u = wave_uniformity_compute(kernel, &config);
   f->depth = f->u ? wave_depth_compute(kernel, f->u) : NULL;
   f->barriers = f->u ? wave_barriers_compute(kernel, f->u) : NULL;
@@ -499,11 +508,13 @@ static void set(void *obj, const char *name, const char *value) {
   agsafeset(obj, (char *)name, (char *)value, "");
 }
 
-static bool set_html(Agraph_t *g, void *obj, const char *name, char *html) {
+/* Sets an HTML-like label from html, which came from `a` and is given back to it. */
+static bool set_html(Agraph_t *g, void *obj, const char *name, char *html,
+                     const wave_allocator *a) {
   if (!html)
     return false;
   char *s = agstrdup_html(g, html);
-  free(html);
+  wave_mem_free(a, html);
   if (!s)
     return false;
   agsafeset(obj, (char *)name, s, "");
@@ -526,7 +537,7 @@ static int compare_u32(const void *a, const void *b) {
 
 static bool block_heat(const facts *f, const dot_cfg *cfg, const dot_block *blk, heat *h) {
   *h = (heat){0};
-  uint32_t *lines = malloc((blk->num_rows ? blk->num_rows : 1) * sizeof(*lines));
+  uint32_t *lines = wave_mem_alloc(f->allocator, blk->num_rows * sizeof(*lines));
   if (!lines)
     return false;
   size_t n = 0;
@@ -546,7 +557,7 @@ static bool block_heat(const facts *f, const dot_cfg *cfg, const dot_block *blk,
       h->lanes += l->lanes;
     }
   }
-  free(lines);
+  wave_mem_free(f->allocator, lines);
   if (h->issued)
     h->efficiency = (double)h->lanes / ((double)h->issued * wave_profile_wave_width(f->profile));
   return true;
@@ -576,7 +587,7 @@ static bool add_block(Agraph_t *g, Agraph_t *cluster, const facts *f, const dot_
   heat h = {0};
   if (f->profile && !block_heat(f, cfg, blk, &h))
     return false;
-  wave_strbuf b = {0};
+  wave_strbuf b = {.allocator = f->allocator};
   row_marks marks = {0};
   wave_strbuf_puts(&b, "<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\">");
   put_title(&b, cfg, index, region);
@@ -591,7 +602,7 @@ static bool add_block(Agraph_t *g, Agraph_t *cluster, const facts *f, const dot_
   for (size_t r = 0; r < blk->num_rows; r++)
     put_row(&b, f, &cfg->rows[blk->first_row + r], &marks);
   wave_strbuf_puts(&b, "</TABLE>");
-  if (!set_html(g, node, "label", wave_strbuf_take(&b, NULL)))
+  if (!set_html(g, node, "label", wave_strbuf_take(&b, NULL), f->allocator))
     return false;
   set(node, "fillcolor", block_fill(blk, f->profile ? &h : NULL));
   set(node, "waveblock", block_kinds[blk->kind]);
@@ -765,14 +776,14 @@ static bool add_legend(Agraph_t *g, bool profiled) {
 
 static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
   const wave_kernel *k = f->kernel;
-  wave_strbuf b = {0};
+  wave_strbuf b = {.allocator = f->allocator};
   wave_strbuf_puts(&b, "<B>kernel ");
   put_escaped(&b, wave_kernel_name(k));
   wave_strbuf_puts(&b, "</B>: stack depth ");
   put_depth(&b, wave_depth_max(f->depth, WAVE_DEPTH_STATIC));
   wave_strbuf_puts(&b, ", divergent ");
   put_depth(&b, wave_depth_max(f->depth, WAVE_DEPTH_DIVERGENT));
-  if (!set_html(g, g, "label", wave_strbuf_take(&b, NULL)))
+  if (!set_html(g, g, "label", wave_strbuf_take(&b, NULL), f->allocator))
     return false;
   set(g, "labelloc", "t");
   set(g, "fontname", "Helvetica");
@@ -780,7 +791,7 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
       !agattr(g, AGNODE, "fontname", "Courier") || !agattr(g, AGEDGE, "fontname", "Helvetica") ||
       !agattr(g, AGEDGE, "fontsize", "10"))
     return false;
-  Agnode_t **nodes = calloc(cfg->num_blocks ? cfg->num_blocks : 1, sizeof(*nodes));
+  Agnode_t **nodes = wave_mem_calloc(f->allocator, cfg->num_blocks, sizeof(*nodes));
   if (!nodes)
     return false;
   bool ok = true;
@@ -796,11 +807,11 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
       cluster = agsubg(g, name, 1);
       ok = cluster != NULL;
       if (ok) {
-        wave_strbuf t = {0};
+        wave_strbuf t = {.allocator = f->allocator};
         wave_strbuf_puts(&t, "<B>");
         put_escaped(&t, wave_region_label(region));
         wave_strbuf_puts(&t, ":</B>");
-        ok = set_html(g, cluster, "label", wave_strbuf_take(&t, NULL));
+        ok = set_html(g, cluster, "label", wave_strbuf_take(&t, NULL), f->allocator);
       }
     }
     ok = ok && add_block(g, cluster, f, cfg, i, region, &nodes[i]);
@@ -812,7 +823,7 @@ static bool add_graph(Agraph_t *g, const facts *f, const dot_cfg *cfg) {
     if (ok)
       style_edge(e, d->kind, d->divergent);
   }
-  free(nodes);
+  wave_mem_free(f->allocator, nodes);
   return ok && add_legend(g, f->profile != NULL);
 }
 
@@ -823,14 +834,17 @@ Agraph_t *wave_dot_build(const wave_kernel *kernel, const wave_dot_options *opti
     wave_dot_options_init(&defaults);
     options = &defaults;
   }
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(kernel));
   route r;
-  route_begin(&r, diags);
+  route_begin(&r, diags, a);
   facts f;
   dot_cfg cfg = {0};
   Agraph_t *g = NULL;
   bool ok = facts_compute(&f, kernel, options) && dot_cfg_build(&cfg, kernel, f.u);
   if (ok) {
-    g = agopen((char *)wave_kernel_name(kernel), Agdirected, &wave_dot_ordered_disc);
+    wave_dot_disc disc;
+    wave_dot_disc_init(&disc, a);
+    g = agopen((char *)wave_kernel_name(kernel), Agdirected, &disc.disc);
     ok = g && add_graph(g, &f, &cfg);
   }
   if (!ok) {
@@ -866,20 +880,22 @@ struct wave_dot_renderer {
   GVC_t *gvc;
 };
 
+/* The renderer is made from diags alone, for any module's graphs, so it and the text of
+ * graphviz's errors while it starts come from malloc (NULL). */
 wave_dot_renderer *wave_dot_renderer_create(wave_diags *diags) {
-  wave_dot_renderer *renderer = malloc(sizeof(*renderer));
+  wave_dot_renderer *renderer = wave_mem_alloc(NULL, sizeof(*renderer));
   if (!renderer) {
     diags->out_of_memory = true;
     return NULL;
   }
   route r;
-  route_begin(&r, diags);
+  route_begin(&r, diags, NULL);
   renderer->gvc = gvContext();
   if (!renderer->gvc)
     fail(&r, "cannot start graphviz");
   route_end(&r);
   if (!renderer->gvc) {
-    free(renderer);
+    wave_mem_free(NULL, renderer);
     return NULL;
   }
   return renderer;
@@ -889,7 +905,7 @@ void wave_dot_renderer_destroy(wave_dot_renderer *renderer) {
   if (!renderer)
     return;
   gvFreeContext(renderer->gvc);
-  free(renderer);
+  wave_mem_free(NULL, renderer);
 }
 
 /* Rendering goes to memory first: graphviz ends the process when a write to its output
@@ -916,8 +932,9 @@ static int render(Agraph_t *graph, wave_dot_format format, GVC_t *gvc, FILE *out
 
 int wave_dot_write(Agraph_t *graph, wave_dot_format format, wave_dot_renderer *renderer,
                    FILE *out, wave_diags *diags) {
+  /* No kernel here, only graphviz's graph: graphviz's errors are gathered with malloc. */
   route r;
-  route_begin(&r, diags);
+  route_begin(&r, diags, NULL);
   int rc = 0;
   if (format != WAVE_DOT_FORMAT_DOT) {
     if (renderer) {

@@ -9,9 +9,10 @@
  * process could differ (tests/threads found it). Its anonymous objects (our edges) take ids
  * from a counter that is a static of graphviz, shared unguarded by every graph of the process.
  *
- * Here a graph's ids come from its own state, made when the graph is opened and freed when it
- * is closed: a name gets the next even id the first time it is mapped and the same one after
- * (found through a table of the names seen, by hash), an anonymous object the next odd one.
+ * Here a graph's ids come from its own state, made (from the kernel's module's allocator) when
+ * the graph is opened and freed when it is closed: a name gets the next even id the first time
+ * it is mapped and the same one after (found through a table of the names seen, by hash), an
+ * anonymous object the next odd one.
  * The names are interned in the graph's string table (agstrdup), as the default does: cgraph
  * reads a header in front of every name it prints (whether to quote it as HTML), and closing
  * the graph frees the table, names and all, after this state.
@@ -22,13 +23,17 @@
 #include "dot/ids.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "support/grow.h"
 #include "waveopt/ir.h"
 
 typedef struct id_state {
+  /* NULL for malloc, else own_allocator: a copy, because the caller may agclose the graph
+   * after destroying the module whose allocator this is (the graph holds none of its
+   * memory). */
+  const wave_allocator *allocator;
+  wave_allocator own_allocator;
   Agraph_t *root; /* whose string table holds the names */
   char **names;   /* a name's id is 2 * its index */
   size_t num_names, cap_names;
@@ -38,9 +43,11 @@ typedef struct id_state {
 } id_state;
 
 static void *ids_open(Agraph_t *g, Agdisc_t *disc) {
-  (void)disc;
-  id_state *s = calloc(1, sizeof(*s));
+  /* only wave_dot_disc_init's disciplines name ids_open */
+  const wave_allocator *a = ((const wave_dot_disc *)disc)->allocator;
+  id_state *s = wave_mem_calloc(a, 1, sizeof(*s));
   if (s) {
+    s->allocator = wave_mem_keep(&s->own_allocator, a);
     s->root = g;
     s->next_anonymous = 1;
   }
@@ -56,15 +63,16 @@ static size_t slot_of(const id_state *s, const char *name) {
 
 /* Room for one more name, the table at most half full. */
 static bool reserve(id_state *s) {
-  if (!wave_grow((void **)&s->names, &s->cap_names, s->num_names + 1, sizeof(*s->names)))
+  if (!wave_grow(s->allocator, (void **)&s->names, &s->cap_names, s->num_names + 1,
+                 sizeof(*s->names)))
     return false;
   if (s->slots && 2 * (s->num_names + 1) <= s->mask + 1)
     return true;
   size_t size = s->slots ? 2 * (s->mask + 1) : 64;
-  uint32_t *slots = calloc(size, sizeof(*slots));
+  uint32_t *slots = wave_mem_calloc(s->allocator, size, sizeof(*slots));
   if (!slots)
     return false;
-  free(s->slots);
+  wave_mem_free(s->allocator, s->slots);
   s->slots = slots;
   s->mask = size - 1;
   for (size_t i = 0; i < s->num_names; i++)
@@ -118,9 +126,12 @@ static void ids_close(void *state) {
   id_state *s = state;
   if (!s)
     return;
-  free(s->names);
-  free(s->slots);
-  free(s);
+  /* read out of s before s itself is given back to it */
+  wave_allocator own = s->own_allocator;
+  const wave_allocator *a = s->allocator ? &own : NULL;
+  wave_mem_free(a, s->names);
+  wave_mem_free(a, s->slots);
+  wave_mem_free(a, s);
 }
 
 static void ids_register(void *state, int objtype, void *obj) {
@@ -130,4 +141,6 @@ static void ids_register(void *state, int objtype, void *obj) {
 static Agiddisc_t ordered_ids = {ids_open,  ids_map,   ids_alloc,   ids_free,
                                  ids_print, ids_close, ids_register};
 
-Agdisc_t wave_dot_ordered_disc = {&AgMemDisc, &ordered_ids, &AgIoDisc};
+void wave_dot_disc_init(wave_dot_disc *disc, const wave_allocator *allocator) {
+  *disc = (wave_dot_disc){{&AgMemDisc, &ordered_ids, &AgIoDisc}, allocator};
+}

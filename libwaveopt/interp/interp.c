@@ -24,7 +24,6 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "interp/interp_machine.h"
@@ -119,7 +118,7 @@ static bool push_frame(simt_run *r, simt_wave *w, bool is_loop) {
   }
   if (w->num_frames == w->cap_frames) {
     uint32_t cap = w->cap_frames ? w->cap_frames * 2 : 16;
-    frame *frames = realloc(w->frames, cap * sizeof *frames);
+    frame *frames = wave_mem_realloc(m->allocator, w->frames, cap * sizeof *frames);
     if (!frames) {
       interp_fail(m, WAVE_ERR_OUT_OF_MEMORY, w->pc, r->wg, w->id, w->active,
                   "out of memory for the divergence stack");
@@ -654,7 +653,7 @@ static wave_run_status run_simt(wave_machine *m) {
   simt_run r = {0};
   r.m = m;
   r.max_steps = m->config.max_steps;
-  r.waves = calloc(m->num_waves, sizeof *r.waves);
+  r.waves = wave_mem_calloc(m->allocator, m->num_waves, sizeof *r.waves);
   bool ok = r.waves != NULL;
   for (uint32_t i = 0; ok && i < m->num_waves; i++) {
     r.waves[i].id = i;
@@ -681,9 +680,9 @@ static wave_run_status run_simt(wave_machine *m) {
   if (r.waves) {
     for (uint32_t i = 0; i < m->num_waves; i++) {
       interp_wave_free(&r.waves[i].regs);
-      free(r.waves[i].frames);
+      wave_mem_free(m->allocator, r.waves[i].frames);
     }
-    free(r.waves);
+    wave_mem_free(m->allocator, r.waves);
   }
   if (ok)
     m->status = WAVE_RUN_OK;
@@ -770,17 +769,19 @@ static bool allocate(wave_machine *m) {
   size_t slots = c->keep_all_registers ? m->num_wgs : 1;
   size_t lanes = slots * interp_slot_threads(m);
   if (c->num_presets) {
-    m->presets = malloc(c->num_presets * sizeof *m->presets);
+    m->presets = wave_mem_alloc(m->allocator, c->num_presets * sizeof *m->presets);
     if (!m->presets)
       return false;
     memcpy(m->presets, c->presets, c->num_presets * sizeof *m->presets);
   }
-  m->mem.device = calloc(m->mem.device_size, 1);
-  m->mem.local = calloc(m->mem.local_size ? m->mem.local_size : 1, 1);
+  const wave_allocator *a = m->allocator;
+  m->mem.device = wave_mem_calloc(a, m->mem.device_size, 1);
+  m->mem.local = wave_mem_calloc(a, m->mem.local_size, 1);
   m->const_rows = interp_const_rows_create(&m->prog, m->width);
-  m->finished = calloc((size_t)m->num_wgs * m->num_waves, sizeof *m->finished);
-  m->snap_regs = calloc(lanes * (m->prog.num_gprs ? m->prog.num_gprs : 1), sizeof *m->snap_regs);
-  m->snap_preds = calloc(lanes, 1);
+  m->finished = wave_mem_calloc(a, (size_t)m->num_wgs * m->num_waves, sizeof *m->finished);
+  m->snap_regs =
+      wave_mem_calloc(a, lanes * (m->prog.num_gprs ? m->prog.num_gprs : 1), sizeof *m->snap_regs);
+  m->snap_preds = wave_mem_calloc(a, lanes, 1);
   if (!m->mem.device || !m->mem.local || !m->const_rows || !m->finished || !m->snap_regs ||
       !m->snap_preds)
     return false;
@@ -791,9 +792,15 @@ static bool allocate(wave_machine *m) {
 
 wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_config *config,
                                   wave_diags *diags) {
-  wave_machine *m = calloc(1, sizeof *m);
-  if (!m)
+  const wave_allocator *a = wave_module_allocator(wave_kernel_module(kernel));
+  wave_machine *m = wave_mem_calloc(a, 1, sizeof *m);
+  if (!m) {
+    if (diags)
+      wave_diag_report(diags, WAVE_SEV_ERROR, NULL, wave_kernel_loc(kernel), NULL, 0,
+                       "out of memory");
     return NULL;
+  }
+  m->allocator = wave_mem_keep(&m->own_allocator, a);
   m->kernel = kernel;
   if (config)
     m->config = *config;
@@ -811,7 +818,7 @@ wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_c
     char text[512];
     wave_loc loc = wave_kernel_loc(kernel);
     bool oom = false;
-    if (!interp_program_build(&m->prog, kernel, text, sizeof text, &loc, &oom)) {
+    if (!interp_program_build(&m->prog, kernel, m->allocator, text, sizeof text, &loc, &oom)) {
       if (oom)
         fail_setup(m, WAVE_ERR_OUT_OF_MEMORY, loc, "out of memory");
       else
@@ -831,16 +838,19 @@ wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_c
 void wave_machine_destroy(wave_machine *m) {
   if (!m)
     return;
-  free(m->const_rows);
+  /* read out of m before m itself is given back to it */
+  wave_allocator own = m->own_allocator;
+  const wave_allocator *a = m->allocator ? &own : NULL;
+  wave_mem_free(a, m->const_rows);
   interp_program_free(&m->prog);
-  free(m->presets);
-  free(m->mem.device);
-  free(m->mem.local);
-  free(m->initial_device);
-  free(m->finished);
-  free(m->snap_regs);
-  free(m->snap_preds);
-  free(m);
+  wave_mem_free(a, m->presets);
+  wave_mem_free(a, m->mem.device);
+  wave_mem_free(a, m->mem.local);
+  wave_mem_free(a, m->initial_device);
+  wave_mem_free(a, m->finished);
+  wave_mem_free(a, m->snap_regs);
+  wave_mem_free(a, m->snap_preds);
+  wave_mem_free(a, m);
 }
 
 wave_run_status wave_machine_run(wave_machine *m, wave_diags *diags) {
@@ -851,7 +861,7 @@ wave_run_status wave_machine_run(wave_machine *m, wave_diags *diags) {
   } else {
     if (!m->config.no_deadlock_check) {
       /* keep the launch's input for the per-thread rerun; without memory, skip that check */
-      m->initial_device = malloc(m->mem.device_size);
+      m->initial_device = wave_mem_alloc(m->allocator, m->mem.device_size);
       if (m->initial_device)
         memcpy(m->initial_device, m->mem.device, m->mem.device_size);
     }
@@ -953,7 +963,7 @@ _Static_assert(sizeof error_kind_names / sizeof *error_kind_names == WAVE_ERR_NO
                "one name per error kind");
 
 char *wave_machine_counters_json(const wave_machine *m) {
-  wave_strbuf b = {0};
+  wave_strbuf b = {.allocator = m->allocator};
   const wave_counters *c = &m->counters;
   wave_strbuf_puts(&b, "{\"kernel\":");
   wave_strbuf_json_string(&b, wave_kernel_name(m->kernel));

@@ -9,7 +9,6 @@
  * address first, so a faulting instruction leaves memory and registers untouched.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "interp/interp_exec.h"
@@ -657,7 +656,7 @@ bool interp_exec(const interp_instr *in, interp_wave *w, uint64_t mask, interp_m
 uint32_t **interp_const_rows_create(const interp_program *prog, uint32_t width) {
   /* one block: the row pointers, then the rows they point to */
   size_t n = prog->num_consts;
-  uint32_t **rows = malloc(n * (sizeof *rows + width * sizeof **rows) + 1);
+  uint32_t **rows = wave_mem_alloc(prog->allocator, n * (sizeof *rows + width * sizeof **rows));
   if (!rows)
     return NULL;
   uint32_t *data = (uint32_t *)(rows + n);
@@ -673,12 +672,13 @@ bool interp_wave_alloc(interp_wave *w, const interp_program *prog, uint32_t widt
                        uint32_t **const_rows) {
   memset(w, 0, sizeof *w);
   w->width = width;
+  w->allocator = prog->allocator;
   size_t own = (size_t)prog->const_row; /* GPR and special-register rows */
   size_t rows = own + prog->num_consts;
-  w->row = malloc(rows * sizeof *w->row);
-  w->storage = calloc(own * width, sizeof *w->storage);
+  w->row = wave_mem_alloc(w->allocator, rows * sizeof *w->row);
+  w->storage = wave_mem_calloc(w->allocator, own * width, sizeof *w->storage);
   size_t frag_floats = (size_t)prog->num_frags * NUM_BANKS * width * INTERP_MMA_TILE;
-  w->frags = frag_floats ? calloc(frag_floats, sizeof *w->frags) : NULL;
+  w->frags = frag_floats ? wave_mem_calloc(w->allocator, frag_floats, sizeof *w->frags) : NULL;
   if (!w->row || !w->storage || (frag_floats && !w->frags)) {
     interp_wave_free(w);
     return false;
@@ -691,9 +691,9 @@ bool interp_wave_alloc(interp_wave *w, const interp_program *prog, uint32_t widt
 }
 
 void interp_wave_free(interp_wave *w) {
-  free(w->row);
-  free(w->storage);
-  free(w->frags);
+  wave_mem_free(w->allocator, w->row);
+  wave_mem_free(w->allocator, w->storage);
+  wave_mem_free(w->allocator, w->frags);
   memset(w, 0, sizeof *w);
 }
 

@@ -39,16 +39,19 @@ typedef struct interp_wave {
   float *frags;           /* num_frags * 3 banks (A, B, C) * width * 16 */
   uint64_t pred[WAVE_NUM_PREDS];
   uint32_t width;         /* lanes in the register file (W, or 1 for a thread) */
+  const wave_allocator *allocator; /* the program's, for interp_wave_free */
 } interp_wave;
 
-/* Allocates a wave's register file (rows point into `consts` for immediates). */
+/* Allocates a wave's register file from prog's allocator (rows point into `const_rows` for
+ * immediates). */
 bool interp_wave_alloc(interp_wave *w, const interp_program *prog, uint32_t width,
                        uint32_t **const_rows);
 void interp_wave_free(interp_wave *w);
 /* Zeroes GPRs, predicates and fragments. */
 void interp_wave_reset(interp_wave *w, const interp_program *prog);
 
-/* Shared immediate rows: one row of `width` lanes per immediate; one block for free(). */
+/* Shared immediate rows: one row of `width` lanes per immediate; one block, from prog's
+ * allocator, to be given back to it. */
 uint32_t **interp_const_rows_create(const interp_program *prog, uint32_t width);
 
 /* Executes one non-control instruction for the lanes in `mask` (already narrowed by the

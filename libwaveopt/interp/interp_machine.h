@@ -18,6 +18,12 @@
 
 
 struct wave_machine {
+  /* Where the machine and everything it holds come from: NULL for malloc, else
+   * own_allocator, a copy of the kernel's module's. A copy because the module keeps its
+   * allocator inside itself, and wave_machine_destroy must not read a module that a caller
+   * may have destroyed first (the machine holds none of the module's memory). */
+  const wave_allocator *allocator;
+  wave_allocator own_allocator;
   const wave_kernel *kernel;
   wave_launch_config config;  /* presets and memory_init point into this machine */
   wave_reg_value *presets;

@@ -13,7 +13,6 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "interp/interp_program.h"
@@ -69,8 +68,9 @@ static uint32_t emit(builder *b, uint16_t op, wave_loc loc, const wave_instr *sr
   if (p->len == b->cap) {
     /* code and entries are parallel arrays sharing one capacity */
     size_t cap_code = b->cap, cap_entries = b->cap;
-    bool ok = wave_grow((void **)&p->code, &cap_code, p->len + 1, sizeof *p->code) &&
-              wave_grow((void **)&p->entries, &cap_entries, p->len + 1, sizeof *p->entries);
+    bool ok =
+        wave_grow(p->allocator, (void **)&p->code, &cap_code, p->len + 1, sizeof *p->code) &&
+        wave_grow(p->allocator, (void **)&p->entries, &cap_entries, p->len + 1, sizeof *p->entries);
     if (!ok) {
       out_of_memory(b);
       return UINT32_MAX;
@@ -95,7 +95,8 @@ static uint32_t emit(builder *b, uint16_t op, wave_loc loc, const wave_instr *sr
 }
 
 static bool push_open(builder *b, uint32_t index) {
-  if (!wave_grow((void **)&b->open, &b->cap_open, b->num_open + 1, sizeof *b->open))
+  if (!wave_grow(b->prog->allocator, (void **)&b->open, &b->cap_open, b->num_open + 1,
+                 sizeof *b->open))
     return out_of_memory(b);
   b->open[b->num_open++] = index;
   return true;
@@ -121,7 +122,7 @@ static uint32_t hash_u32(uint32_t v) {
 }
 
 static bool rehash_consts(builder *b, size_t slots) {
-  uint32_t *table = calloc(slots, sizeof *table);
+  uint32_t *table = wave_mem_calloc(b->prog->allocator, slots, sizeof *table);
   if (!table)
     return false;
   const interp_program *p = b->prog;
@@ -131,7 +132,7 @@ static bool rehash_consts(builder *b, size_t slots) {
       h = (h + 1) & (slots - 1);
     table[h] = i + 1;
   }
-  free(b->const_slots);
+  wave_mem_free(b->prog->allocator, b->const_slots);
   b->const_slots = table;
   b->const_slot_count = slots;
   return true;
@@ -151,7 +152,8 @@ static bool const_offset(builder *b, uint32_t value, uint32_t *offset) {
       return true;
     }
   }
-  if (!wave_grow((void **)&p->consts, &b->cap_consts, p->num_consts + 1, sizeof *p->consts))
+  if (!wave_grow(p->allocator, (void **)&p->consts, &b->cap_consts, p->num_consts + 1,
+                 sizeof *p->consts))
     return out_of_memory(b);
   p->consts[p->num_consts] = value;
   b->const_slots[h] = p->num_consts + 1;
@@ -416,9 +418,11 @@ static bool resolve_calls(builder *b, const wave_label_table *labels, const uint
   return true;
 }
 
-bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char *err,
-                          size_t err_size, wave_loc *loc, bool *oom) {
+bool interp_program_build(interp_program *prog, const wave_kernel *kernel,
+                          const wave_allocator *allocator, char *err, size_t err_size,
+                          wave_loc *loc, bool *oom) {
   memset(prog, 0, sizeof *prog);
+  prog->allocator = allocator;
   *oom = false;
   builder b = {0};
   b.prog = prog;
@@ -442,7 +446,7 @@ bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char 
   wave_label_table labels;
   if (!wave_label_table_init(&labels, kernel))
     return out_of_memory(&b);
-  uint32_t *starts = calloc(labels.num_regions, sizeof *starts);
+  uint32_t *starts = wave_mem_calloc(prog->allocator, labels.num_regions, sizeof *starts);
   bool ok = starts != NULL;
   if (!ok)
     out_of_memory(&b);
@@ -454,18 +458,18 @@ bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char 
     wave_loc end = wave_kernel_origin(kernel, WAVE_KERNEL_LINE_END).loc;
     ok = emit(&b, INTERP_OP_END, end, NULL) != UINT32_MAX && resolve_calls(&b, &labels, starts);
   }
-  free(starts);
+  wave_mem_free(prog->allocator, starts);
   wave_label_table_free(&labels);
-  free(b.open);
-  free(b.const_slots);
+  wave_mem_free(prog->allocator, b.open);
+  wave_mem_free(prog->allocator, b.const_slots);
   if (!ok)
     interp_program_free(prog);
   return ok;
 }
 
 void interp_program_free(interp_program *prog) {
-  free(prog->code);
-  free(prog->entries);
-  free(prog->consts);
+  wave_mem_free(prog->allocator, prog->code);
+  wave_mem_free(prog->allocator, prog->entries);
+  wave_mem_free(prog->allocator, prog->consts);
   memset(prog, 0, sizeof *prog);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "support/alloc.h"
 #include "waveopt/interp.h"
 #include "waveopt/waveopt.h"
 
@@ -42,6 +43,9 @@ typedef struct interp_instr {
 } interp_instr;
 
 typedef struct interp_program {
+  /* Recorded by interp_program_build for interp_program_free; the register files made from
+   * the program take theirs from here too. */
+  const wave_allocator *allocator;
   interp_instr *code;
   wave_program_entry *entries; /* parallel to code: what the public API shows */
   size_t len;
@@ -53,10 +57,12 @@ typedef struct interp_program {
   uint32_t num_frags;     /* distinct MMA fragment ids */
 } interp_program;
 
-/* Builds the program of `kernel`. Returns false with a message in `err` (at `*loc`) when the
- * kernel cannot be run, or with *oom set when memory ran out. */
-bool interp_program_build(interp_program *prog, const wave_kernel *kernel, char *err,
-                          size_t err_size, wave_loc *loc, bool *oom);
+/* Builds the program of `kernel`, its arrays from `allocator` (the machine's). Returns false
+ * with a message in `err` (at `*loc`) when the kernel cannot be run, or with *oom set when
+ * memory ran out. */
+bool interp_program_build(interp_program *prog, const wave_kernel *kernel,
+                          const wave_allocator *allocator, char *err, size_t err_size,
+                          wave_loc *loc, bool *oom);
 void interp_program_free(interp_program *prog);
 
 #endif

@@ -13,7 +13,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "interp/interp_thread.h"
@@ -198,7 +197,7 @@ static bool run_workgroup(thread_run *r) {
 wave_run_status interp_thread_run(wave_machine *m) {
   thread_run r = {0};
   r.m = m;
-  r.threads = calloc(m->threads, sizeof *r.threads);
+  r.threads = wave_mem_calloc(m->allocator, m->threads, sizeof *r.threads);
   bool ok = r.threads != NULL;
   for (uint32_t t = 0; ok && t < m->threads; t++)
     ok = interp_wave_alloc(&r.threads[t].regs, &m->prog, 1, m->const_rows);
@@ -225,7 +224,7 @@ wave_run_status interp_thread_run(wave_machine *m) {
   if (r.threads) {
     for (uint32_t t = 0; t < m->threads; t++)
       interp_wave_free(&r.threads[t].regs);
-    free(r.threads);
+    wave_mem_free(m->allocator, r.threads);
   }
   if (ok)
     m->status = WAVE_RUN_OK;

@@ -33,8 +33,8 @@ bool wave_module_compact(wave_module *module) {
     wave_foreach_region(r, k)
       num_regions++;
   }
-  wave_node_list *copies = malloc((num_regions + 1) * sizeof(*copies));
-  wave_arena *old = module->code_arena, *fresh = wave_arena_create();
+  wave_node_list *copies = wave_mem_calloc(module->allocator, num_regions + 1, sizeof(*copies));
+  wave_arena *old = module->code_arena, *fresh = wave_arena_create(module->allocator);
   size_t made = module->instrs_made;
   bool ok = copies && fresh;
   if (ok) {
@@ -54,7 +54,7 @@ bool wave_module_compact(wave_module *module) {
       module->instrs_made = made;
       wave_arena_destroy(fresh);
     }
-    free(copies);
+    wave_mem_free(module->allocator, copies);
     return false;
   }
   i = 0;
@@ -69,6 +69,6 @@ bool wave_module_compact(wave_module *module) {
   }
   module->instrs_removed = 0;
   wave_arena_destroy(old);
-  free(copies);
+  wave_mem_free(module->allocator, copies);
   return true;
 }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The flat layout of a kernel (ir/layout.h): one walk of the region tree, no recursion. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -20,8 +19,8 @@ typedef struct builder {
 static wave_layout_item *add(builder *b, wave_layout_kind kind, const void *what,
                              unsigned depth) {
   wave_layout *l = b->l;
-  if (l->num_items == b->cap_items &&
-      !wave_grow((void **)&l->items, &b->cap_items, l->num_items + 1, sizeof(*l->items))) {
+  if (l->num_items == b->cap_items && !wave_grow(l->allocator, (void **)&l->items, &b->cap_items,
+                                                 l->num_items + 1, sizeof(*l->items))) {
     b->failed = true;
     return NULL;
   }
@@ -36,8 +35,8 @@ static void add_instr(builder *b, const wave_instr *instr, unsigned depth) {
   wave_layout *l = b->l;
   wave_layout_item *item = add(b, WAVE_LAYOUT_INSTR, instr, depth);
   size_t need = l->num_regs + 2 * WAVE_MAX_INSTR_REGS;
-  if (!item ||
-      (need > b->cap_regs && !wave_grow((void **)&l->regs, &b->cap_regs, need, sizeof(*l->regs)))) {
+  if (!item || (need > b->cap_regs && !wave_grow(l->allocator, (void **)&l->regs, &b->cap_regs,
+                                                 need, sizeof(*l->regs)))) {
     b->failed = true;
     return;
   }
@@ -134,10 +133,12 @@ static wave_layout_size count(const wave_kernel *kernel) {
 }
 
 wave_layout *wave_layout_build(const wave_kernel *kernel, const wave_layout_size *expect) {
-  wave_layout *l = calloc(1, sizeof(*l));
+  const wave_allocator *allocator = kernel->module->allocator;
+  wave_layout *l = wave_mem_calloc(allocator, 1, sizeof(*l));
   if (!l)
     return NULL;
   l->kernel = kernel;
+  l->allocator = allocator;
   builder b = {.l = l};
   wave_layout_size counted;
   if (!expect) {
@@ -145,9 +146,10 @@ wave_layout *wave_layout_build(const wave_kernel *kernel, const wave_layout_size
     expect = &counted;
   }
   /* Room for one more instruction's registers than expected, which add_instr asks for. */
-  if (!wave_alloc_array((void **)&l->items, &b.cap_items, expect->items + 1, sizeof(*l->items)) ||
-      !wave_alloc_array((void **)&l->regs, &b.cap_regs, expect->regs + 2 * WAVE_MAX_INSTR_REGS,
-                        sizeof(*l->regs)))
+  if (!wave_alloc_array(allocator, (void **)&l->items, &b.cap_items, expect->items + 1,
+                        sizeof(*l->items)) ||
+      !wave_alloc_array(allocator, (void **)&l->regs, &b.cap_regs,
+                        expect->regs + 2 * WAVE_MAX_INSTR_REGS, sizeof(*l->regs)))
     b.failed = true;
   for (const wave_region *r = kernel->first_region; r && !b.failed; r = r->next)
     add_region(&b, r);
@@ -161,7 +163,7 @@ wave_layout *wave_layout_build(const wave_kernel *kernel, const wave_layout_size
 void wave_layout_destroy(wave_layout *layout) {
   if (!layout)
     return;
-  free(layout->items);
-  free(layout->regs);
-  free(layout);
+  wave_mem_free(layout->allocator, layout->items);
+  wave_mem_free(layout->allocator, layout->regs);
+  wave_mem_free(layout->allocator, layout);
 }

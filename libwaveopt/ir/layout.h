@@ -68,6 +68,7 @@ static inline uint32_t wave_layout_branch_pred(const wave_layout_item *item) {
 
 typedef struct wave_layout {
   const wave_kernel *kernel;
+  const wave_allocator *allocator; /* the kernel's module's, which the arrays come from */
   wave_layout_item *items;
   size_t num_items;
   uint16_t *regs;          /* register indices of waveopt/regset.h */

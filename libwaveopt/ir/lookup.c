@@ -7,10 +7,10 @@
  * A label table is built on demand for one kernel rather than kept in the IR: passes add and
  * remove regions, and a cached table would go stale silently. Building one is linear.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/module.h"
+#include "support/alloc.h"
 #include "waveopt/waveopt.h"
 
 uint32_t wave_hash_name(const char *name, size_t len) {
@@ -46,10 +46,17 @@ size_t wave_label_table_find(const wave_label_table *table, const char *name) {
   return WAVE_NO_REGION;
 }
 
-void wave_label_table_free(wave_label_table *table) {
-  free(table->regions);
-  free(table->slots);
+/* The table's arrays come from the kernel's module's allocator, which its entry region leads
+ * back to: the public struct has no room to record it. */
+static void release(wave_label_table *table, const wave_allocator *allocator) {
+  wave_mem_free(allocator, table->regions);
+  wave_mem_free(allocator, table->slots);
   memset(table, 0, sizeof(*table));
+}
+
+void wave_label_table_free(wave_label_table *table) {
+  if (table->regions)
+    release(table, table->regions[0]->kernel->module->allocator);
 }
 
 bool wave_label_table_init(wave_label_table *table, const wave_kernel *kernel) {
@@ -62,10 +69,11 @@ bool wave_label_table_init(wave_label_table *table, const wave_kernel *kernel) {
     capacity *= 2;
   table->num_regions = n;
   table->capacity = capacity;
-  table->regions = calloc(n ? n : 1, sizeof(*table->regions));
-  table->slots = calloc(capacity, sizeof(*table->slots));
+  const wave_allocator *allocator = kernel->module->allocator;
+  table->regions = wave_mem_calloc(allocator, n ? n : 1, sizeof(*table->regions));
+  table->slots = wave_mem_calloc(allocator, capacity, sizeof(*table->slots));
   if (!table->regions || !table->slots) {
-    wave_label_table_free(table);
+    release(table, allocator);
     return false;
   }
   size_t i = 0;

@@ -4,7 +4,6 @@
  * instructions, made and linked here; an instruction's operands in their stored form, its
  * comments in a note, the labels it names in the module's table (ir/code.h).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -15,14 +14,18 @@
 
 const char *wave_version(void) { return WAVE_VERSION; }
 
-wave_module *wave_module_create(const char *file) {
-  wave_arena *arena = wave_arena_create();
-  wave_arena *code = wave_arena_create();
+wave_module *wave_module_create(const char *file) { return wave_module_create_with(file, NULL); }
+
+wave_module *wave_module_create_with(const char *file, const wave_allocator *allocator) {
+  wave_arena *arena = wave_arena_create(allocator);
+  wave_arena *code = arena ? wave_arena_create(allocator) : NULL;
   wave_module *module = arena && code ? wave_arena_alloc(arena, sizeof(*module)) : NULL;
   if (module) {
+    module->allocator = wave_mem_keep(&module->own_allocator, allocator);
     module->arena = arena;
     module->code_arena = code;
     module->source.fd = -1;
+    module->source.allocator = module->allocator;
   }
   if (!module || (file && !(module->file = wave_module_strdup(module, file, strlen(file))))) {
     wave_arena_destroy(code);
@@ -37,10 +40,12 @@ void wave_module_destroy(wave_module *module) {
     return;
   wave_source_free(&module->source);
   wave_arena_destroy(module->code_arena);
-  free(module->labels);
-  free(module->notes);
+  wave_mem_free(module->allocator, module->labels);
+  wave_mem_free(module->allocator, module->notes);
   wave_arena_destroy(module->arena);
 }
+
+const wave_allocator *wave_module_allocator(const wave_module *module) { return module->allocator; }
 
 void *wave_module_alloc_code(wave_module *module, size_t size) {
   return wave_arena_alloc(module->code_arena, size);
@@ -148,8 +153,8 @@ static bool label_index(wave_module *module, const char *label, uint32_t *index)
     return true;
   }
   if (module->num_labels == UINT32_MAX ||
-      !wave_grow((void **)&module->labels, &module->cap_labels, module->num_labels + 1,
-                 sizeof(*module->labels)))
+      !wave_grow(module->allocator, (void **)&module->labels, &module->cap_labels,
+                 module->num_labels + 1, sizeof(*module->labels)))
     return false;
   module->labels[module->num_labels] = label;
   *index = (uint32_t)module->num_labels++;
@@ -174,8 +179,8 @@ static wave_code_note *note_of(wave_instr *instr) {
   wave_module *module = wave_code_instr_module(instr);
   if (!instr->note) {
     if (module->num_notes >= WAVE_CODE_MAX_NOTES ||
-        !wave_grow((void **)&module->notes, &module->cap_notes, module->num_notes + 1,
-                   sizeof(*module->notes)))
+        !wave_grow(module->allocator, (void **)&module->notes, &module->cap_notes,
+                   module->num_notes + 1, sizeof(*module->notes)))
       return NULL;
     module->notes[module->num_notes] = (wave_code_note){wave_code_instr_file(instr), NULL, NULL};
     instr->note = (unsigned)++module->num_notes;

@@ -60,6 +60,10 @@ typedef struct wave_stray_label {
 struct wave_arena;
 
 struct wave_module {
+  /* Where everything of the module comes from: NULL for malloc, else `own_allocator`, the
+   * caller's copied (waveopt/alloc.h). */
+  const wave_allocator *allocator;
+  wave_allocator own_allocator;
   struct wave_arena *arena;
   /* Instructions and nodes live apart from everything else, so that wave_module_compact can
    * lay them out afresh and free the old memory, with what was removed in it. */
@@ -74,11 +78,11 @@ struct wave_module {
   const char *trailing; /* comments after the last statement */
   wave_source source;
   /* The labels instructions name, by index: an instruction stores a label operand as its index
-   * here (malloc'd, freed with the module). */
+   * here (the module's allocator's, freed with it). */
   const char **labels;
   size_t num_labels, cap_labels;
   /* The comments and foreign files of the few instructions that have them, by index
-   * (malloc'd, freed with the module). */
+   * (the module's allocator's, freed with it). */
   struct wave_code_note *notes;
   size_t num_notes, cap_notes;
 };

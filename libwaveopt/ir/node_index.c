@@ -9,7 +9,6 @@
 #include "ir/module.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "support/grow.h"
 #include "waveopt/waveopt.h"
@@ -17,19 +16,21 @@
 typedef struct node_array {
   wave_node **nodes;
   size_t count, cap;
+  const wave_allocator *allocator;
 } node_array;
 
 /* The walk hands out the kernel's own nodes as const; the index gives them to the passes that
  * rewrite them, so the constness goes here. */
 static bool push(node_array *a, const wave_node *node) {
-  if (!wave_grow((void **)&a->nodes, &a->cap, a->count + 1, sizeof(*a->nodes)))
+  if (!wave_grow(a->allocator, (void **)&a->nodes, &a->cap, a->count + 1, sizeof(*a->nodes)))
     return false;
   a->nodes[a->count++] = (wave_node *)(uintptr_t)node;
   return true;
 }
 
 wave_node_index *wave_node_index_build(const wave_kernel *kernel) {
-  node_array entered = {0}, left = {0}, loops = {0};
+  const wave_allocator *allocator = kernel->module->allocator;
+  node_array entered = {.allocator = allocator}, left = entered, loops = entered;
   bool ok = true;
   for (const wave_region *r = kernel->first_region; r && ok; r = r->next) {
     wave_const_walker w;
@@ -43,16 +44,16 @@ wave_node_index *wave_node_index_build(const wave_kernel *kernel) {
         ok = push(&loops, w.node);
     }
   }
-  wave_node_index *index = ok ? malloc(sizeof(*index)) : NULL;
+  wave_node_index *index = ok ? wave_mem_alloc(allocator, sizeof(*index)) : NULL;
   /* Every array exists, an empty one too: NULL says that memory ran out. */
   if (index && (ok = push(&entered, NULL) && push(&left, NULL) && push(&loops, NULL)))
-    *index = (wave_node_index){entered.nodes, left.nodes, loops.nodes, left.count - 1,
-                               loops.count - 1};
+    *index = (wave_node_index){entered.nodes,  left.nodes,      loops.nodes,
+                               left.count - 1, loops.count - 1, allocator};
   if (!index || !ok) {
-    free(index);
-    free(entered.nodes);
-    free(left.nodes);
-    free(loops.nodes);
+    wave_mem_free(allocator, index);
+    wave_mem_free(allocator, entered.nodes);
+    wave_mem_free(allocator, left.nodes);
+    wave_mem_free(allocator, loops.nodes);
     return NULL;
   }
   return index;
@@ -61,8 +62,8 @@ wave_node_index *wave_node_index_build(const wave_kernel *kernel) {
 void wave_node_index_destroy(wave_node_index *index) {
   if (!index)
     return;
-  free(index->ifs_entered);
-  free(index->ifs_left);
-  free(index->loops_left);
-  free(index);
+  wave_mem_free(index->allocator, index->ifs_entered);
+  wave_mem_free(index->allocator, index->ifs_left);
+  wave_mem_free(index->allocator, index->loops_left);
+  wave_mem_free(index->allocator, index);
 }

@@ -18,6 +18,7 @@ typedef struct wave_node_index {
   wave_node **ifs_left;     /* text order of the endif lines: an if after the ifs inside it */
   wave_node **loops_left;   /* text order of the endloop lines */
   size_t num_ifs, num_loops;
+  const wave_allocator *allocator; /* the kernel's module's, which the arrays come from */
 } wave_node_index;
 
 /* NULL when memory runs out. */

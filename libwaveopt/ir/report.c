@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "ir/module.h"
+#include "support/alloc.h"
 #include "support/text.h"
 #include "waveopt/waveopt.h"
 
@@ -23,6 +24,6 @@ void wave_module_report(const wave_module *module, wave_diags *diags, wave_sever
   va_end(ap);
   wave_diag_report(diags, severity, flag, loc, line, len, "%s",
                    message ? message : "(out of memory formatting this diagnostic)");
-  free(message);
-  free(copy);
+  wave_mem_free(NULL, message);
+  wave_mem_free(NULL, copy);
 }

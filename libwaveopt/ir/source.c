@@ -31,7 +31,8 @@ bool wave_source_index(wave_source *s) {
   uint32_t lines = 1;
   for (const char *c = s->text, *end = c + s->len; (c = memchr(c, '\n', (size_t)(end - c))); c++)
     lines++;
-  uint32_t *marks = malloc(((size_t)(lines - 1) / WAVE_SOURCE_STRIDE + 1) * sizeof(*marks));
+  uint32_t *marks =
+      wave_mem_calloc(s->allocator, (size_t)(lines - 1) / WAVE_SOURCE_STRIDE + 1, sizeof(*marks));
   if (!marks)
     return false;
   uint32_t line = 1;
@@ -106,8 +107,10 @@ const char *wave_source_line(const wave_source *s, uint32_t line, size_t *len, c
   }
   const char *text = s->text + start;
   if (start < s->released) {
-    if (!(*copy = malloc(end - start + 1)) || fetch(s, start, *copy, end - start) != end - start) {
-      free(*copy);
+    /* For a quote in a diagnostic, whose memory is malloc's (waveopt/alloc.h). */
+    if (!(*copy = wave_mem_alloc(NULL, end - start + 1)) ||
+        fetch(s, start, *copy, end - start) != end - start) {
+      wave_mem_free(NULL, *copy);
       *copy = NULL;
       return NULL;
     }
@@ -120,7 +123,7 @@ const char *wave_source_line(const wave_source *s, uint32_t line, size_t *len, c
 }
 
 void wave_source_free(wave_source *s) {
-  free(s->marks);
+  wave_mem_free(s->allocator, s->marks);
   s->marks = NULL;
   if (s->fd >= 0)
     close(s->fd);

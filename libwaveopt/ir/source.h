@@ -10,13 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "support/alloc.h"
+
 #define WAVE_SOURCE_STRIDE 64
 
 typedef struct wave_source {
   const char *text; /* len bytes and a NUL: the module's copy, or the caller's buffer adopted */
   size_t len;
   uint32_t num_lines;
-  uint32_t *marks; /* from malloc; marks[k]: where line 1 + k * WAVE_SOURCE_STRIDE starts */
+  const wave_allocator *allocator; /* the module's, which marks come from */
+  uint32_t *marks;                 /* marks[k]: where line 1 + k * WAVE_SOURCE_STRIDE starts */
   /* text[0..released) went back to the system as the parse passed it; fd, the file it came
    * from, reads it again. fd is -1 and released 0 unless the text came from a large file. */
   size_t released;

@@ -16,9 +16,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "ir/code.h"
+#include "support/alloc.h"
 #include "waveopt/waveopt.h"
 
 /* ---- visited pointers --------------------------------------------------------------------- */
@@ -27,6 +27,7 @@ typedef struct pointer_set {
   const void **slots;  /* open addressing, NULL = free */
   size_t capacity;     /* a power of two, at least twice count */
   size_t count;
+  const wave_allocator *allocator;
 } pointer_set;
 
 static size_t slot_of(const pointer_set *s, const void *p) {
@@ -36,7 +37,8 @@ static size_t slot_of(const pointer_set *s, const void *p) {
 
 static bool grow(pointer_set *s) {
   size_t capacity = s->capacity ? 2 * s->capacity : 256;
-  pointer_set bigger = {calloc(capacity, sizeof(void *)), capacity, s->count};
+  pointer_set bigger = {wave_mem_calloc(s->allocator, capacity, sizeof(void *)), capacity, s->count,
+                        s->allocator};
   if (!bigger.slots)
     return false;
   for (size_t i = 0; i < s->capacity; i++) {
@@ -47,7 +49,7 @@ static bool grow(pointer_set *s) {
       h = (h + 1) & (bigger.capacity - 1);
     bigger.slots[h] = s->slots[i];
   }
-  free(s->slots);
+  wave_mem_free(s->allocator, s->slots);
   *s = bigger;
   return true;
 }
@@ -221,7 +223,7 @@ static void check_block(validator *v, const wave_node *block) {
 static bool push(validator *v, const wave_node_list *list) {
   if (v->depth == v->capacity) {
     size_t capacity = v->capacity ? 2 * v->capacity : 64;
-    frame *grown = realloc(v->stack, capacity * sizeof(*grown));
+    frame *grown = wave_mem_realloc(v->module->allocator, v->stack, capacity * sizeof(*grown));
     if (!grown) {
       out_of_memory(v);
       return false;
@@ -348,19 +350,23 @@ static void check_kernel(validator *v, const wave_kernel *k) {
 }
 
 static bool finish(validator *v) {
-  free(v->seen.slots);
-  free(v->stack);
+  wave_mem_free(v->module->allocator, v->seen.slots);
+  wave_mem_free(v->module->allocator, v->stack);
   return !v->failed;
 }
 
 bool wave_validate_kernel(const wave_kernel *kernel, const char *context, wave_diags *diags) {
-  validator v = {.module = kernel->module, .context = context, .diags = diags};
+  validator v = {.module = kernel->module,
+                 .context = context,
+                 .diags = diags,
+                 .seen.allocator = kernel->module->allocator};
   check_kernel(&v, kernel);
   return finish(&v);
 }
 
 bool wave_validate_module(const wave_module *module, const char *context, wave_diags *diags) {
-  validator v = {.module = module, .context = context, .diags = diags};
+  validator v = {
+      .module = module, .context = context, .diags = diags, .seen.allocator = module->allocator};
   const wave_kernel *prev = NULL;
   size_t count = 0;
   for (const wave_kernel *k = module->first_kernel; k && !v.out_of_memory;

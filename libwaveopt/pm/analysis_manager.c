@@ -52,6 +52,9 @@ struct wave_analysis_manager {
   const wave_target *target;
   wave_regset assume_divergent;
   wave_diags *diags;
+  /* Memory ran out for an analysis or a view since the flag was last taken: whatever the pass
+   * that asked did without it, the run must fail rather than pass off less work as done. */
+  bool out_of_memory;
   cached *entries;
   size_t num_entries, capacity;
   cached_views *views;
@@ -65,7 +68,7 @@ struct wave_analysis_manager {
 wave_analysis_manager *wave_analysis_manager_create(const wave_pass_registry *registry,
                                                     const wave_target *target,
                                                     wave_diags *diags) {
-  wave_analysis_manager *am = calloc(1, sizeof(*am));
+  wave_analysis_manager *am = wave_mem_calloc(registry->allocator, 1, sizeof(*am));
   if (!am)
     return NULL;
   am->registry = registry;
@@ -79,13 +82,19 @@ void wave_analysis_manager_destroy(wave_analysis_manager *am) {
     return;
   for (size_t i = 0; i < am->num_entries; i++)
     wave_pass_registry_analysis_at(am->registry, am->entries[i].id)->destroy(am->entries[i].result);
-  free(am->entries);
+  wave_mem_free(am->registry->allocator, am->entries);
   for (size_t i = 0; i < am->num_views; i++) {
     wave_layout_destroy(am->views[i].layout);
     wave_node_index_destroy(am->views[i].nodes);
   }
-  free(am->views);
-  free(am);
+  wave_mem_free(am->registry->allocator, am->views);
+  wave_mem_free(am->registry->allocator, am);
+}
+
+bool wave_pm_take_out_of_memory(wave_analysis_manager *am) {
+  bool ran_out = am->out_of_memory;
+  am->out_of_memory = false;
+  return ran_out;
 }
 
 const wave_target *wave_analysis_manager_target(const wave_analysis_manager *am) {
@@ -109,7 +118,8 @@ static cached_views *views_of(wave_analysis_manager *am, const wave_kernel *kern
   for (size_t i = 0; i < am->num_views; i++)
     if (am->views[i].kernel == kernel)
       return &am->views[i];
-  if (!wave_grow((void **)&am->views, &am->cap_views, am->num_views + 1, sizeof(*am->views)))
+  if (!wave_grow(am->registry->allocator, (void **)&am->views, &am->cap_views, am->num_views + 1,
+                 sizeof(*am->views)))
     return NULL;
   am->views[am->num_views] = (cached_views){.kernel = kernel};
   return &am->views[am->num_views++];
@@ -121,6 +131,7 @@ const wave_layout *wave_analysis_manager_layout(wave_analysis_manager *am,
   if (v && !v->layout &&
       (v->layout = wave_layout_build(kernel, v->last_size.items ? &v->last_size : NULL)) != NULL)
     v->last_size = wave_layout_size_of(v->layout);
+  am->out_of_memory |= !v || !v->layout;
   return v ? v->layout : NULL;
 }
 
@@ -129,6 +140,7 @@ const wave_node_index *wave_analysis_manager_nodes(wave_analysis_manager *am,
   cached_views *v = views_of(am, kernel);
   if (v && !v->nodes)
     v->nodes = wave_node_index_build(kernel);
+  am->out_of_memory |= !v || !v->nodes;
   return v ? v->nodes : NULL;
 }
 
@@ -173,13 +185,18 @@ const void *wave_analysis_get(wave_analysis_manager *am, wave_kernel *kernel,
   am->stack[am->depth++] = (computing){kernel, id, 0};
   void *result = info->compute(kernel, am, am->diags);
   wave_preserved sources = am->stack[--am->depth].sources;
-  if (!result)
+  if (!result) {
+    /* An analysis returns nothing only when memory ran out. */
+    am->out_of_memory = true;
     return NULL;
+  }
   /* Grown only now: the analyses it asked for were appended meanwhile. */
   if (am->num_entries == am->capacity) {
     size_t capacity = am->capacity ? 2 * am->capacity : 16;
-    cached *entries = realloc(am->entries, capacity * sizeof(*entries));
+    cached *entries =
+        wave_mem_realloc(am->registry->allocator, am->entries, capacity * sizeof(*entries));
     if (!entries) {
+      am->out_of_memory = true;
       info->destroy(result);
       return fail(am, kernel, info, "cannot be kept: out of memory");
     }
@@ -245,12 +262,13 @@ bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
     if (now && info->equal(e->result, now))
       continue;
     ok = false;
+    /* Without a result, only memory can have run out (wave_analysis_get). */
     wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
                        wave_kernel_loc(kernel),
                        now ? "internal error: analysis '%s' of kernel '%s' is out of date "
                              "after pass %s, which claims to preserve it"
-                           : "internal error: analysis '%s' of kernel '%s' cannot be "
-                             "computed again after pass %s",
+                           : "out of memory computing analysis '%s' of kernel '%s' again "
+                             "after pass %s",
                        info->name, wave_kernel_name(kernel), pass);
   }
   wave_analysis_manager_destroy(fresh);

@@ -18,11 +18,12 @@
 #include "support/strbuf.h"
 
 /* Room for one more item in a list of `count` items of `size` bytes; false when memory ran
- * out (the run is marked). */
+ * out (the run is marked). The result's remarks and statistics are reports, whose memory is
+ * malloc's as the diagnostics' is (waveopt/alloc.h). */
 static bool make_room(wave_pm_run *run, void **items, size_t count, size_t size) {
   if (count && (count & (count - 1)))
     return true;
-  void *bigger = realloc(*items, (count ? 2 * count : 4) * size);
+  void *bigger = wave_mem_realloc(NULL, *items, (count ? 2 * count : 4) * size);
   if (!bigger) {
     run->out_of_memory = true;
     return false;
@@ -38,7 +39,7 @@ static bool pack(wave_pm_run *run, size_t n, const char *const *in, char **const
   size_t total = 0;
   for (size_t i = 0; i < n; i++)
     total += in[i] ? strlen(in[i]) + 1 : 0;
-  char *block = malloc(total);
+  char *block = wave_mem_alloc(NULL, total);
   if (!block) {
     run->out_of_memory = true;
     return false;
@@ -95,7 +96,7 @@ wave_pass_result wave_pass_fail(wave_pass_context *ctx, wave_loc loc, const char
   va_end(ap);
   wave_module_report(wave_kernel_module(ctx->kernel), ctx->run->diags, WAVE_SEV_ERROR, NULL, loc,
                      "%s", message ? message : "out of memory");
-  free(message);
+  wave_mem_free(NULL, message);
   wave_pass_result failed = {false, true, WAVE_PRESERVE_NONE, false};
   return failed;
 }
@@ -166,7 +167,7 @@ static void remark(wave_pass_context *ctx, wave_remark_kind kind, const char *na
              (char **[]){&m->pass, &m->name, &m->kernel, &m->file, &m->message}))
       r->num_remarks++;
   }
-  free(message);
+  wave_mem_free(NULL, message);
 }
 
 #define DEFINE_REMARK(fn, kind)                                                           \
@@ -207,13 +208,13 @@ char *wave_remark_format_json(const wave_remark *remark) {
 
 void wave_pipeline_result_free(wave_pipeline_result *result) {
   for (size_t i = 0; i < result->num_remarks; i++)
-    free(result->remarks[i].pass);
+    wave_mem_free(NULL, result->remarks[i].pass);
   for (size_t i = 0; i < result->num_stats; i++)
-    free(result->stats[i].pass);
+    wave_mem_free(NULL, result->stats[i].pass);
   for (size_t i = 0; i < result->num_timings; i++)
-    free(result->timings[i].pass);
-  free(result->remarks);
-  free(result->stats);
-  free(result->timings);
+    wave_mem_free(NULL, result->timings[i].pass);
+  wave_mem_free(NULL, result->remarks);
+  wave_mem_free(NULL, result->stats);
+  wave_mem_free(NULL, result->timings);
   memset(result, 0, sizeof(*result));
 }

@@ -56,7 +56,7 @@ static bool report(wave_diags *diags, origin at, const char *fmt, ...) {
   wave_loc loc = {NULL, at.text ? 1 : 0, at.text ? (uint32_t)at.offset + 1 : 0};
   wave_diag_report(diags, WAVE_SEV_ERROR, NULL, loc, at.text, at.text ? strlen(at.text) : 0,
                    "%s", message ? message : "out of memory");
-  free(message);
+  wave_mem_free(NULL, message);
   return false;
 }
 
@@ -64,14 +64,14 @@ static bool report_unknown(wave_diags *diags, origin at, const char *what,
                            const wave_suggest *s) {
   char *message = wave_pm_unknown(what, s);
   report(diags, at, "%s", message ? message : "out of memory");
-  free(message);
+  wave_mem_free(NULL, message);
   return false;
 }
 
 /* ---- building ----------------------------------------------------------------------------- */
 
 wave_pipeline *wave_pipeline_create(const wave_pass_registry *registry) {
-  wave_pipeline *pipeline = calloc(1, sizeof(*pipeline));
+  wave_pipeline *pipeline = wave_mem_calloc(registry->allocator, 1, sizeof(*pipeline));
   if (pipeline)
     pipeline->registry = registry;
   return pipeline;
@@ -80,14 +80,15 @@ wave_pipeline *wave_pipeline_create(const wave_pass_registry *registry) {
 void wave_pipeline_destroy(wave_pipeline *pipeline) {
   if (!pipeline)
     return;
-  free(pipeline->steps);
-  free(pipeline);
+  wave_mem_free(pipeline->registry->allocator, pipeline->steps);
+  wave_mem_free(pipeline->registry->allocator, pipeline);
 }
 
 static bool append(wave_pipeline *p, wave_pipeline_step step, wave_diags *diags, origin at) {
   if (p->num_steps == p->capacity) {
     size_t capacity = p->capacity ? 2 * p->capacity : 8;
-    wave_pipeline_step *steps = realloc(p->steps, capacity * sizeof(*steps));
+    wave_pipeline_step *steps =
+        wave_mem_realloc(p->registry->allocator, p->steps, capacity * sizeof(*steps));
     if (!steps)
       return report(diags, at, "out of memory building the pipeline");
     p->steps = steps;

@@ -41,8 +41,8 @@ static entry_fn find_entry(void *handle) {
 
 bool wave_pass_registry_load_plugin(wave_pass_registry *registry, const char *path,
                                     wave_diags *diags) {
-  if (!wave_grow((void **)&registry->plugins, &registry->plugin_capacity, registry->num_plugins + 1,
-                 sizeof(*registry->plugins)))
+  if (!wave_grow(registry->allocator, (void **)&registry->plugins, &registry->plugin_capacity,
+                 registry->num_plugins + 1, sizeof(*registry->plugins)))
     return fail(diags, path, "out of memory", NULL);
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!handle)
@@ -80,6 +80,6 @@ bool wave_pass_registry_load_plugin(wave_pass_registry *registry, const char *pa
 void wave_pass_plugins_close(wave_pass_registry *registry) {
   while (registry->num_plugins > 0)
     dlclose(registry->plugins[--registry->num_plugins]);
-  free(registry->plugins);
+  wave_mem_free(registry->allocator, registry->plugins);
   registry->plugins = NULL;
 }

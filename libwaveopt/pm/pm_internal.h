@@ -14,6 +14,9 @@
 #include "waveopt/pass.h"
 
 struct wave_pass_registry {
+  /* NULL for malloc, else own_allocator, the caller's copied; the pipelines use it too. */
+  const wave_allocator *allocator;
+  wave_allocator own_allocator;
   const wave_pass_info **passes;
   size_t num_passes, pass_capacity;
   const wave_analysis_info *analyses[WAVE_MAX_ANALYSES];
@@ -77,6 +80,8 @@ void wave_pm_add_timing(wave_pm_run *run, const char *pass, double seconds);
 
 /* Reports a false preservation claim for every cached result of `kernel` that differs from a
  * fresh computation. Returns false when one did (or could not be recomputed). */
+/* Whether memory ran out for an analysis or view since the last call (the flag is cleared). */
+bool wave_pm_take_out_of_memory(wave_analysis_manager *am);
 bool wave_pm_check_preserved(wave_analysis_manager *am, wave_kernel *kernel,
                              const char *pass, wave_diags *diags);
 

@@ -31,10 +31,13 @@ static const wave_analysis_info *const builtin_analyses[] = {
 /* Words of the pipeline syntax, which no pass may take. */
 static const char *const reserved_names[] = {"fixpoint", "print"};
 
-wave_pass_registry *wave_pass_registry_create(void) {
-  wave_pass_registry *registry = calloc(1, sizeof(*registry));
+wave_pass_registry *wave_pass_registry_create(void) { return wave_pass_registry_create_with(NULL); }
+
+wave_pass_registry *wave_pass_registry_create_with(const wave_allocator *allocator) {
+  wave_pass_registry *registry = wave_mem_calloc(allocator, 1, sizeof(*registry));
   if (!registry)
     return NULL;
+  registry->allocator = wave_mem_keep(&registry->own_allocator, allocator);
   wave_diags ignored;
   wave_diags_init(&ignored);
   bool ok = true;
@@ -53,9 +56,11 @@ wave_pass_registry *wave_pass_registry_create(void) {
 void wave_pass_registry_destroy(wave_pass_registry *registry) {
   if (!registry)
     return;
-  free(registry->passes);
+  wave_mem_free(registry->allocator, registry->passes);
   wave_pass_plugins_close(registry);
-  free(registry);
+  /* The registry holds the copy of the allocator that takes it back. */
+  wave_allocator own = registry->own_allocator;
+  wave_mem_free(registry->allocator ? &own : NULL, registry);
 }
 
 /* Lower-case words of letters and digits joined by single hyphens: what a pipeline string
@@ -80,7 +85,7 @@ static bool report(wave_diags *diags, const char *fmt, ...) {
   va_end(ap);
   wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0, "%s",
                    message ? message : "out of memory");
-  free(message);
+  wave_mem_free(NULL, message);
   return false;
 }
 
@@ -119,7 +124,8 @@ bool wave_pass_registry_add_pass(wave_pass_registry *registry, const wave_pass_i
     return false;
   if (registry->num_passes == registry->pass_capacity) {
     size_t capacity = registry->pass_capacity ? 2 * registry->pass_capacity : 16;
-    const wave_pass_info **passes = realloc(registry->passes, capacity * sizeof(*passes));
+    const wave_pass_info **passes =
+        wave_mem_realloc(registry->allocator, registry->passes, capacity * sizeof(*passes));
     if (!passes)
       return report(diags, "out of memory registering pass '%s'", info->name);
     registry->passes = passes;

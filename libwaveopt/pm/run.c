@@ -66,13 +66,13 @@ static void internal_error(wave_pm_run *run, const wave_kernel *kernel, const ch
   wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_ERROR, NULL,
                      wave_kernel_loc(kernel), "internal error: %s",
                      message ? message : "out of memory");
-  free(message);
+  wave_mem_free(NULL, message);
 }
 
 /* The kernel as text with every detail the printer keeps, or NULL when memory ran out. */
 static char *kernel_text(const wave_kernel *kernel) {
   wave_print_options options = {WAVE_DIALECT_DOCS, false, 0};
-  wave_strbuf b = {0};
+  wave_strbuf b = {.allocator = wave_module_allocator(wave_kernel_module(kernel))};
   if (wave_print_kernel(kernel, &options, wave_strbuf_write, &b) != 0)
     b.failed = true;
   return wave_strbuf_take(&b, NULL);
@@ -114,7 +114,7 @@ static bool verify_after(wave_pm_run *run, wave_kernel *kernel, const char *pass
   if (!changed) {
     char *after = kernel_text(kernel);
     bool same = after && strcmp(before, after) == 0;
-    free(after);
+    wave_mem_free(wave_module_allocator(wave_kernel_module(kernel)), after);
     if (!same) {
       if (after)
         internal_error(run, kernel, "kernel '%s' changed after pass %s, which reported no change",
@@ -143,7 +143,7 @@ static bool bisect_allows(wave_pm_run *run, const char *pass, const wave_kernel 
       run->out_of_memory = true;
     wave_bisect_step step = {number, ran, pass, wave_kernel_name(kernel), line ? line : ""};
     o->on_bisect(o->callback_ctx, &step);
-    free(line);
+    wave_mem_free(NULL, line);
   }
   return ran;
 }
@@ -172,6 +172,13 @@ static pass_outcome run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_
   wave_pass_result r = pass->run(kernel, run->am, &ctx);
   if (o->time_passes)
     wave_pm_add_timing(run, pass->name, now() - start);
+  /* Said even when the pass failed for want of the analysis: its own message may not say why. */
+  if (wave_pm_take_out_of_memory(run->am)) {
+    r.failed = true;
+    wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_ERROR, NULL,
+                       wave_kernel_loc(kernel), "out of memory in pass %s on kernel '%s'",
+                       pass->name, wave_kernel_name(kernel));
+  }
 
   bool ok = !r.failed;
   if (r.failed) {
@@ -186,7 +193,7 @@ static pass_outcome run_pass(wave_pm_run *run, const wave_pass_info *pass, wave_
     }
     ok = !o->verify_each || verify_after(run, kernel, pass->name, r.changed, before);
   }
-  free(before);
+  wave_mem_free(wave_module_allocator(wave_kernel_module(kernel)), before);
   if (!ok)
     return PASS_FAILED;
   if (o->after_pass)
@@ -208,7 +215,7 @@ static bool print_analysis(wave_pm_run *run, wave_analysis_id id, wave_kernel *k
                              wave_kernel_name(kernel));
   bool written = header && o->print_write(o->print_ctx, header, strlen(header)) == 0 &&
                  info->print(result, kernel, o->print_write, o->print_ctx) == 0;
-  free(header);
+  wave_mem_free(NULL, header);
   if (written)
     return true;
   wave_module_report(wave_kernel_module(kernel), run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0},
@@ -339,7 +346,7 @@ static bool option_values_known(wave_pm_run *run) {
     char *message = wave_pm_unknown("pass option", &s);
     wave_diag_report(run->diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0, "%s",
                      message ? message : "out of memory");
-    free(message);
+    wave_mem_free(NULL, message);
     ok = false;
   }
   return ok;
@@ -378,7 +385,8 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
       (!run.options->assume_verified && !module_verifies(module, diags)))
     return false;
   run.am = wave_analysis_manager_create(pipeline->registry, run.target, diags);
-  uint64_t *clean_at = calloc(pipeline->num_steps + 1, sizeof(*clean_at));
+  uint64_t *clean_at =
+      wave_mem_calloc(wave_module_allocator(module), pipeline->num_steps + 1, sizeof(*clean_at));
   bool ok = run.am && clean_at;
   if (ok)
     wave_analysis_manager_set_assume_divergent(run.am, run.options->assume_divergent);
@@ -389,7 +397,7 @@ bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
     wave_analysis_invalidate(run.am, k, WAVE_PRESERVE_NONE);
   }
   wave_analysis_manager_destroy(run.am);
-  free(clean_at);
+  wave_mem_free(wave_module_allocator(module), clean_at);
   if (!run.am || !clean_at || run.out_of_memory) {
     wave_diag_report(diags, WAVE_SEV_ERROR, NULL, (wave_loc){0}, NULL, 0,
                      "out of memory running the pipeline");

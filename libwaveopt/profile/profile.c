@@ -63,7 +63,7 @@ static void report_at(wave_diags *diags, wave_severity severity, wave_loc loc, c
     wave_diag_report(diags, severity, NULL, loc, NULL, 0, "%s", text);
   else
     diags->out_of_memory = true;
-  free(text);
+  wave_mem_free(NULL, text);
 }
 
 static bool bad(loader *l, const wave_json *at, const char *fmt, ...)
@@ -294,10 +294,10 @@ static char *arena_strdup(wave_arena *arena, const char *s) {
 
 wave_profile *wave_profile_parse(const char *text, size_t len, const char *file_name,
                                  wave_diags *diags) {
-  wave_profile *p = calloc(1, sizeof *p);
+  wave_profile *p = wave_mem_calloc(NULL, 1, sizeof *p);
   if (!p)
     return NULL;
-  p->arena = wave_arena_create();
+  p->arena = wave_arena_create(NULL);
   p->file = p->arena ? arena_strdup(p->arena, file_name ? file_name : "<profile>") : NULL;
   if (!p->file) {
     wave_profile_destroy(p);
@@ -325,7 +325,7 @@ void wave_profile_destroy(wave_profile *p) {
   if (!p)
     return;
   wave_arena_destroy(p->arena);
-  free(p);
+  wave_mem_free(NULL, p);
 }
 
 /* ---- lookups ------------------------------------------------------------------------------ */
@@ -411,7 +411,7 @@ static void stale(const wave_profile_kernel *k, const wave_kernel *kernel, uint3
                      "profile %s of kernel '%s' is stale: %s", k->profile->file, k->name, what);
   else
     diags->out_of_memory = true;
-  free(what);
+  wave_mem_free(NULL, what);
 }
 
 /* Compares the kernel's lines (slots of its program) with the profile's; true when equal. */
@@ -453,7 +453,7 @@ static bool same_lines(const wave_profile_kernel *k, const wave_kernel *kernel,
       same = false;
     }
   }
-  free(wave_strbuf_take(&ops, NULL));
+  wave_mem_free(NULL, wave_strbuf_take(&ops, NULL));
   if (same && j < k->num_lines) {
     stale(k, kernel, k->lines[j].line, diags,
           "line %" PRIu32 " holds no statement here, '%s' there", k->lines[j].line,
@@ -476,7 +476,8 @@ const wave_profile_kernel *wave_profile_match(const wave_profile *p, const wave_
   char err[256];
   wave_loc loc = {0};
   bool oom;
-  if (!interp_program_build(&prog, kernel, err, sizeof err, &loc, &oom)) {
+  if (!interp_program_build(&prog, kernel, wave_module_allocator(wave_kernel_module(kernel)), err,
+                            sizeof err, &loc, &oom)) {
     if (diags && oom)
       diags->out_of_memory = true;
     else if (diags)
@@ -491,7 +492,7 @@ const wave_profile_kernel *wave_profile_match(const wave_profile *p, const wave_
     same = same_lines(k, kernel, &prog, slots, n, diags);
   else if (diags)
     diags->out_of_memory = true;
-  free(slots);
+  wave_mem_free(NULL, slots);
   interp_program_free(&prog);
   return same ? k : NULL;
 }

@@ -23,7 +23,7 @@ static int compare_slots(const void *a, const void *b) {
 
 profile_slot *profile_slots(const wave_program_entry *entries, size_t num_entries, size_t *n) {
   *n = num_entries ? num_entries - 1 : 0;
-  profile_slot *slots = malloc((*n ? *n : 1) * sizeof *slots);
+  profile_slot *slots = wave_mem_alloc(NULL, (*n ? *n : 1) * sizeof *slots);
   if (!slots)
     return NULL;
   for (size_t i = 0; i < *n; i++)
@@ -91,7 +91,7 @@ static void put_lines(wave_strbuf *b, const wave_machine *m, const profile_slot 
                        ",\"issued\":%" PRIu64 ",\"lanes\":%" PRIu64 ",\"simd_efficiency\":%.6f}",
                        issued, lanes, efficiency(lanes, issued, m->width));
   }
-  free(wave_strbuf_take(&ops, NULL));
+  wave_mem_free(NULL, wave_strbuf_take(&ops, NULL));
   wave_strbuf_puts(b, "\n  ]");
 }
 
@@ -152,7 +152,7 @@ char *wave_profile_write(const wave_machine *m, const char *source) {
   put_lines(&b, m, slots, n, &hash);
   put_branches(&b, m, slots, n);
   wave_strbuf_puts(&b, "}\n]}\n");
-  free(slots);
+  wave_mem_free(NULL, slots);
   if (!b.failed) {
     char digits[17];
     snprintf(digits, sizeof digits, "%016" PRIx64, hash);

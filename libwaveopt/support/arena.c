@@ -7,7 +7,6 @@
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "support/grow.h"
@@ -23,7 +22,7 @@ typedef struct wave_chunk {
   struct wave_chunk *prev;
   size_t size;
   size_t used;
-  bool mapped; /* by mmap, not malloc (new_chunk) */
+  bool mapped; /* by mmap, not the allocator (new_chunk) */
   alignas(max_align_t) unsigned char data[];
 } wave_chunk;
 
@@ -34,6 +33,10 @@ typedef struct wave_adopted {
 } wave_adopted;
 
 struct wave_arena {
+  /* A copy of the caller's allocator when `custom`: what the arena was made with may live in
+   * the arena itself (a module's does). */
+  bool custom;
+  wave_allocator allocator;
   wave_chunk *head;
   size_t next_size;
   wave_adopted *adopted;
@@ -45,11 +48,13 @@ struct wave_arena {
  * its first touch of every page costs a fault (most of -O0's system time) and its walks a TLB
  * miss every few instructions. Mapped memory is zero, and unmapping it gives it back whole,
  * where a heap would keep what each compaction frees (ir/compact.c). Where the kernel takes
- * no advice, or has no huge pages, they are ordinary pages. */
-static wave_chunk *new_chunk(size_t *size) {
+ * no advice, or has no huge pages, they are ordinary pages. A caller's allocator gives every
+ * chunk. */
+static wave_chunk *new_chunk(const wave_allocator *allocator, size_t *size) {
   size_t bytes = sizeof(wave_chunk) + *size;
 #if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
-  if (bytes >= WAVE_HUGE_PAGE && bytes <= SIZE_MAX - 2 * (size_t)WAVE_HUGE_PAGE) {
+  if (wave_mem_is_malloc(allocator) && bytes >= WAVE_HUGE_PAGE &&
+      bytes <= SIZE_MAX - 2 * (size_t)WAVE_HUGE_PAGE) {
     bytes = (bytes + WAVE_HUGE_PAGE - 1) & ~(size_t)(WAVE_HUGE_PAGE - 1);
     size_t mapped = bytes + WAVE_HUGE_PAGE;
     char *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -67,23 +72,31 @@ static wave_chunk *new_chunk(size_t *size) {
     return chunk;
   }
 #endif
-  return calloc(1, bytes);
+  return wave_mem_calloc(allocator, 1, bytes);
 }
 
-static void free_chunk(wave_chunk *chunk) {
+static void free_chunk(const wave_allocator *allocator, wave_chunk *chunk) {
 #if defined(MADV_HUGEPAGE) && defined(MAP_ANONYMOUS)
   if (chunk->mapped) {
     munmap(chunk, sizeof(wave_chunk) + chunk->size);
     return;
   }
 #endif
-  free(chunk);
+  wave_mem_free(allocator, chunk);
 }
 
-wave_arena *wave_arena_create(void) {
-  wave_arena *arena = calloc(1, sizeof(*arena));
-  if (arena)
+static const wave_allocator *allocator_of(const wave_arena *arena) {
+  return arena->custom ? &arena->allocator : NULL;
+}
+
+wave_arena *wave_arena_create(const wave_allocator *allocator) {
+  wave_arena *arena = wave_mem_calloc(allocator, 1, sizeof(*arena));
+  if (arena) {
+    arena->custom = allocator != NULL;
+    if (allocator)
+      arena->allocator = *allocator;
     arena->next_size = WAVE_ARENA_FIRST_CHUNK;
+  }
   return arena;
 }
 
@@ -91,14 +104,15 @@ void wave_arena_destroy(wave_arena *arena) {
   if (!arena)
     return;
   for (wave_adopted *a = arena->adopted; a; a = a->next)
-    free(a->block);
+    wave_mem_free(allocator_of(arena), a->block);
   wave_chunk *chunk = arena->head;
   while (chunk) {
     wave_chunk *prev = chunk->prev;
-    free_chunk(chunk);
+    free_chunk(allocator_of(arena), chunk);
     chunk = prev;
   }
-  free(arena);
+  wave_allocator allocator = arena->allocator;
+  wave_mem_free(arena->custom ? &allocator : NULL, arena);
 }
 
 static size_t align_up(size_t n) {
@@ -117,7 +131,7 @@ void *wave_arena_alloc(wave_arena *arena, size_t size) {
       chunk_size = size;
     /* Chunks are zero already, and arena memory is never reused, so no allocation needs
      * clearing again. */
-    chunk = new_chunk(&chunk_size);
+    chunk = new_chunk(allocator_of(arena), &chunk_size);
     if (!chunk)
       return NULL;
     chunk->prev = arena->head;

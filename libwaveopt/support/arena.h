@@ -9,16 +9,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "support/alloc.h"
 
 typedef struct wave_arena wave_arena;
 
-wave_arena *wave_arena_create(void);
+/* Chunks come from `allocator` (NULL: malloc, and mmap for large ones), which must outlive
+ * the arena. */
+wave_arena *wave_arena_create(const wave_allocator *allocator);
 void wave_arena_destroy(wave_arena *arena);
 /* Zeroed memory aligned for any object; NULL when memory runs out or size overflows. */
 void *wave_arena_alloc(wave_arena *arena, size_t size);
 
-/* Makes a block from malloc the arena's, freed when the arena is destroyed; false, with the
- * block still the caller's, when memory runs out. */
+/* Makes a block from the arena's allocator the arena's, freed when the arena is destroyed; false,
+ * with the block still the caller's, when memory runs out. */
 bool wave_arena_adopt(wave_arena *arena, void *block);
 
 #endif

@@ -5,13 +5,14 @@
  * errors) applies as each one is recorded. Each keeps its own copy of the line it quotes, cut
  * around the column when the line is long: a machine-generated file may put a whole kernel on
  * one line, and quoting all of it in each of thousands of warnings made gigabytes of output
- * from a file of kilobytes.
+ * from a file of kilobytes. Its memory is malloc's, never a module's allocator: "out of memory"
+ * must still be recordable when that allocator has run dry (waveopt/alloc.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "support/alloc.h"
 #include "support/strbuf.h"
 #include "support/text.h"
 #include "waveopt/diag.h"
@@ -20,25 +21,18 @@ void wave_diags_init(wave_diags *diags) { memset(diags, 0, sizeof(*diags)); }
 
 void wave_diags_free(wave_diags *diags) {
   for (size_t i = 0; i < diags->count; i++) {
-    free(diags->items[i].file);
-    free(diags->items[i].message);
-    free(diags->items[i].source_line);
+    wave_mem_free(NULL, diags->items[i].file);
+    wave_mem_free(NULL, diags->items[i].message);
+    wave_mem_free(NULL, diags->items[i].source_line);
   }
-  free(diags->items);
+  wave_mem_free(NULL, diags->items);
   diags->items = NULL;
   diags->count = diags->capacity = 0;
 }
 
 bool wave_diags_has_errors(const wave_diags *diags) { return diags->num_errors > 0; }
 
-static char *copy_text(const char *s, size_t len) {
-  char *d = malloc(len + 1);
-  if (d) {
-    memcpy(d, s, len);
-    d[len] = '\0';
-  }
-  return d;
-}
+static char *copy_text(const char *s, size_t len) { return wave_mem_strndup(NULL, s, len); }
 
 /* The list's policy for a new diagnostic: false when it is dropped (a warning under -w, an
  * error past max_errors); *severity becomes the one it is recorded with. */
@@ -65,7 +59,7 @@ static bool admit(wave_diags *diags, wave_severity *severity) {
 static wave_diag *next_item(wave_diags *diags) {
   if (diags->count == diags->capacity) {
     size_t cap = diags->capacity ? diags->capacity * 2 : 16;
-    wave_diag *items = realloc(diags->items, cap * sizeof(*items));
+    wave_diag *items = wave_mem_realloc(NULL, diags->items, cap * sizeof(*items));
     if (!items) {
       diags->out_of_memory = true;
       return NULL;
@@ -81,9 +75,9 @@ static wave_diag *next_item(wave_diags *diags) {
 /* Counts the item filled in, or frees what it holds when a copy failed. */
 static void commit(wave_diags *diags, wave_diag *d, bool copied) {
   if (!copied) {
-    free(d->message);
-    free(d->file);
-    free(d->source_line);
+    wave_mem_free(NULL, d->message);
+    wave_mem_free(NULL, d->file);
+    wave_mem_free(NULL, d->source_line);
     diags->out_of_memory = true;
     return;
   }

@@ -23,28 +23,28 @@ void wave_advise_huge(void *block, size_t bytes) {
 #endif
 }
 
-void *wave_calloc_huge(size_t count, size_t size) {
-  void *block = calloc(count, size);
-  if (block)
+void *wave_calloc_huge(const wave_allocator *a, size_t count, size_t size) {
+  void *block = wave_mem_calloc(a, count, size);
+  if (block && wave_mem_is_malloc(a))
     wave_advise_huge(block, count * size);
   return block;
 }
 
-void *wave_realloc_huge(void *block, size_t old_bytes, size_t bytes) {
-  if (bytes < 2 * WAVE_HUGE_PAGE)
-    return realloc(block, bytes);
+void *wave_realloc_huge(const wave_allocator *a, void *block, size_t old_bytes, size_t bytes) {
+  if (bytes < 2 * WAVE_HUGE_PAGE || !wave_mem_is_malloc(a))
+    return wave_mem_realloc(a, block, bytes);
   /* Advised before the copy touches it: realloc would copy into 4 KiB pages first. */
-  void *grown = malloc(bytes);
+  void *grown = wave_mem_alloc(a, bytes);
   if (!grown)
     return NULL;
   wave_advise_huge(grown, bytes);
   if (block)
     memcpy(grown, block, old_bytes < bytes ? old_bytes : bytes);
-  free(block);
+  wave_mem_free(a, block);
   return grown;
 }
 
-bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
+bool wave_grow_array(const wave_allocator *a, void **array, size_t *cap, size_t need, size_t size) {
   if (need <= *cap)
     return true;
   size_t n = *cap ? *cap : 64;
@@ -55,7 +55,7 @@ bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
   }
   if (size && n > SIZE_MAX / size)
     return false;
-  void *p = wave_realloc_huge(*array, *cap * size, n * size);
+  void *p = wave_realloc_huge(a, *array, *cap * size, n * size);
   if (!p)
     return false;
   *array = p;
@@ -63,9 +63,9 @@ bool wave_grow_array(void **array, size_t *cap, size_t need, size_t size) {
   return true;
 }
 
-bool wave_alloc_array(void **array, size_t *cap, size_t n, size_t size) {
+bool wave_alloc_array(const wave_allocator *a, void **array, size_t *cap, size_t n, size_t size) {
   n = n ? n : 1;
-  void *p = size && n > SIZE_MAX / size ? NULL : wave_realloc_huge(NULL, 0, n * size);
+  void *p = size && n > SIZE_MAX / size ? NULL : wave_realloc_huge(a, NULL, 0, n * size);
   if (!p)
     return false;
   *array = p;

@@ -277,7 +277,7 @@ wave_json *wave_json_parse(const char *text, size_t len, wave_arena *arena,
         ok = fail_at(&r, r.p, "nested too deeply");
         break;
       }
-      if (!wave_grow((void **)&stack, &cap, depth + 1, sizeof *stack)) {
+      if (!wave_grow(NULL, (void **)&stack, &cap, depth + 1, sizeof *stack)) {
         ok = fail_at(&r, r.p, "out of memory");
         break;
       }
@@ -332,7 +332,7 @@ wave_json *wave_json_parse(const char *text, size_t len, wave_arena *arena,
     if (!more)
       break;
   }
-  free(stack);
+  wave_mem_free(NULL, stack);
   return ok ? root : NULL;
 }
 

@@ -2,8 +2,6 @@
 /* Finding an address's position in an array (support/key_index.h), by open addressing. */
 #include "support/key_index.h"
 
-#include <stdlib.h>
-
 #include "support/grow.h"
 
 /* Addresses are aligned and close together: multiplying by a large odd constant spreads their
@@ -13,7 +11,9 @@ static size_t slot_of(const void *key, size_t mask) {
   return (size_t)(h >> 32 ^ h) & mask;
 }
 
-bool wave_key_index_build(wave_key_index *index, const void *const *keys, size_t num) {
+bool wave_key_index_build(wave_key_index *index, const wave_allocator *allocator,
+                          const void *const *keys, size_t num) {
+  index->allocator = allocator;
   index->keys = keys;
   index->slots = NULL;
   index->mask = 0;
@@ -22,7 +22,7 @@ bool wave_key_index_build(wave_key_index *index, const void *const *keys, size_t
   size_t cap = 16;
   while (cap < 2 * num)
     cap *= 2;
-  uint32_t *slots = wave_calloc_huge(cap, sizeof(*slots));
+  uint32_t *slots = wave_calloc_huge(allocator, cap, sizeof(*slots));
   if (!slots)
     return false;
   for (size_t i = 0; i < num; i++) {
@@ -49,6 +49,6 @@ size_t wave_key_index_find(const wave_key_index *index, const void *key) {
 }
 
 void wave_key_index_free(wave_key_index *index) {
-  free(index->slots);
+  wave_mem_free(index->allocator, index->slots);
   index->slots = NULL;
 }

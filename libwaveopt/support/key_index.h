@@ -17,9 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "support/alloc.h"
+
 #define WAVE_KEY_NOT_FOUND SIZE_MAX
 
 typedef struct wave_key_index {
+  const wave_allocator *allocator; /* where slots come from (support/alloc.h) */
   const void *const *keys;
   uint32_t *slots;   /* a position + 1, or 0 for an empty slot */
   size_t mask;       /* slots - 1; the slot count is a power of two */
@@ -27,7 +30,8 @@ typedef struct wave_key_index {
 
 /* Indexes keys[0..num); false when memory runs out (or num does not fit the slots), and the
  * index then holds nothing to free. */
-bool wave_key_index_build(wave_key_index *index, const void *const *keys, size_t num);
+bool wave_key_index_build(wave_key_index *index, const wave_allocator *allocator,
+                          const void *const *keys, size_t num);
 
 /* The position of key in the indexed array, or WAVE_KEY_NOT_FOUND. */
 size_t wave_key_index_find(const wave_key_index *index, const void *key);

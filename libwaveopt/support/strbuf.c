@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { MIN_CAPACITY = 256 };
@@ -23,7 +22,7 @@ static bool reserve(wave_strbuf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : MIN_CAPACITY;
   while (cap < need)
     cap *= 2;
-  char *data = realloc(b->data, cap);
+  char *data = wave_mem_realloc(b->allocator, b->data, cap);
   if (!data) {
     b->failed = true;
     return false;
@@ -98,11 +97,11 @@ char *wave_strbuf_take(wave_strbuf *b, size_t *len) {
   char *text = b->data;
   size_t n = b->len;
   if (b->failed) {
-    free(text);
+    wave_mem_free(b->allocator, text);
     text = NULL;
   } else if (len) {
     *len = n;
   }
-  *b = (wave_strbuf){0};
+  *b = (wave_strbuf){.allocator = b->allocator};
   return text;
 }

@@ -11,13 +11,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "support/alloc.h"
+
 /* Internal: kept out of the shared library's interface. */
 
-/* Zero-initialise to start; `failed` may also be set by a caller to abandon the text. */
+/* Zero-initialise to start, and set `allocator` for text that is not malloc's; `failed` may
+ * also be set by a caller to abandon the text. */
 typedef struct wave_strbuf {
-  char *data; /* malloc'd and NUL-terminated once anything was appended */
+  char *data; /* from the allocator, NUL-terminated once anything was appended */
   size_t len, cap;
   bool failed;
+  const wave_allocator *allocator;
 } wave_strbuf;
 
 void wave_strbuf_append(wave_strbuf *b, const char *s, size_t n);
@@ -29,7 +33,7 @@ void wave_strbuf_json_string(wave_strbuf *b, const char *s);
 /* A wave_write_fn (waveopt/waveopt.h) whose ctx is a wave_strbuf: the printers write into a
  * buffer through it. Returns -1 once the buffer has failed. */
 int wave_strbuf_write(void *ctx, const char *data, size_t len);
-/* Hands over the text (malloc'd, "" when nothing was appended) and its length through `len`
+/* Hands over the text (the allocator's, "" when nothing was appended) and its length through `len`
  * when non-NULL, or frees everything and returns NULL after a failure. Leaves `b` empty. */
 char *wave_strbuf_take(wave_strbuf *b, size_t *len);
 

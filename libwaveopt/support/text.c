@@ -3,16 +3,16 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "support/alloc.h"
 #include "support/text.h"
 
 char *wave_vformat(const char *fmt, va_list ap) {
   va_list again;
   va_copy(again, ap);
   int n = vsnprintf(NULL, 0, fmt, ap);
-  char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+  char *s = n < 0 ? NULL : wave_mem_alloc(NULL, (size_t)n + 1);
   if (s)
     vsnprintf(s, (size_t)n + 1, fmt, again);
   va_end(again);

@@ -12,7 +12,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* malloc'd, NUL-terminated; NULL when memory runs out. */
+/* malloc'd, NUL-terminated; NULL when memory runs out. Formatted text is the text of
+ * diagnostics and remarks, which stays malloc's (waveopt/alloc.h). */
 char *wave_vformat(const char *fmt, va_list ap);
 char *wave_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -28,8 +28,8 @@ static const char *mnemonic_of(const wave_instr *instr) {
 
 static void free_kernel_tables(wave_verify *v) {
   wave_label_table_free(&v->labels);
-  free(v->called);
-  free(v->falls_through);
+  wave_mem_free(wave_module_allocator(v->module), v->called);
+  wave_mem_free(wave_module_allocator(v->module), v->falls_through);
   v->called = NULL;
   v->falls_through = NULL;
 }
@@ -38,8 +38,9 @@ static bool build_kernel_tables(wave_verify *v) {
   if (!wave_label_table_init(&v->labels, v->kernel))
     return false;
   size_t n = v->labels.num_regions;
-  v->called = calloc(n + 1, sizeof(*v->called));
-  v->falls_through = calloc(n + 1, sizeof(*v->falls_through));
+  const wave_allocator *allocator = wave_module_allocator(v->module);
+  v->called = wave_mem_calloc(allocator, n + 1, sizeof(*v->called));
+  v->falls_through = wave_mem_calloc(allocator, n + 1, sizeof(*v->falls_through));
   if (!v->called || !v->falls_through) {
     free_kernel_tables(v);
     return false;
@@ -262,7 +263,7 @@ bool wave_verify_module(const wave_module *module, wave_diags *diags) {
   for (const wave_kernel *k = wave_module_first_kernel(module); k && !v.out_of_memory;
        k = wave_kernel_next(k))
     check_kernel(&v, k);
-  free(v.frames);
+  wave_mem_free(wave_module_allocator(module), v.frames);
   if (v.out_of_memory) {
     wave_loc loc = {wave_module_file(module), 0, 0};
     VERIFY_ERROR(&v, loc, "out of memory while verifying");

@@ -53,7 +53,8 @@ void wave_verify_toolchain_kernel_begin(wave_verify *v) {
 static bool push_frame(wave_verify *v) {
   if (v->num_frames == v->frame_capacity) {
     size_t capacity = v->frame_capacity ? 2 * v->frame_capacity : 64;
-    wave_verify_frame *frames = realloc(v->frames, capacity * sizeof(*frames));
+    wave_verify_frame *frames =
+        wave_mem_realloc(wave_module_allocator(v->module), v->frames, capacity * sizeof(*frames));
     if (!frames) {
       v->out_of_memory = true;
       return false;

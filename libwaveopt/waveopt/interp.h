@@ -264,7 +264,8 @@ WAVE_API const wave_program_entry *wave_machine_program_entry(const wave_machine
 WAVE_API double wave_counters_simd_efficiency(const wave_counters *counters, uint32_t wave_width);
 
 /* The counters (and the per-instruction counts with their source lines) as one JSON object,
- * malloc'd and NUL-terminated; NULL when memory runs out. */
+ * NUL-terminated; NULL when memory runs out. The caller gives it back to
+ * wave_module_allocator of the machine's kernel's module (free() when that is NULL). */
 WAVE_API char *wave_machine_counters_json(const wave_machine *machine);
 
 /* The value of a binary16 (bf16 false) or bfloat16 bit pattern, exactly as the interpreter

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "waveopt/alloc.h"
 #include "waveopt/diag.h"
 
 #ifdef __cplusplus
@@ -250,6 +251,12 @@ typedef struct wave_module wave_module;
 
 /* All constructors return NULL when memory runs out; nothing is half-linked then. */
 WAVE_API wave_module *wave_module_create(const char *file);
+/* A module whose memory, and that of everything made for it, comes from `allocator`
+ * (waveopt/alloc.h; NULL: malloc). */
+WAVE_API wave_module *wave_module_create_with(const char *file, const wave_allocator *allocator);
+/* The allocator the module was made with, NULL for malloc: strings the library returns for a
+ * module (wave_print_module_string, ...) are given back to it. */
+WAVE_API const wave_allocator *wave_module_allocator(const wave_module *module);
 WAVE_API void wave_module_destroy(wave_module *module);
 WAVE_API void *wave_module_alloc(wave_module *module, size_t size);   /* zeroed, arena-owned */
 WAVE_API const char *wave_module_strdup(wave_module *module, const char *s, size_t len);

@@ -194,6 +194,8 @@ WAVE_API void wave_remark_analysis(wave_pass_context *ctx, const char *name, wav
 /* A registry holding the built-in passes (passes/passes.def) and analyses
  * (analysis/analyses.def); NULL when memory ran out. */
 WAVE_API wave_pass_registry *wave_pass_registry_create(void);
+/* The same, taking its memory, and its pipelines', from `allocator` (waveopt/alloc.h). */
+WAVE_API wave_pass_registry *wave_pass_registry_create_with(const wave_allocator *allocator);
 WAVE_API void wave_pass_registry_destroy(wave_pass_registry *registry);
 
 /* Adds a pass or an analysis of one's own. `info` is not copied: it must outlive the registry.

@@ -73,6 +73,12 @@ WAVE_API bool wave_const_walk_next(wave_const_walker *walker);
 WAVE_API wave_module *wave_parse_string(const char *text, size_t len, const char *filename,
                                         wave_diags *diags);
 
+/* wave_parse_string into a module made with `allocator` (waveopt/alloc.h; NULL: malloc), from
+ * which the parse takes all its memory. When that runs out, the result is NULL and diags has
+ * an "out of memory" error. */
+WAVE_API wave_module *wave_parse_string_with(const char *text, size_t len, const char *filename,
+                                             wave_diags *diags, const wave_allocator *allocator);
+
 /* wave_parse_string for text the caller hands over: a buffer from malloc holding len bytes and
  * a NUL after them. The module keeps it as its source instead of a copy (a file is then in
  * memory once); it is freed with the module, or at once when parsing fails. */
@@ -133,7 +139,8 @@ WAVE_API int wave_print_module(const wave_module *module, const wave_print_optio
                                wave_write_fn write, void *ctx);
 WAVE_API int wave_print_file(const wave_module *module, const wave_print_options *options,
                              FILE *out);
-/* malloc'd, NUL-terminated text; NULL on failure. */
+/* NUL-terminated text from the module's allocator (free() it when that is NULL); NULL on
+ * failure. */
 WAVE_API char *wave_print_to_string(const wave_module *module, const wave_print_options *options,
                                     size_t *len);
 /* Writes one instruction as the printer spells it (documentation dialect, with its guard,

@@ -9,10 +9,11 @@
 #include "xform/comments.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
+#include "support/alloc.h"
+#include "waveopt/ir.h"
 
 #define NONE UINT32_MAX
 
@@ -31,6 +32,7 @@ static bool in_use(const slot *s) { return wave_code_line_exists(s->line); }
 
 struct wave_comment_moves {
   wave_module *module;
+  const wave_allocator *allocator; /* the module's: what the arrays and this come from */
   piece *pieces;
   size_t num_pieces, cap_pieces;
   slot *slots;          /* cap_slots entries, a power of two, at most half in use */
@@ -58,18 +60,22 @@ wave_code_line wave_line_after(wave_node *node) {
 }
 
 wave_comment_moves *wave_comment_moves_create(wave_module *module) {
-  wave_comment_moves *m = calloc(1, sizeof(*m));
-  if (m)
+  const wave_allocator *a = wave_module_allocator(module);
+  wave_comment_moves *m = wave_mem_calloc(a, 1, sizeof(*m));
+  if (m) {
     m->module = module;
+    m->allocator = a;
+  }
   return m;
 }
 
 void wave_comment_moves_destroy(wave_comment_moves *m) {
   if (!m)
     return;
-  free(m->pieces);
-  free(m->slots);
-  free(m);
+  const wave_allocator *a = m->allocator;
+  wave_mem_free(a, m->pieces);
+  wave_mem_free(a, m->slots);
+  wave_mem_free(a, m);
 }
 
 static size_t hash_line(wave_code_line line, size_t cap) {
@@ -93,7 +99,7 @@ bool wave_comment_moves_reserve(wave_comment_moves *m, size_t lines) {
       cap *= 2;
     if (cap >= NONE)
       return false;
-    piece *p = realloc(m->pieces, cap * sizeof(*p));
+    piece *p = wave_mem_realloc(m->allocator, m->pieces, cap * sizeof(*p));
     if (!p)
       return false;
     m->pieces = p;
@@ -106,7 +112,7 @@ bool wave_comment_moves_reserve(wave_comment_moves *m, size_t lines) {
     cap *= 2;
   slot *old = m->slots;
   size_t old_cap = m->cap_slots;
-  m->slots = calloc(cap, sizeof(*m->slots));
+  m->slots = wave_mem_calloc(m->allocator, cap, sizeof(*m->slots));
   if (!m->slots) {
     m->slots = old;
     return false;
@@ -115,7 +121,7 @@ bool wave_comment_moves_reserve(wave_comment_moves *m, size_t lines) {
   for (size_t i = 0; i < old_cap; i++)
     if (in_use(&old[i]))
       *find(m, old[i].line) = old[i];
-  free(old);
+  wave_mem_free(m->allocator, old);
   return true;
 }
 

@@ -68,7 +68,6 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/code.h"
@@ -108,6 +107,7 @@ typedef struct lowering {
   const wave_exit_flags_env *env;
   wave_kernel *kernel;
   wave_module *module;
+  const wave_allocator *allocator; /* the module's, for the arrays below */
   wave_exit_flags_result *result;
   frame *frames;
   size_t num_frames, cap_frames;
@@ -197,7 +197,8 @@ static bool pick_pred(wave_regset busy, bool guard, uint32_t *p) {
 /* ---- planning: what the node holds, decided before the first edit ------------------------- */
 
 static bool push_frame(lowering *l, wave_node *node) {
-  if (!wave_grow((void **)&l->frames, &l->cap_frames, l->num_frames + 1, sizeof(frame)))
+  if (!wave_grow(l->allocator, (void **)&l->frames, &l->cap_frames, l->num_frames + 1,
+                 sizeof(frame)))
     return false;
   frame *f = &l->frames[l->num_frames++];
   f->node = node;
@@ -216,7 +217,8 @@ static bool push_frame(lowering *l, wave_node *node) {
 }
 
 static bool add_item(lowering *l, const item *it) {
-  if (!wave_grow((void **)&l->pending, &l->cap_pending, l->num_pending + 1, sizeof(item)))
+  if (!wave_grow(l->allocator, (void **)&l->pending, &l->cap_pending, l->num_pending + 1,
+                 sizeof(item)))
     return false;
   l->pending[l->num_pending++] = *it;
   return true;
@@ -228,8 +230,9 @@ static bool pop_frame(lowering *l) {
   frame f = l->frames[--l->num_frames];
   size_t n = l->num_pending - f.first;
   if (n) {
-    if (!wave_grow((void **)&l->items, &l->cap_items, l->num_items + n, sizeof(item)) ||
-        !wave_grow((void **)&l->jobs, &l->cap_jobs, l->num_jobs + 1, sizeof(job)))
+    if (!wave_grow(l->allocator, (void **)&l->items, &l->cap_items, l->num_items + n,
+                   sizeof(item)) ||
+        !wave_grow(l->allocator, (void **)&l->jobs, &l->cap_jobs, l->num_jobs + 1, sizeof(job)))
       return false;
     memcpy(l->items + l->num_items, l->pending + f.first, n * sizeof(item));
     job j = {f.node, l->num_items, n, f.target, f.loop_top};
@@ -888,11 +891,12 @@ wave_exit_flags_status wave_exit_flags_lower(const wave_exit_flags_env *env, wav
   l.env = env;
   l.kernel = wave_node_region(top)->kernel;
   l.module = wave_kernel_module(l.kernel);
+  l.allocator = wave_module_allocator(l.module);
   l.result = result;
   wave_exit_flags_status s = lower(&l, top);
-  free(l.frames);
-  free(l.pending);
-  free(l.items);
-  free(l.jobs);
+  wave_mem_free(l.allocator, l.frames);
+  wave_mem_free(l.allocator, l.pending);
+  wave_mem_free(l.allocator, l.items);
+  wave_mem_free(l.allocator, l.jobs);
   return s;
 }

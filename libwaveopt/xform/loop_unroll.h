@@ -25,6 +25,7 @@
  * the rest of the run). */
 typedef struct wave_unroll_env {
   wave_kernel *kernel;
+  const wave_allocator *allocator; /* the kernel's module's, set by init: fini frees with it */
   wave_analysis_manager *am;
   const wave_liveness *liveness;
   uint32_t max_trips;            /* most copies of a body */

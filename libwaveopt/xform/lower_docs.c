@@ -647,7 +647,8 @@ static bool tally_statement(const lowering *lw, tally *t, const needs *n, wave_l
   for (unsigned d = 0; d < loops && d < 8; d++)
     weight *= 8;
   for (unsigned i = 0; record && i < n->num_values; i++) {
-    if (!wave_grow((void **)&t->uses, &t->cap, t->num + 1, sizeof(constant)))
+    if (!wave_grow(wave_module_allocator(lw->module), (void **)&t->uses, &t->cap, t->num + 1,
+                   sizeof(constant)))
       return false;
     t->uses[t->num] = (constant){n->values[i], weight, t->num, loc, UINT32_MAX};
     t->num++;
@@ -762,15 +763,16 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
   usage all = module_usage(wave_kernel_module(kernel));
   usage own = kernel_usage(kernel, &all);
   uint32_t base = (uint32_t)(own.highest_gpr + 1);
+  const wave_allocator *a = wave_module_allocator(lw.module);
   tally t = {NULL, 0, 0, 0};
   bool memory = walk_needs(&lw, kernel, &t, true);
   if (memory) {
     merge_uses(&t);
-    lw.owned = malloc((t.num ? t.num : 1) * sizeof(constant));
+    lw.owned = wave_mem_alloc(a, t.num * sizeof(constant));
     memory = lw.owned != NULL;
   }
   if (!memory) {
-    free(t.uses);
+    wave_mem_free(a, t.uses);
     wave_module_report(wave_kernel_module(kernel), diags, WAVE_SEV_ERROR, NULL,
                        wave_kernel_loc(kernel), "out of memory lowering the documentation dialect");
     *changed = false;
@@ -788,8 +790,8 @@ bool wave_lower_docs_kernel_owning(wave_kernel *kernel, wave_diags *diags, uint3
   for (size_t i = 0; report_constant && i < t.num; i++)
     report_constant(arg, t.uses[i].value, t.uses[i].reg, t.uses[i].loc,
                     t.uses[i].reg == UINT32_MAX ? why : NULL);
-  free(lw.owned);
-  free(t.uses);
+  wave_mem_free(a, lw.owned);
+  wave_mem_free(a, t.uses);
   *changed = lw.changed;
   return lw.ok;
 }

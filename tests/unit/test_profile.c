@@ -24,7 +24,7 @@ typedef struct parsed {
 } parsed;
 
 static parsed parse_n(const char *text, size_t len) {
-  parsed p = {wave_arena_create(), NULL, {0}};
+  parsed p = {wave_arena_create(NULL), NULL, {0}};
   cr_assert_not_null(p.arena);
   p.root = wave_json_parse(text, len, p.arena, &p.error);
   return p;
