@@ -126,12 +126,9 @@ static void ids_close(void *state) {
   id_state *s = state;
   if (!s)
     return;
-  /* read out of s before s itself is given back to it */
-  wave_allocator own = s->own_allocator;
-  const wave_allocator *a = s->allocator ? &own : NULL;
-  wave_mem_free(a, s->names);
-  wave_mem_free(a, s->slots);
-  wave_mem_free(a, s);
+  wave_mem_free(s->allocator, s->names);
+  wave_mem_free(s->allocator, s->slots);
+  wave_mem_free_holder(s->allocator, s);
 }
 
 static void ids_register(void *state, int objtype, void *obj) {

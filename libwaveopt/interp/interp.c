@@ -838,9 +838,7 @@ wave_machine *wave_machine_create(const wave_kernel *kernel, const wave_launch_c
 void wave_machine_destroy(wave_machine *m) {
   if (!m)
     return;
-  /* read out of m before m itself is given back to it */
-  wave_allocator own = m->own_allocator;
-  const wave_allocator *a = m->allocator ? &own : NULL;
+  const wave_allocator *a = m->allocator;
   wave_mem_free(a, m->const_rows);
   interp_program_free(&m->prog);
   wave_mem_free(a, m->presets);
@@ -850,7 +848,7 @@ void wave_machine_destroy(wave_machine *m) {
   wave_mem_free(a, m->finished);
   wave_mem_free(a, m->snap_regs);
   wave_mem_free(a, m->snap_preds);
-  wave_mem_free(a, m);
+  wave_mem_free_holder(a, m);
 }
 
 wave_run_status wave_machine_run(wave_machine *m, wave_diags *diags) {

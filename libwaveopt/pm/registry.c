@@ -58,9 +58,7 @@ void wave_pass_registry_destroy(wave_pass_registry *registry) {
     return;
   wave_mem_free(registry->allocator, registry->passes);
   wave_pass_plugins_close(registry);
-  /* The registry holds the copy of the allocator that takes it back. */
-  wave_allocator own = registry->own_allocator;
-  wave_mem_free(registry->allocator ? &own : NULL, registry);
+  wave_mem_free_holder(registry->allocator, registry);
 }
 
 /* Lower-case words of letters and digits joined by single hyphens: what a pipeline string

@@ -39,6 +39,11 @@ void wave_mem_free(const wave_allocator *a, void *block) {
     free(block);
 }
 
+void wave_mem_free_holder(const wave_allocator *kept, void *holder) {
+  wave_allocator copy = kept ? *kept : (wave_allocator){0};
+  wave_mem_free(kept ? &copy : NULL, holder);
+}
+
 char *wave_mem_strndup(const wave_allocator *a, const char *s, size_t len) {
   char *d = len < SIZE_MAX ? wave_mem_alloc(a, len + 1) : NULL;
   if (d) {

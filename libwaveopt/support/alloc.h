@@ -35,6 +35,9 @@ void *wave_mem_calloc(const wave_allocator *a, size_t count, size_t size);
 void *wave_mem_realloc(const wave_allocator *a, void *block, size_t size);
 /* NULL blocks are ignored, as free does. */
 void wave_mem_free(const wave_allocator *a, void *block);
+/* Frees `holder`, the object that keeps the copy `kept` points at (wave_mem_keep; NULL for
+ * malloc): the copy is read before the block that holds it goes back. */
+void wave_mem_free_holder(const wave_allocator *kept, void *holder);
 /* The len bytes at s and a NUL. */
 char *wave_mem_strndup(const wave_allocator *a, const char *s, size_t len);
 

@@ -33,10 +33,10 @@ typedef struct wave_adopted {
 } wave_adopted;
 
 struct wave_arena {
-  /* A copy of the caller's allocator when `custom`: what the arena was made with may live in
-   * the arena itself (a module's does). */
-  bool custom;
-  wave_allocator allocator;
+  /* NULL for malloc, else own_allocator, a copy: what the arena was made with may live in the
+   * arena itself (a module's does). */
+  const wave_allocator *allocator;
+  wave_allocator own_allocator;
   wave_chunk *head;
   size_t next_size;
   wave_adopted *adopted;
@@ -85,16 +85,10 @@ static void free_chunk(const wave_allocator *allocator, wave_chunk *chunk) {
   wave_mem_free(allocator, chunk);
 }
 
-static const wave_allocator *allocator_of(const wave_arena *arena) {
-  return arena->custom ? &arena->allocator : NULL;
-}
-
 wave_arena *wave_arena_create(const wave_allocator *allocator) {
   wave_arena *arena = wave_mem_calloc(allocator, 1, sizeof(*arena));
   if (arena) {
-    arena->custom = allocator != NULL;
-    if (allocator)
-      arena->allocator = *allocator;
+    arena->allocator = wave_mem_keep(&arena->own_allocator, allocator);
     arena->next_size = WAVE_ARENA_FIRST_CHUNK;
   }
   return arena;
@@ -104,15 +98,14 @@ void wave_arena_destroy(wave_arena *arena) {
   if (!arena)
     return;
   for (wave_adopted *a = arena->adopted; a; a = a->next)
-    wave_mem_free(allocator_of(arena), a->block);
+    wave_mem_free(arena->allocator, a->block);
   wave_chunk *chunk = arena->head;
   while (chunk) {
     wave_chunk *prev = chunk->prev;
-    free_chunk(allocator_of(arena), chunk);
+    free_chunk(arena->allocator, chunk);
     chunk = prev;
   }
-  wave_allocator allocator = arena->allocator;
-  wave_mem_free(arena->custom ? &allocator : NULL, arena);
+  wave_mem_free_holder(arena->allocator, arena);
 }
 
 static size_t align_up(size_t n) {
@@ -131,7 +124,7 @@ void *wave_arena_alloc(wave_arena *arena, size_t size) {
       chunk_size = size;
     /* Chunks are zero already, and arena memory is never reused, so no allocation needs
      * clearing again. */
-    chunk = new_chunk(allocator_of(arena), &chunk_size);
+    chunk = new_chunk(arena->allocator, &chunk_size);
     if (!chunk)
       return NULL;
     chunk->prev = arena->head;

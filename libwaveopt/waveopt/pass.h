@@ -404,7 +404,9 @@ typedef struct wave_pipeline_result {
  * from the kernel, its analyses, its options and the target alone. After the run, pointers to
  * the module's kernels and regions still hold; pointers to instructions and nodes taken before
  * it do not (passes remove code, and the code may be laid out afresh) unless
- * options->keep_code_in_place was set, and then only for code no pass removed. */
+ * options->keep_code_in_place was set, and then only for code no pass removed. A run that
+ * fails because memory ran out leaves the module valid and computing what it did, with the
+ * passes before the failure applied (tests/unit/test_oom.c). */
 WAVE_API bool wave_pipeline_run(const wave_pipeline *pipeline, wave_module *module,
                                 const wave_pipeline_options *options,
                                 wave_pipeline_result *result, wave_diags *diags);
