@@ -64,6 +64,7 @@
 #include <string.h>
 
 #include "ir/code.h"
+#include "ir/ir_internal.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -707,19 +708,6 @@ static void walk(cse *c, wave_region *region) {
   }
 }
 
-/* Removes an instruction, and its block if that empties it, merging the blocks that then meet. */
-static void unlink_instr(wave_instr *in) {
-  wave_node *block = wave_instr_node(in);
-  wave_instr_remove(in);
-  if (!wave_block_is_empty(block))
-    return;
-  wave_node *prev = wave_node_prev(block), *next = wave_node_next(block);
-  wave_node_remove(block);
-  if (prev && next && wave_node_kind_of(prev) == WAVE_NODE_BLOCK &&
-      wave_node_kind_of(next) == WAVE_NODE_BLOCK)
-    wave_block_merge(prev, next);
-}
-
 static void cse_free(cse *c) {
   const wave_allocator *a = c->allocator;
   wave_mem_free(a, c->leader);
@@ -763,7 +751,7 @@ bool wave_early_cse_region(wave_region *region, wave_pass_context *ctx, unsigned
   walk(&c, region);
   /* Removal comes last: the walk's loop numbering needs the tree as the pre-pass saw it. */
   for (size_t i = 0; i < c.num_removed; i++)
-    unlink_instr(c.removed[i]);
+    wave_instr_delete(c.removed[i]);
   *rewrites += c.rewrites;
   bool ok = !c.out_of_memory;
   /* After running out, the loops' write sets may be missing: the pass fails anyway. */

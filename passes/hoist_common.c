@@ -61,6 +61,7 @@
 #include <string.h>
 
 #include "ir/code.h"
+#include "ir/ir_internal.h"
 #include "support/grow.h"
 #include "waveopt/edit.h"
 #include "waveopt/instr.h"
@@ -219,15 +220,6 @@ static wave_instr *last_instr(wave_node_list *list) {
              : NULL;
 }
 
-/* Unlinks an instruction, and its block when that becomes empty; removing a block between two
- * non-blocks keeps the normal form. */
-static void unlink_instr(wave_instr *in) {
-  wave_node *block = wave_instr_node(in);
-  wave_instr_remove(in);
-  if (wave_block_is_empty(block))
-    wave_node_remove(block);
-}
-
 /* Moves `keep` to `at` and drops its twin, whose comments join it when they differ. */
 static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_cursor at) {
   wave_node *from = wave_instr_node(keep);
@@ -249,7 +241,7 @@ static bool move_pair(hoister *h, wave_instr *keep, wave_instr *twin, wave_curso
       (k.comment == t.comment || (k.comment && t.comment && strcmp(k.comment, t.comment) == 0));
   bool ok = same || (!t.leading && !t.comment) ||
             wave_comment_moves_now(h->module, &twin_line, 1, wave_code_instr_line(keep));
-  unlink_instr(twin);
+  wave_instr_delete(twin);
   return ok;
 }
 

@@ -3,7 +3,13 @@
  * legalize: the last pass of every -O pipeline. It makes the kernel something wave-asm accepts
  * and says what the target will still run wrongly.
  *
- * First it lowers the documentation dialect (docs/language.md "Documentation dialect"), as
+ * First, where the target cannot run `call` (docs/toolchain.md "Calls and labels": every tool
+ * but the spec's), it replaces each call by a copy of the subroutine, less its closing return,
+ * where the subroutine ends in its only return and calls itself through no chain of calls
+ * (libwaveopt/xform/inline_calls.c says why that is safe); other calls stay, with a missed
+ * remark, and are reported below.
+ *
+ * Then it lowers the documentation dialect (docs/language.md "Documentation dialect"), as
  * wave_lower_docs_dialect does for a whole module:
  *
  *   iadd r1, r1, 5        ->  mov_imm r9, 5 ; iadd r1, r1, r9
@@ -89,6 +95,7 @@
 #include "waveopt/edit.h"
 #include "waveopt/pass.h"
 #include "xform/exit_flags.h"
+#include "xform/inline_calls.h"
 #include "xform/lower_docs.h"
 #include "xform/predicated_break.h"
 #include "xform/xform.h"
@@ -334,14 +341,26 @@ static bool lower_exits(legalize *l, wave_analysis_manager *am, bool *changed) {
   return true;
 }
 
+static wave_pass_result inline_failed(wave_pass_context *ctx, wave_kernel *kernel, bool changed) {
+  wave_pass_result failed =
+      wave_pass_fail(ctx, wave_kernel_loc(kernel), "out of memory inlining calls in legalize");
+  failed.changed = changed;
+  return failed;
+}
+
 static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
                             wave_pass_context *ctx) {
   bool changed = false;
+  bool inline_calls = !wave_pass_target(ctx)->calls_ok;
+  if (inline_calls && !wave_inline_calls(kernel, ctx, WAVE_INLINE_FIRST, &changed))
+    return inline_failed(ctx, kernel, changed);
+  bool lowered = false;
   if (!wave_pass_option(ctx, 0) &&
-      !wave_lower_docs_kernel(kernel, wave_pass_diags(ctx), &changed)) {
-    wave_pass_result failed = {changed, true, WAVE_PRESERVE_NONE, false};
+      !wave_lower_docs_kernel(kernel, wave_pass_diags(ctx), &lowered)) {
+    wave_pass_result failed = {changed || lowered, true, WAVE_PRESERVE_NONE, false};
     return failed;
   }
+  changed |= lowered;
   legalize l = {kernel, ctx, wave_pass_target(ctx), {0}, false};
   if (!l.target->break_in_if_ok) {
     if (changed)
@@ -357,6 +376,8 @@ static wave_pass_result run(wave_kernel *kernel, wave_analysis_manager *am,
     if (l.broken)
       return l.failed;
   }
+  if (inline_calls && !wave_inline_calls(kernel, ctx, WAVE_INLINE_LAST, &changed))
+    return inline_failed(ctx, kernel, changed);
   wave_foreach_region(r, kernel) {
     wave_walker w;
     wave_walk_init(&w, wave_region_body(r));
@@ -380,9 +401,9 @@ static const wave_pass_option_info options[] = {
 
 const wave_pass_info wave_pass_legalize = {
     .name = "legalize",
-    .help = "lower the documentation dialect; take breaks out of ifs, and rewrite the breaks left "
-            "in ifs, continue and halt inside regions into per-lane flags, where the target runs "
-            "them wrongly; report what the target still runs wrongly",
+    .help = "inline calls and lower the documentation dialect; take breaks out of ifs, and "
+            "rewrite the breaks left in ifs, continue and halt inside regions into per-lane flags, "
+            "where the target runs them wrongly; report what the target still runs wrongly",
     .options = options,
     .num_options = sizeof(options) / sizeof(options[0]),
     .run = run,

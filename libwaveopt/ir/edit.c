@@ -152,6 +152,18 @@ bool wave_block_merge(wave_node *first, wave_node *second) {
   return true;
 }
 
+void wave_instr_delete(wave_instr *instr) {
+  wave_node *block = wave_instr_node(instr);
+  wave_instr_remove(instr);
+  if (!wave_block_is_empty(block))
+    return;
+  wave_node *prev = wave_node_prev(block), *next = wave_node_next(block);
+  wave_node_remove(block);
+  if (prev && next && wave_node_kind_of(prev) == WAVE_NODE_BLOCK &&
+      wave_node_kind_of(next) == WAVE_NODE_BLOCK)
+    wave_block_merge(prev, next);
+}
+
 wave_node *wave_block_split(wave_module *module, wave_instr *at) {
   wave_node *block = wave_code_instr_node(at);
   if (!block || !block->list || block->module != module)

@@ -27,6 +27,9 @@ wave_node *wave_tree_prev(const wave_node *node);
 /* Makes `list` the holder of `node` (already linked between its neighbours) and gives node's
  * nested lists the region of `list`. */
 void wave_node_adopt(wave_node_list *list, wave_node *node);
+/* Unlinks an attached instruction keeping the normal form (waveopt/edit.h): its block goes when
+ * emptied, and the blocks that then meet are merged. */
+void wave_instr_delete(wave_instr *instr);
 
 /* Memory for an instruction or node, from the module's code arena (wave_module_compact). */
 void *wave_module_alloc_code(wave_module *module, size_t size);

@@ -220,6 +220,13 @@ void wave_verify_toolchain_instr(wave_verify *v, const wave_node *block,
     TOOLCHAIN_WARN(v, loc, "'call' is rejected by wave-ptx, and the upstream assembler "
                    "miscomputes call targets");
     break;
+  case WAVE_OP_ATOMIC_CAS:
+  case WAVE_OP_LOCAL_ATOMIC_CAS:
+    TOOLCHAIN_WARN(v, loc,
+                   "the upstream assembler encodes '%s' as an atomic add: no upstream "
+                   "tool runs it as a compare-and-swap",
+                   wave_opcode_get(op)->mnemonic);
+    break;
   case WAVE_OP_HADD:
   case WAVE_OP_HSUB:
   case WAVE_OP_HMUL:

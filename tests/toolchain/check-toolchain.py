@@ -77,12 +77,9 @@ TIMEOUT_S = 120
 # Each is reported as KNOWN and does not fail the run; one that passes again fails it until it
 # leaves this list.
 KNOWN_FAILURES = [
-    ("corpus/subroutine", "wave-emu", LEVELS, "emu",
-     "-target=wave-emu keeps `call` (a warning only) and wave-asm miscomputes call targets "
-     "(docs/toolchain.md \"Calls and labels\")"),
     ("corpus/cas_claim", "wave-emu", LEVELS, "emu",
-     "-target=wave-emu keeps `atomic_cas`/`local_atomic_cas`, without a warning, and wave-asm "
-     "encodes them as atomic adds (docs/toolchain.md \"Compare-and-swap\", rule 10)"),
+     "wave-asm encodes `atomic_cas`/`local_atomic_cas` as atomic adds and no rewrite into "
+     "other instructions exists; waveopt warns (docs/toolchain.md \"Compare-and-swap\")"),
 ]
 KNOWN = {(k, t, level, step): why for k, t, levels, step, why in KNOWN_FAILURES
          for level in levels}

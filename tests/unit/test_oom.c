@@ -330,6 +330,20 @@ static const char kernel[] = ".kernel oom\n"
 
 Test(oom, every_allocation_of_the_chain_may_fail, .timeout = 600) { fail_every_allocation(kernel); }
 
+/* Subroutines, which legalize inlines at -O2 (the portable target): its copies too. */
+Test(oom, every_allocation_may_fail_while_calls_are_inlined, .timeout = 600) {
+  char *path = tu_corpus_path("subroutine.wave");
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "cannot open %s", path);
+  char text[8192];
+  size_t len = fread(text, 1, sizeof(text) - 1, f);
+  cr_assert(len > 0 && feof(f), "%s is empty or larger than the buffer", path);
+  text[len] = '\0';
+  fclose(f);
+  free(path);
+  fail_every_allocation(text);
+}
+
 /* The allocator is the module's alone: two modules with different allocators in one process
  * each take only from their own. */
 Test(oom, a_module_takes_only_from_its_own_allocator) {

@@ -350,7 +350,7 @@ Test(verify, operand_count_follows_the_shape) {
 /* The no-return atomic omits its destination: that slot, and only that one, may be empty. */
 Test(verify, omitted_operand_only_in_optional_slot) {
   fixture t = setup();
-  EMIT(&t, t.body, 1, ATOMIC_CAS, none(), wave_gpr(1), wave_gpr(2), wave_gpr(3),
+  EMIT(&t, t.body, 1, ATOMIC_ADD, none(), wave_gpr(1), wave_gpr(2),
        wave_scope_operand(WAVE_SCOPE_SYSTEM));
   EMIT(&t, t.body, 2, LOCAL_ATOMIC_ADD, none(), wave_gpr(1), wave_gpr(2));
   halt_and_verify(&t);
