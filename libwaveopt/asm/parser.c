@@ -545,10 +545,31 @@ static bool parse_instruction(wave_parser *p) {
   wave_cache_hint hint;
   if (!wave_parse_mnemonic(p, &op, &hint))
     return false;
+  /* wave-dis writes a last-slot scope as a suffix of the mnemonic (`atomic_add.device r10,
+   * r4`, where wave-asm reads `atomic_add r10, r4, .device`): read as that last operand, so
+   * that a disassembled kernel parses. A scope in the first slot (`fence_release.workgroup`)
+   * is the operand list itself. */
+  wave_token suffix = p->tok;
+  uint32_t suffix_scope = 0;
+  unsigned slots = wave_opcode_num_slots(op);
+  bool scope_suffix = suffix.kind == WAVE_TOK_DIRECTIVE && suffix.glued && slots > 1 &&
+                      wave_opcode_slot_kind(op, slots - 1) == 'c' &&
+                      scope_word(suffix.text + 1, suffix.len - 1, &suffix_scope);
+  if (scope_suffix)
+    wave_parser_advance(p);
   size_t first_ref = p->num_refs;
   wave_operand ops[WAVE_MAX_OPERANDS];
   unsigned n;
   bool ok = parse_operands(p, op, ops, &n);
+  if (ok && scope_suffix) {
+    if (n == WAVE_MAX_OPERANDS) {
+      ERROR_AT(p, suffix.line, suffix.col, "too many operands (at most %d)", WAVE_MAX_OPERANDS);
+      ok = false;
+    } else {
+      ops[n] = wave_operand_of(WAVE_OPERAND_SCOPE, suffix_scope, NULL);
+      ops[n++].col = suffix.col;
+    }
+  }
   if (ok && !p->kernel) {
     ERROR_AT(p, first.line, first.col, "instruction outside kernel");
     ok = false;

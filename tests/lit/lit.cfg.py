@@ -51,8 +51,10 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
 # that need them say "REQUIRES: wave-toolchain" and are reported UNSUPPORTED elsewhere.
 toolchain = os.environ.get("WAVE_TOOLCHAIN", "")
 if toolchain and all(os.access(os.path.join(toolchain, t), os.X_OK)
-                     for t in ("wave-asm", "wave-ptx")):
+                     for t in ("wave-asm", "wave-dis", "wave-ptx")):
     config.available_features.add("wave-toolchain")
+    for t in ("wave-asm", "wave-dis"):
+        config.substitutions.append(("%" + t, os.path.join(os.path.abspath(toolchain), t)))
     check = os.path.join(config.test_source_root, "ptx-warp-check.py")
     # waveopt goes in as one quoted word: under valgrind it is a command line of its own.
     config.substitutions.append(("%ptx-warp-check", "%s %s %s --waveopt=%s" % (
