@@ -771,7 +771,7 @@ Test(parser, syntax_errors) {
       {K("  , nop"), 2, 3, "expected an instruction, a label or a directive, found ','"},
       {K("  : nop"), 2, 3, "found ':'"},
       {K("  iadd r0, r1, r2, r3, r4, r5, r6"), 2, 32, "too many operands (at most 6)"},
-      {K("  atomic_add.device r0, r1, r2"), 2, 21, "expected ',' between operands"},
+      {K("  fence_release.workgroup r1"), 2, 27, "expected ',' between operands"},
       {K("  icmp.lt.x p0, r0, r1"), 2, 10, "expected scope specifier, found '.x'"},
       {K("  halt .end"), 2, 8, "expected scope specifier, found '.end'"},
       {K("  if !p1\n  endif"), 2, 6,
