@@ -37,6 +37,22 @@
  * read every register: the callee and the caller share them and are not analysed together. A
  * register read before any write at kernel entry comes out live-in there (a kernel argument).
  *
+ * One pair of guarded writes does kill: `@p2 mov_imm r0, 10` right before `@!p2 mov_imm r0, 20` (or
+ * `@!p2` first), in the same block. Every lane that runs the first runs the second next, and one of
+ * the two guards selects it, so each lane has r0 replaced after the pair: what the first one's
+ * guard keeps in the lanes it turns off, the second overwrites. So the first kills its registers
+ * and its guard's reads of them are no uses; the second keeps its own (its lanes outside !p2 keep
+ * the first one's value). if-to-select's guarded form leaves such a pair for an if/else writing a
+ * register on both sides, and without the rule the register stayed live before it: dce kept a copy
+ * into it that every lane overwrites, and the copy read a register that no path had written, whose
+ * write dce had rightly removed. It holds only when (pair_defines): both write the same registers,
+ * under the same predicate with opposite polarity, the first does not write that predicate (the
+ * second's guard would select other lanes), and neither reads one of the registers through an
+ * operand (a lane would read the value from before the pair). Two guarded writes farther apart, or
+ * in different blocks, kill nothing: code between them could write the predicate or read the
+ * register, and checking would cost a walk per write. Inside an if or a loop the pair spares
+ * other-lane registers, like any killing write there (below).
+ *
  * One read escapes the per-lane view: shuffles and broadcast fetch their source from other
  * lanes, inactive and ended ones included (wave_instr_other_lane_uses). A lane parked or ended
  * while others run such a read must keep the value, though the read lies on no path of its
@@ -97,7 +113,7 @@ enum point_flag {
   JUMPS = 2,            /* to the point in its aux */
   OTHER_LANE_FALL = 4,  /* the fall carries only the other-lane registers (an else marker) */
   CROSSES_REGIONS = 8,  /* call, or return in a subroutine: every register is live after it */
-  KILLS_LANE_REGS = 16, /* an unguarded write inside an if or loop: kills no other-lane register */
+  KILLS_LANE_REGS = 16, /* a killing write inside an if or loop: kills no other-lane register */
   ENDS_LANES = 32,      /* halt, or return in the entry region: other-lane registers live into it */
   LOOP_HEAD = 64,       /* a loop marker; its aux is its loop */
   LOOP_END = 128,       /* an endloop marker, going back to its loop's head; its aux is its loop */
@@ -108,6 +124,9 @@ enum point_flag {
   IF_HEAD = 512,
   IF_END = 1024,
   INSTR = 2048,
+  /* A guarded write that the next instruction completes (pair_defines): kills its registers,
+   * and its guard's reads of them are no uses. */
+  PAIR_KILL = 4096,
 };
 typedef uint16_t point_flags;
 
@@ -356,8 +375,9 @@ static bool pack_cond(const wave_liveness *lv, const wave_layout_item *item, uin
 }
 
 /* Point i's gen and kill sets, and for a REMOVABLE point what it writes, each lv->words words,
- * from its layout item (whose registers fit: compute_packed checks). A lane-local kill spares
- * the other-lane registers, and lanes that end leave them live. */
+ * from its layout item (whose registers fit: compute_packed checks). An unguarded write kills,
+ * and so does the first of a complementary pair (PAIR_KILL). A lane-local kill spares the
+ * other-lane registers, and lanes that end leave them live. */
 static void point_sets(const wave_liveness *lv, const builder *b, size_t i, const uint64_t *other,
                        const uint64_t *everything, uint64_t *gen, uint64_t *kill, uint64_t *defs) {
   size_t w = lv->words;
@@ -381,8 +401,13 @@ static void point_sets(const wave_liveness *lv, const builder *b, size_t i, cons
   } else {
     pack_list(lv, uses, item->num_uses, gen);
   }
-  if (item->guard == WAVE_NO_GUARD)
+  if (item->guard == WAVE_NO_GUARD || f & PAIR_KILL)
     pack_list(lv, writes, item->num_defs, kill);
+  /* The first of a pair reads its registers only through its guard (pair_defines), for lanes
+   * that the second one writes: not a use. */
+  if (f & PAIR_KILL)
+    for (size_t k = 0; k < w; k++)
+      gen[k] &= ~kill[k];
   if (f & REMOVABLE)
     pack_list(lv, writes, item->num_defs, defs);
   if (f & (KILLS_LANE_REGS | ENDS_LANES)) {
@@ -395,9 +420,44 @@ static void point_sets(const wave_liveness *lv, const builder *b, size_t i, cons
   }
 }
 
-/* The instruction's point. Other-lane registers are known once the whole kernel is seen. */
+/* Whether the guarded instruction a and the next one of its block, b, write the same registers
+ * in every lane between them: b is guarded by the same predicate with the opposite polarity, a
+ * does not write that predicate (b's guard then selects exactly the lanes a's left out), and
+ * neither reads those registers through an operand (a lane of either side would read the value
+ * from before the pair). Only the guards' own reads of the registers remain, and every lane
+ * overwrites what they keep. Asked of two adjacent items, and of the instructions only when the
+ * layout already shows the same guard and destinations, it keeps the walk linear. */
+static bool pair_defines(const wave_layout *layout, const wave_layout_item *a,
+                         const wave_layout_item *b) {
+  if (a->guard == WAVE_NO_GUARD || a->guard != b->guard || a->guard >= WAVE_NUM_PREDS ||
+      a->num_defs == 0 || a->num_defs != b->num_defs)
+    return false;
+  /* Calls and returns leave for code the analysis does not see together with this one. */
+  if (a->op == WAVE_OP_CALL || a->op == WAVE_OP_RETURN || b->op == WAVE_OP_CALL ||
+      b->op == WAVE_OP_RETURN)
+    return false;
+  const uint16_t *defs = wave_layout_defs(layout, a);
+  if (memcmp(defs, wave_layout_defs(layout, b), a->num_defs * sizeof(*defs)) != 0)
+    return false;
+  wave_regset written = wave_regset_empty();
+  wave_regset_add_list(&written, defs, a->num_defs);
+  if (wave_regset_test(written, WAVE_REG_PRED((unsigned)a->guard)))
+    return false;
+  const wave_instr *first = wave_layout_instr(a), *second = wave_layout_instr(b);
+  if (wave_instr_guard_negated(first) == wave_instr_guard_negated(second))
+    return false;
+  wave_regset reads;
+  wave_instr_operand_reads(first, &reads);
+  if (wave_regset_meets_list(&reads, defs, a->num_defs))
+    return false;
+  wave_instr_operand_reads(second, &reads);
+  return !wave_regset_meets_list(&reads, defs, a->num_defs);
+}
+
+/* The instruction's point; pair says pair_defines holds for it and the next instruction.
+ * Other-lane registers are known once the whole kernel is seen. */
 static void add_instr(builder *b, const wave_layout *layout, const wave_layout_item *item,
-                      bool entry_region) {
+                      bool entry_region, bool pair) {
   wave_liveness *lv = b->lv;
   const wave_instr *instr = wave_layout_instr(item);
   bool guarded = item->guard != WAVE_NO_GUARD;
@@ -408,7 +468,8 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
   bool removable = b->strong && wave_opcode_can_speculate((wave_opcode)item->op);
   point_flags flags =
       (point_flags)((guarded || !ends ? FALLS : 0) | (crosses ? CROSSES_REGIONS : 0) |
-                    (ends ? ENDS_LANES : 0) | (!guarded && item->depth > 0 ? KILLS_LANE_REGS : 0) |
+                    (ends ? ENDS_LANES : 0) | (pair ? PAIR_KILL : 0) |
+                    ((!guarded || pair) && item->depth > 0 ? KILLS_LANE_REGS : 0) |
                     (removable ? REMOVABLE : 0) | (b->strong ? INSTR : 0));
   uint32_t i = add_point(b, flags);
   if (i == NO_POINT)
@@ -454,8 +515,10 @@ static void flatten_region(builder *b, const wave_layout *layout, const wave_lay
     switch ((wave_layout_kind)item->kind) {
     case WAVE_LAYOUT_BLOCK: {
       uint32_t first = (uint32_t)lv->num_points;
-      for (uint32_t k = item->count; k > 0 && !b->failed; k--)
-        add_instr(b, layout, ++item, entry_region);
+      for (uint32_t k = item->count; k > 0 && !b->failed; k--) {
+        item++;
+        add_instr(b, layout, item, entry_region, k > 1 && pair_defines(layout, item, item + 1));
+      }
       add_node(b, n, first, (uint32_t)lv->num_points, first);
       break;
     }

@@ -488,6 +488,128 @@ Test(liveness, ended_lanes_keep_shuffle_sources) {
   wave_module_destroy(m);
 }
 
+/* ---- complementary guarded writes ------------------------------------------------------- */
+
+/* 32 lanes, each storing at 4 * lane. */
+static const wave_gen_launch lane_stores = {
+    .grid = {1, 1, 1}, .workgroup = {32, 1, 1}, .device_memory_size = 128};
+
+/* Whether r0 is live right before `pair` (two instructions, or more for the negatives) in a
+ * kernel that computes p1 (lanes 0..3) and p2 (odd lanes), sets r0 = 7, runs the pair and
+ * stores r0 at 4 * lane. Either way, clobbering what plain and strong liveness call dead
+ * changes nothing at wave widths 8 and 32. */
+static bool r0_live_before(const char *pair) {
+  char text[1024];
+  snprintf(text, sizeof(text),
+           ".kernel k\n.registers 8\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 4\n"
+           "    icmp_lt p1, r1, r2\n    mov_imm r3, 1\n    and r4, r1, r3\n"
+           "    icmp_eq p2, r4, r3\n    mov_imm r0, 7\n%s    mov_imm r3, 2\n"
+           "    shl r4, r1, r3\n    device_store_u32 r4, r0\n    halt\n.end\n",
+           pair);
+  wave_module *m = parse(text);
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_liveness *lv = wave_liveness_compute(k);
+  bool live_before = live(wave_liveness_in(lv, nth(k, 7)), WAVE_REG_GPR(0));
+  /* The second of the pair still reads r0 for the lanes its guard turns off. */
+  cr_assert(live(wave_liveness_out(lv, nth(k, 7)), WAVE_REG_GPR(0)), "%s", pair);
+  wave_liveness_destroy(lv);
+  for (unsigned w = 8; w <= 32; w += 24) {
+    check_clobbering(k, &lane_stores, w, pair);
+    check_clobbering_with(wave_strong_liveness_compute, k, &lane_stores, w, pair);
+  }
+  wave_module_destroy(m);
+  return live_before;
+}
+
+Test(liveness, complementary_guarded_writes_kill) {
+  /* Lanes 0..3 get 1 from the first, the others 2 from the second: the 7 is never read. */
+  cr_assert(!r0_live_before("    @p1 mov_imm r0, 1\n    @!p1 mov_imm r0, 2\n"));
+  cr_assert(!r0_live_before("    @!p1 mov_imm r0, 1\n    @p1 mov_imm r0, 2\n"), "mirrored");
+  cr_assert(!r0_live_before("    @p1 iadd r0, r1, r2\n    @!p1 isub r0, r1, r2\n"),
+            "other operands are read, not r0");
+}
+
+Test(liveness, guarded_writes_that_miss_lanes_kill_nothing) {
+  cr_assert(r0_live_before("    @p1 mov_imm r0, 1\n    @p1 mov_imm r0, 2\n"), "same polarity");
+  cr_assert(r0_live_before("    @p1 mov_imm r0, 1\n    @!p2 mov_imm r0, 2\n"),
+            "different predicates: odd lanes from 4 up keep 7");
+  cr_assert(r0_live_before("    @p1 mov_imm r0, 1\n    @!p1 mov_imm r3, 2\n"),
+            "different destinations");
+  cr_assert(r0_live_before("    @p1 mov_imm r0, 1\n    mov_imm r3, 3\n    @!p1 mov_imm r0, 2\n"),
+            "an instruction between them");
+}
+
+Test(liveness, guarded_pairs_reading_the_old_value_kill_nothing) {
+  /* Lanes 0..3 add to the 7 in the first, lanes 4 and up in the second. */
+  cr_assert(r0_live_before("    @p1 iadd r0, r0, r1\n    @!p1 mov_imm r0, 2\n"), "first reads");
+  cr_assert(r0_live_before("    @p1 mov_imm r0, 1\n    @!p1 iadd r0, r0, r1\n"), "second reads");
+}
+
+Test(liveness, a_pair_whose_first_writes_the_predicate_kills_nothing) {
+  /* The first turns p1 off in lanes 0..3 (4 < lane fails there), so the second runs in every
+   * lane, not in the lanes the first left out: p1 stays a use of the first. */
+  wave_module *m = parse(".kernel k\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 4\n"
+                         "    icmp_lt p1, r1, r2\n    @p1 icmp_lt p1, r2, r1\n"
+                         "    @!p1 icmp_lt p1, r1, r1\n    @p1 device_store_u32 r0, r2\n"
+                         "    halt\n.end\n");
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_PRED(1)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 2)), WAVE_REG_PRED(1)));
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
+Test(liveness, a_pair_makes_the_copy_before_it_strongly_dead) {
+  /* The defect if-to-select's select form showed: a copy into r0 right before a pair that
+   * replaces r0 in every lane read r6, which no path had written. */
+  wave_module *m = parse(".kernel k\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 4\n"
+                         "    icmp_lt p1, r1, r2\n    mov r0, r6\n    @p1 mov_imm r0, 10\n"
+                         "    @!p1 mov_imm r0, 20\n    device_store_u32 r2, r0\n    halt\n.end\n");
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(!live(wave_liveness_out(lv, nth(k, 3)), WAVE_REG_GPR(0)));
+  cr_assert(live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(6)), "the copy still reads it");
+  wave_liveness_destroy(lv);
+  lv = wave_strong_liveness_compute(k);
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(6)), "only a dead copy reads it");
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(0)));
+  wave_liveness_destroy(lv);
+  wave_module_destroy(m);
+}
+
+Test(liveness, a_pair_inside_an_if_spares_shuffle_sources) {
+  /* As shuffle_source_written_inside_if_is_not_killed, with a pair for the write: lane 1 alone
+   * runs it and shuffles r5 from lane 2, parked, whose r5 the pair never touches. */
+  wave_module *m = parse(".kernel k\n    mov_sr r5, sr_lane_id\n    mov_imm r7, 1\n"
+                         "    icmp_eq p1, r5, r7\n    icmp_lt p2, r5, r7\n    if p1\n"
+                         "        @p2 mov_imm r5, 7\n        @!p2 mov_imm r5, 8\n"
+                         "        mov_imm r8, 2\n        wave_shuffle r6, r5, r8\n"
+                         "        device_store_u32 r0, r6\n    endif\n    halt\n.end\n");
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(live(wave_liveness_in(lv, nth(k, 4)), WAVE_REG_GPR(5)));
+  cr_assert(live(wave_liveness_out(lv, nth(k, 3)), WAVE_REG_GPR(5)));
+  wave_liveness_destroy(lv);
+  cr_assert_gt(check_clobbering(k, &one_wave, 32, "pair in an if"), 0);
+  wave_module_destroy(m);
+}
+
+Test(liveness, a_pair_at_the_top_level_kills_shuffle_sources) {
+  /* Every lane that has not ended runs one of the two: lane 1 gets 7, the others 8. */
+  wave_module *m = parse(".kernel k\n    mov_sr r5, sr_lane_id\n    mov_imm r7, 1\n"
+                         "    icmp_eq p1, r5, r7\n    @p1 mov_imm r5, 7\n    @!p1 mov_imm r5, 8\n"
+                         "    wave_shuffle r6, r5, r7\n    device_store_u32 r0, r6\n"
+                         "    halt\n.end\n");
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(5)));
+  cr_assert(live(wave_liveness_in(lv, nth(k, 4)), WAVE_REG_GPR(5)));
+  wave_liveness_destroy(lv);
+  cr_assert_gt(check_clobbering(k, &one_wave, 32, "pair at the top level"), 0);
+  wave_module_destroy(m);
+}
+
 /* ---- the soundness gate ------------------------------------------------------------------ */
 
 #define GATE_SEEDS 1000
