@@ -33,7 +33,11 @@
  *
  * Transfer: live-in = uses + (live-out - kills). Uses come from wave_instr_uses (pairs and
  * quads expanded, a guarded instruction's destinations included: lanes the guard turns off
- * keep the old value, so a guarded write kills nothing). `call` and a subroutine's `return`
+ * keep the old value, so a guarded write kills nothing). Killing nothing, a guarded write
+ * passes on all that is live after it, its destinations' old values included where they are
+ * read again; so they count as uses only where an operand reads them (GUARD_READS_ONLY): else
+ * a guarded write whose result nobody reads, an idiv kept because it may trap, made the old
+ * value live back to where no path had written it. `call` and a subroutine's `return`
  * read every register: the callee and the caller share them and are not analysed together. A
  * register read before any write at kernel entry comes out live-in there (a kernel argument).
  *
@@ -127,6 +131,9 @@ enum point_flag {
   /* A guarded write that the next instruction completes (pair_defines): kills its registers,
    * and its guard's reads of them are no uses. */
   PAIR_KILL = 4096,
+  /* A guarded write that reads none of its registers through an operand: its guard's reads of
+   * them are no uses either, as it kills nothing and so passes on what is live after it. */
+  GUARD_READS_ONLY = 8192,
 };
 typedef uint16_t point_flags;
 
@@ -404,10 +411,18 @@ static void point_sets(const wave_liveness *lv, const builder *b, size_t i, cons
   if (item->guard == WAVE_NO_GUARD || f & PAIR_KILL)
     pack_list(lv, writes, item->num_defs, kill);
   /* The first of a pair reads its registers only through its guard (pair_defines), for lanes
-   * that the second one writes: not a use. */
+   * that the second one writes: not a use. Any other guarded write that reads them only through
+   * its guard kills nothing, so they are live before it exactly when they are live after it:
+   * as uses they would only add the old values of registers nobody reads again. */
   if (f & PAIR_KILL)
     for (size_t k = 0; k < w; k++)
       gen[k] &= ~kill[k];
+  if (f & GUARD_READS_ONLY) {
+    uint64_t written[WAVE_REGSET_WORDS] = {0};
+    pack_list(lv, writes, item->num_defs, written);
+    for (size_t k = 0; k < w; k++)
+      gen[k] &= ~written[k];
+  }
   if (f & REMOVABLE)
     pack_list(lv, writes, item->num_defs, defs);
   if (f & (KILLS_LANE_REGS | ENDS_LANES)) {
@@ -454,6 +469,16 @@ static bool pair_defines(const wave_layout *layout, const wave_layout_item *a,
   return !wave_regset_meets_list(&reads, defs, a->num_defs);
 }
 
+/* Whether the guarded instruction reads none of its destinations through an operand. */
+static bool reads_defs_only_by_guard(const wave_layout *layout, const wave_layout_item *item) {
+  if (item->guard == WAVE_NO_GUARD || item->num_defs == 0 || item->op == WAVE_OP_CALL ||
+      item->op == WAVE_OP_RETURN)
+    return false;
+  wave_regset reads;
+  wave_instr_operand_reads(wave_layout_instr(item), &reads);
+  return !wave_regset_meets_list(&reads, wave_layout_defs(layout, item), item->num_defs);
+}
+
 /* The instruction's point; pair says pair_defines holds for it and the next instruction.
  * Other-lane registers are known once the whole kernel is seen. */
 static void add_instr(builder *b, const wave_layout *layout, const wave_layout_item *item,
@@ -469,6 +494,7 @@ static void add_instr(builder *b, const wave_layout *layout, const wave_layout_i
   point_flags flags =
       (point_flags)((guarded || !ends ? FALLS : 0) | (crosses ? CROSSES_REGIONS : 0) |
                     (ends ? ENDS_LANES : 0) | (pair ? PAIR_KILL : 0) |
+                    (!pair && reads_defs_only_by_guard(layout, item) ? GUARD_READS_ONLY : 0) |
                     ((!guarded || pair) && item->depth > 0 ? KILLS_LANE_REGS : 0) |
                     (removable ? REMOVABLE : 0) | (b->strong ? INSTR : 0));
   uint32_t i = add_point(b, flags);

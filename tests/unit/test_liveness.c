@@ -578,6 +578,23 @@ Test(liveness, a_pair_makes_the_copy_before_it_strongly_dead) {
   wave_module_destroy(m);
 }
 
+Test(liveness, a_guarded_write_keeps_only_what_is_live_after_it) {
+  /* The idiv traps, so it stays though r5 is never read: lanes 4 and up keep r5 under the
+   * guard, for nobody. Only a destination read through an operand is a use. */
+  wave_module *m = parse(".kernel k\n    mov_sr r1, sr_lane_id\n    mov_imm r2, 4\n"
+                         "    icmp_lt p1, r1, r2\n    @p1 idiv r5, r1, r2\n"
+                         "    @p1 iadd r6, r6, r1\n    device_store_u32 r2, r6\n    halt\n.end\n");
+  wave_kernel *k = wave_module_first_kernel(m);
+  wave_liveness *lv = wave_liveness_compute(k);
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 3)), WAVE_REG_GPR(5)));
+  cr_assert(!live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(5)));
+  cr_assert(live(wave_liveness_in(lv, nth(k, 4)), WAVE_REG_GPR(6)));
+  cr_assert(live(wave_liveness_in(lv, nth(k, 0)), WAVE_REG_GPR(6)), "a kernel argument");
+  wave_liveness_destroy(lv);
+  cr_assert_gt(check_clobbering(k, &one_wave, 32, "dead guarded write"), 0);
+  wave_module_destroy(m);
+}
+
 Test(liveness, a_pair_inside_an_if_spares_shuffle_sources) {
   /* As shuffle_source_written_inside_if_is_not_killed, with a pair for the write: lane 1 alone
    * runs it and shuffles r5 from lane 2, parked, whose r5 the pair never touches. */
